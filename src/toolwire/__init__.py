@@ -1,0 +1,1 @@
+"""toolwire: the tool layer for Python LLM agents."""

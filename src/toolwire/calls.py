@@ -1,0 +1,45 @@
+"""A model's request to run a tool (`ToolCall`) and what came of it (`CallOutcome`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolwire.results import ToolResult
+
+__all__ = ["CallOutcome", "ToolCall"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolCall:
+    """One tool call as the model sent it.
+
+    Attributes:
+        id: The provider's tool-call id; echoed back on the outcome.
+        name: The tool's name.
+        args: The arguments: a JSON object string (as most APIs send it) or a mapping.
+    """
+
+    id: str
+    name: str
+    args: str | Mapping[str, Any] = "{}"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CallOutcome:
+    """The one result of one call. ``execute_parallel`` returns these in input order.
+
+    Attributes:
+        tool_call_id: The call's id.
+        name: The tool's name as the call gave it.
+        result: ``Ok`` or ``Err``.
+        duration_ms: This call's own wall time, in milliseconds.
+        cached: True when the result came from the result cache.
+    """
+
+    tool_call_id: str
+    name: str
+    result: ToolResult
+    duration_ms: float
+    cached: bool = False

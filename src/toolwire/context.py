@@ -1,0 +1,207 @@
+"""What a tool sees while it runs: `ToolContext`, progress events and the abort signal."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+import anyio
+import anyio.from_thread
+from anyio.lowlevel import EventLoopToken, current_token
+
+from toolwire.errors import AbortedError
+from toolwire.seams import (
+    KeyValueStore,
+    NetworkPolicy,
+    ReadRecord,
+    ScopedAttachments,
+    ScopedFetch,
+    ScopedFs,
+    ScopedProcess,
+    ScopedSecrets,
+)
+
+__all__ = [
+    "DEFAULT_RESULT_BUDGET_CHARS",
+    "AbortSignal",
+    "Audience",
+    "ProgressEmitter",
+    "ProgressEvent",
+    "ToolContext",
+]
+
+DEFAULT_RESULT_BUDGET_CHARS = 80_000
+"""The default per-turn output budget, split across a batch of calls."""
+
+Audience: TypeAlias = Literal["internal", "user", "dashboard"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ProgressEvent:
+    """A progress report from a running tool.
+
+    ``audience`` is ``"internal"`` unless the tool opts in: ``"user"`` events may reach chat
+    surfaces (and MCP progress notifications), ``"dashboard"`` reaches operators only.
+    """
+
+    tool_name: str
+    message: str
+    percent: float | None = None
+    audience: Audience = "internal"
+    type: Literal["progress"] = "progress"
+
+
+ProgressEmitter: TypeAlias = Callable[[ProgressEvent], None]
+
+
+def _ignore_progress(event: ProgressEvent) -> None:
+    """The default emitter: progress goes nowhere."""
+
+
+class AbortSignal:
+    """A one-shot cancellation flag shared by the caller, the registry and every tool.
+
+    The caller keeps the signal and calls `abort`; in-flight calls are cancelled and answered
+    ``execution_failed`` (``"aborted: <reason>"``). Once aborted it stays aborted. `abort` may be
+    called from any thread: waiters are woken on their own event loop.
+    """
+
+    __slots__ = ("_lock", "_reason", "_waiters")
+
+    def __init__(self) -> None:
+        self._reason: str | None = None
+        self._lock = threading.Lock()
+        self._waiters: list[tuple[anyio.Event, EventLoopToken, int]] = []
+
+    @property
+    def aborted(self) -> bool:
+        """Whether `abort` has been called."""
+        return self._reason is not None
+
+    @property
+    def reason(self) -> str | None:
+        """The reason given to `abort`, or ``None`` while not aborted."""
+        return self._reason
+
+    def abort(self, reason: str = "cancelled") -> None:
+        """Fire the signal; later calls keep the first reason."""
+        with self._lock:
+            if self._reason is not None:
+                return
+            self._reason = reason or "cancelled"
+            waiters, self._waiters = self._waiters, []
+        here = threading.get_ident()
+        for event, token, thread_id in waiters:
+            if thread_id == here:
+                event.set()
+            else:
+                # RuntimeError: that loop has already closed, so nobody is waiting there.
+                with contextlib.suppress(RuntimeError):
+                    anyio.from_thread.run_sync(event.set, token=token)
+
+    async def wait(self) -> None:
+        """Return once the signal has fired (at once when it already has)."""
+        if self._reason is not None:
+            return
+        event = anyio.Event()
+        entry = (event, current_token(), threading.get_ident())
+        with self._lock:
+            if self._reason is not None:
+                return
+            self._waiters.append(entry)
+        try:
+            await event.wait()
+        finally:
+            with self._lock:
+                if entry in self._waiters:
+                    self._waiters.remove(entry)
+
+    def raise_if_aborted(self) -> None:
+        """Raise `AbortedError` when the signal has fired."""
+        if self._reason is not None:
+            raise AbortedError(self._reason)
+
+    def __repr__(self) -> str:
+        state = f"aborted={self._reason!r}" if self._reason is not None else "pending"
+        return f"AbortSignal({state})"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolContext:
+    """Everything a tool may use besides its arguments.
+
+    Only ``session_id`` is required. The registry derives one context per call from the one
+    you pass (`dataclasses.replace`): it sets ``result_budget_chars`` to the call's share of the
+    budget and fills the capability seams (``kv_store``, ``scoped_fs``, ...) the tool declared.
+
+    Attributes:
+        session_id: Stable id of the session.
+        session_key: Human-meaningful key (``cli:my-repo``); defaults to ``session_id``.
+        platform: The surface the turn runs on (``library``, ``cli``, ``mcp``, ...).
+        working_dir: Anchor for relative paths; defaults to the process's current directory.
+        agent_id: Stable agent identity, for multi-agent deployments.
+        personality_id: The active personality; scopes storage and reach.
+        memory_scope: ``"global"`` or ``"per-personality"``.
+        memory_scope_id: An opaque memory scope id, used as is when present.
+        team_id: The active team, when the loop runs inside one.
+        current_turn: 1-based turn counter.
+        message_count: Messages in the session so far.
+        abort_signal: Fires when the user cancels or the turn times out.
+        emit: Receives `ProgressEvent`s.
+        result_budget_chars: Characters the success value may hold before it is trimmed.
+        storage: A turn-scoped `ScopedFs` for the framework's own files.
+        read_mtimes: Absolute path → `ReadRecord`, for STALE_WRITE checks; ``None`` disables them.
+        network_policy: The personality's network allow/deny lists.
+        kv_store: The resolved key-value store (declared ``storage`` only).
+        secrets_resolver: The resolved secrets (declared ``secrets`` only).
+        scoped_fetch: The resolved HTTP client (declared ``network`` only).
+        scoped_fs: The resolved file access (declared ``fs_reach`` only).
+        scoped_process: The resolved process runner (declared ``process`` only).
+        attachments: The turn's attachments (declared ``attachments`` only).
+        dry_run: When true, the registry answers with a synthetic result and runs nothing.
+        tool_call_id: The id of the call being executed (set by the registry).
+    """
+
+    session_id: str
+    session_key: str = ""
+    platform: str = "library"
+    working_dir: str = field(default_factory=os.getcwd)
+    agent_id: str | None = None
+    personality_id: str | None = None
+    memory_scope: Literal["global", "per-personality"] | None = None
+    memory_scope_id: str | None = None
+    team_id: str | None = None
+    current_turn: int = 1
+    message_count: int = 0
+    abort_signal: AbortSignal = field(default_factory=AbortSignal)
+    emit: ProgressEmitter = _ignore_progress
+    result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS
+    storage: ScopedFs | None = None
+    read_mtimes: dict[str, ReadRecord] | None = field(default_factory=dict)
+    network_policy: NetworkPolicy | None = None
+    kv_store: KeyValueStore | None = None
+    secrets_resolver: ScopedSecrets | None = None
+    scoped_fetch: ScopedFetch | None = None
+    scoped_fs: ScopedFs | None = None
+    scoped_process: ScopedProcess | None = None
+    attachments: ScopedAttachments | None = None
+    dry_run: bool = False
+    tool_call_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.session_id, str) or not self.session_id:
+            raise ValueError(
+                "ToolContext needs a non-empty session_id, e.g. ToolContext(session_id='s1')"
+            )
+        if not self.session_key:
+            object.__setattr__(self, "session_key", self.session_id)
+        if self.result_budget_chars < 1:
+            raise ValueError(
+                f"result_budget_chars must be at least 1, got {self.result_budget_chars}"
+            )
+        if self.current_turn < 1:
+            raise ValueError(f"current_turn is 1-based, got {self.current_turn}")

@@ -1,0 +1,102 @@
+"""Every exception toolwire raises at a programmer.
+
+What a *model* gets wrong never raises: it comes back as a `ToolResult` error with a stable
+code. What a *programmer* gets wrong (a bad tool definition, a duplicate name, a misconfigured
+backend) raises one of these, with a message that says how to fix it.
+
+```
+ToolwireError
+├── ToolDefinitionError      a tool, schema or decorator target is malformed
+├── RegistrationError        duplicate tool or reducer, unknown name to unregister
+├── ConfigurationError       bad config file, bad backend URL, missing optional dependency
+├── CapabilityError          a scoped seam refused an operation (base of the four below)
+│   ├── PathNotReachableError   ScopedFs: message starts with ``PATH_NOT_REACHABLE:``
+│   ├── HostNotAllowedError     ScopedFetch / safe_fetch: ``HOST_NOT_ALLOWED:``
+│   ├── BinaryNotAllowedError   ScopedProcess: ``BINARY_NOT_ALLOWED:``
+│   └── SecretNotDeclaredError  ScopedSecrets: ``SECRET_NOT_DECLARED:``
+├── StoreError               a key-value store was used wrongly (non-string value, negative TTL)
+├── ProviderError            a ToolProvider failed to list its tools (discovery failed)
+└── AbortedError             the abort signal fired (``raise_if_aborted``)
+```
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AbortedError",
+    "BinaryNotAllowedError",
+    "CapabilityError",
+    "ConfigurationError",
+    "HostNotAllowedError",
+    "PathNotReachableError",
+    "ProviderError",
+    "RegistrationError",
+    "SecretNotDeclaredError",
+    "StoreError",
+    "ToolDefinitionError",
+    "ToolwireError",
+]
+
+
+class ToolwireError(Exception):
+    """Base of every exception toolwire raises."""
+
+
+class ToolDefinitionError(ToolwireError, ValueError):
+    """A tool, its schema or a decorated function cannot be turned into a valid tool."""
+
+
+class RegistrationError(ToolwireError, ValueError):
+    """A registry refused a registration (duplicate name, unknown name, bad reducer)."""
+
+
+class ConfigurationError(ToolwireError, ValueError):
+    """Configuration is invalid: a config file key, a backend URL, a missing extra."""
+
+
+class CapabilityError(ToolwireError):
+    """A scoped capability seam refused an operation; the message is safe to show a model."""
+
+
+class PathNotReachableError(CapabilityError, PermissionError):
+    """A path is outside the tool's resolved file-system reach."""
+
+
+class HostNotAllowedError(CapabilityError, PermissionError):
+    """A URL's host or address is refused by the network policy."""
+
+
+class BinaryNotAllowedError(CapabilityError, PermissionError):
+    """A binary is not in the tool's declared ``allowed_binaries``."""
+
+
+class SecretNotDeclaredError(CapabilityError, PermissionError):
+    """A secret reference was not declared by the tool; the message never echoes the ref."""
+
+
+class StoreError(ToolwireError, ValueError):
+    """A key-value store was called with invalid arguments."""
+
+
+class ProviderError(ToolwireError):
+    """A tool provider failed to list its tools.
+
+    Attributes:
+        provider_id: The failing provider's id.
+    """
+
+    def __init__(self, message: str, *, provider_id: str) -> None:
+        super().__init__(message)
+        self.provider_id = provider_id
+
+
+class AbortedError(ToolwireError):
+    """The abort signal fired.
+
+    Attributes:
+        reason: The reason given to ``AbortSignal.abort``.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"aborted: {reason}")
+        self.reason = reason

@@ -1,0 +1,292 @@
+"""Argument validators, compiled once per tool, and model-readable validation messages.
+
+Both kinds accept a JSON object string or a mapping and return the validated arguments as a
+dict. A failure raises `ArgsInvalid`, whose message names every bad field's path and what was
+expected — and never echoes the value the model sent (it may be a secret, or huge).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import jsonschema
+import jsonschema.exceptions
+import jsonschema.validators
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from toolwire.errors import ToolDefinitionError
+
+__all__ = [
+    "ArgsInvalid",
+    "ArgsValidator",
+    "FieldProblem",
+    "JsonSchemaValidator",
+    "PydanticValidator",
+    "parse_args_object",
+]
+
+_MAX_NAME = 64
+_MAX_PROBLEMS = 20
+
+
+class FieldProblem(tuple[str, str]):
+    """``(path, expectation)``: ``("items[2].qty", "expected integer")``."""
+
+    __slots__ = ()
+
+    @property
+    def path(self) -> str:
+        return self[0]
+
+    @property
+    def expected(self) -> str:
+        return self[1]
+
+
+class ArgsInvalid(Exception):
+    """The arguments failed validation; ``str(exc)`` is the message for the model."""
+
+    def __init__(
+        self, problems: list[FieldProblem], *, preamble: str = "invalid arguments"
+    ) -> None:
+        self.problems = problems
+        shown = problems[:_MAX_PROBLEMS]
+        parts = [f"{p.path or '(arguments)'}: {p.expected}" for p in shown]
+        if len(problems) > len(shown):
+            parts.append(f"... and {len(problems) - len(shown)} more")
+        super().__init__(f"{preamble}: " + "; ".join(parts))
+
+    @property
+    def field(self) -> str | None:
+        """The path of the first bad field."""
+        return self.problems[0].path if self.problems else None
+
+
+@runtime_checkable
+class ArgsValidator(Protocol):
+    """Validates raw arguments into the dict a tool's ``execute`` receives."""
+
+    def validate(self, raw: str | Mapping[str, Any]) -> dict[str, Any]:
+        """The validated arguments. Raises `ArgsInvalid`."""
+        ...
+
+
+def _clip(name: str) -> str:
+    return name if len(name) <= _MAX_NAME else name[: _MAX_NAME - 1] + "…"
+
+
+def _format_path(parts: Iterable[Any]) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + _clip(str(part))
+    return out
+
+
+def parse_args_object(raw: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
+    """Turn raw arguments into a dict: a JSON object string, or a mapping.
+
+    An empty string counts as ``{}`` (several APIs send it for argument-less tools).
+
+    Raises:
+        ArgsInvalid: malformed JSON, or JSON that is not an object.
+    """
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if isinstance(raw, bytes | bytearray):
+        raw = raw.decode("utf-8", errors="replace")
+    if not isinstance(raw, str):
+        raise ArgsInvalid([FieldProblem(("", f"expected a JSON object, got {type(raw).__name__}"))])
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ArgsInvalid(
+            [
+                FieldProblem(
+                    ("", f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})")
+                )
+            ]
+        ) from None
+    except RecursionError:
+        raise ArgsInvalid([FieldProblem(("", "malformed JSON (nested too deeply)"))]) from None
+    if not isinstance(value, dict):
+        raise ArgsInvalid([FieldProblem(("", f"expected a JSON object, got {_json_type(value)}"))])
+    return value
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _describe(error: jsonschema.exceptions.ValidationError) -> str:
+    """What the schema expected, in words that never quote the instance."""
+    kind = error.validator
+    want = error.validator_value
+    messages: dict[str, str] = {
+        "type": f"expected {' or '.join(want) if isinstance(want, list) else want}",
+        "enum": "must be one of " + json.dumps(want)[:200],
+        "const": "must equal " + json.dumps(want)[:200],
+        "minimum": f"must be >= {want}",
+        "maximum": f"must be <= {want}",
+        "exclusiveMinimum": f"must be > {want}",
+        "exclusiveMaximum": f"must be < {want}",
+        "multipleOf": f"must be a multiple of {want}",
+        "minLength": f"must have at least {want} characters",
+        "maxLength": f"must have at most {want} characters",
+        "pattern": f"must match the pattern {json.dumps(want)[:200]}",
+        "format": f"must be a valid {want}",
+        "minItems": f"must have at least {want} items",
+        "maxItems": f"must have at most {want} items",
+        "uniqueItems": "items must be unique",
+        "minProperties": f"must have at least {want} properties",
+        "maxProperties": f"must have at most {want} properties",
+        "anyOf": "does not match any allowed shape",
+        "oneOf": "must match exactly one allowed shape",
+        "allOf": "does not match every required shape",
+        "not": "matches a forbidden shape",
+        "contains": "no item matches the required shape",
+        "dependentRequired": "is missing fields it depends on",
+    }
+    return messages.get(str(kind), f"fails the {kind!r} rule")
+
+
+class JsonSchemaValidator:
+    """A compiled JSON Schema validator for hand-written schemas.
+
+    Raises:
+        ToolDefinitionError: the schema itself is not valid JSON Schema.
+    """
+
+    __slots__ = ("_validator",)
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        try:
+            cls.check_schema(dict(schema))
+        except jsonschema.exceptions.SchemaError as exc:
+            raise ToolDefinitionError(f"the tool's JSON schema is invalid: {exc.message}") from None
+        self._validator = cls(dict(schema))
+
+    def validate(self, raw: str | Mapping[str, Any]) -> dict[str, Any]:
+        """Parse and validate; raises `ArgsInvalid` naming every bad field."""
+        args = parse_args_object(raw)
+        problems: list[FieldProblem] = []
+        for error in self._validator.iter_errors(args):
+            path = list(error.absolute_path)
+            if error.validator == "required":
+                missing = _missing_field(error, args, path)
+                problems.append(
+                    FieldProblem((_format_path([*path, missing]), "required field missing"))
+                )
+            elif error.validator == "additionalProperties":
+                extras = _extra_fields(error, path, args)
+                for name in extras or ["(unknown)"]:
+                    problems.append(FieldProblem((_format_path([*path, name]), "unexpected field")))
+            else:
+                problems.append(FieldProblem((_format_path(path), _describe(error))))
+        if problems:
+            problems.sort(key=lambda p: p.path)
+            raise ArgsInvalid(problems)
+        return args
+
+
+def _at(instance: Any, path: list[Any]) -> Any:
+    for part in path:
+        instance = instance[part]
+    return instance
+
+
+def _missing_field(error: jsonschema.exceptions.ValidationError, args: Any, path: list[Any]) -> str:
+    required = error.validator_value if isinstance(error.validator_value, list) else []
+    try:
+        present = _at(args, path)
+    except (KeyError, IndexError, TypeError):
+        present = {}
+    for name in required:
+        if isinstance(present, dict) and name not in present:
+            return str(name)
+    return "(unknown)"
+
+
+def _extra_fields(
+    error: jsonschema.exceptions.ValidationError, path: list[Any], args: Any
+) -> list[str]:
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    known = set(schema.get("properties", {}) or {})
+    patterns = list((schema.get("patternProperties") or {}).keys())
+    try:
+        obj = _at(args, path)
+    except (KeyError, IndexError, TypeError):
+        return []
+    if not isinstance(obj, dict):
+        return []
+    return sorted(
+        str(k) for k in obj if k not in known and not any(re.search(p, str(k)) for p in patterns)
+    )
+
+
+class PydanticValidator:
+    """Validates with a pydantic ``TypeAdapter`` (used by ``@tool``); parses JSON in Rust."""
+
+    __slots__ = ("_adapter",)
+
+    def __init__(self, adapter: TypeAdapter[Any]) -> None:
+        self._adapter = adapter
+
+    def validate(self, raw: str | Mapping[str, Any]) -> dict[str, Any]:
+        """Parse and validate; raises `ArgsInvalid` naming every bad field."""
+        try:
+            if isinstance(raw, str | bytes):
+                if not raw.strip():
+                    raw = "{}"
+                value = self._adapter.validate_json(raw)
+            elif isinstance(raw, Mapping):
+                value = self._adapter.validate_python(raw)
+            else:
+                parse_args_object(raw)  # raises the right message for the wrong type
+                raise AssertionError("unreachable")
+        except ValidationError as exc:
+            problems = []
+            for e in exc.errors(include_input=False, include_url=False):
+                if e["type"] in ("json_invalid", "json_type"):
+                    problems.append(
+                        FieldProblem(
+                            (
+                                "",
+                                "malformed JSON (" + e["msg"].split(":", 1)[-1].strip()[:120] + ")",
+                            )
+                        )
+                    )
+                elif e["type"] == "missing":
+                    problems.append(
+                        FieldProblem((_format_path(e["loc"]), "required field missing"))
+                    )
+                elif e["type"] == "extra_forbidden":
+                    problems.append(FieldProblem((_format_path(e["loc"]), "unexpected field")))
+                elif e["type"] in ("dict_type", "model_type") and not e["loc"]:
+                    problems.append(FieldProblem(("", "expected a JSON object")))
+                else:
+                    problems.append(FieldProblem((_format_path(e["loc"]), e["msg"])))
+            raise ArgsInvalid(problems) from None
+        if isinstance(value, BaseModel):
+            return {name: getattr(value, name) for name in type(value).model_fields}
+        if not isinstance(value, dict):
+            raise ArgsInvalid([FieldProblem(("", "expected a JSON object"))])
+        return value
