@@ -1,0 +1,278 @@
+"""``@tool``: a typed Python function becomes a `Tool`.
+
+The schema comes from the type hints and the docstring (Google, NumPy or Sphinx style); a
+parameter annotated `ToolContext` is injected and hidden from the schema; arguments are
+validated by pydantic (built on the first call, so registering thousands of tools stays cheap);
+sync functions run in worker threads, never on the event loop.
+
+Return values map to results: ``str`` → the value; ``dict``, ``list``, pydantic models and
+dataclasses → JSON text plus ``structured``; a `ToolResult` passes through; ``None`` → ``""``.
+An exception becomes ``execution_failed`` with its message (the registry does that).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import json
+import threading
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+import anyio.to_thread
+import pydantic
+import pydantic_core
+
+from toolwire.capabilities import Capability, ToolCapabilities
+from toolwire.context import ToolContext
+from toolwire.docstrings import DocstringStyle, parse_docstring
+from toolwire.errors import ToolDefinitionError
+from toolwire.results import Err, Ok, ToolResult
+from toolwire.schema import ArgsValidator, PydanticValidator
+from toolwire.tools import CachePolicy, Tool, ToolAnnotations
+from toolwire.typeschema import fast_type_schema
+
+__all__ = ["to_tool_result", "tool"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Param:
+    name: str
+    annotation: Any
+    default: Any
+    description: str
+
+
+def to_tool_result(value: Any) -> ToolResult:
+    """Map a function's return value to a `ToolResult` (see the module docstring)."""
+    if isinstance(value, Ok | Err):
+        return value
+    if isinstance(value, str):
+        return Ok(value)
+    if value is None:
+        return Ok("")
+    data = pydantic_core.to_jsonable_python(value, fallback=str)
+    text = json.dumps(data, ensure_ascii=False)
+    if isinstance(data, dict):
+        return Ok(text, structured=data)
+    if isinstance(data, list):
+        return Ok(text, structured={"result": data})
+    return Ok(text)
+
+
+class _LazyValidator:
+    """Builds the pydantic model on first use; thread-safe."""
+
+    __slots__ = ("_build", "_lock", "_validator")
+
+    def __init__(self, build: Callable[[], ArgsValidator]) -> None:
+        self._build = build
+        self._validator: ArgsValidator | None = None
+        self._lock = threading.Lock()
+
+    def validate(self, raw: str | Mapping[str, Any]) -> dict[str, Any]:
+        validator = self._validator
+        if validator is None:
+            with self._lock:
+                if self._validator is None:
+                    self._validator = self._build()
+                validator = self._validator
+        return validator.validate(raw)
+
+
+def _context_param(annotation: Any) -> bool:
+    return annotation is ToolContext or (
+        typing.get_origin(annotation) in (typing.Union, __import__("types").UnionType)
+        and ToolContext in typing.get_args(annotation)
+    )
+
+
+def _inspect(fn: Callable[..., Any], style: DocstringStyle) -> tuple[str, list[_Param], str | None]:
+    """The summary, the model-visible parameters and the context parameter's name."""
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as exc:
+        raise ToolDefinitionError(
+            f"@tool {fn.__name__!r}: cannot resolve its type hints ({exc}); import every type the "
+            "signature names at module level"
+        ) from None
+    doc = parse_docstring(inspect.getdoc(fn), style)
+    params: list[_Param] = []
+    ctx_name: str | None = None
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY):
+            raise ToolDefinitionError(
+                f"@tool {fn.__name__!r}: parameter {p.name!r} is {p.kind.description}; tools take "
+                "named parameters only (the model sends a JSON object)"
+            )
+        annotation = hints.get(p.name, Any)
+        if _context_param(annotation):
+            ctx_name = p.name
+            continue
+        params.append(_Param(p.name, annotation, p.default, doc.params.get(p.name, "")))
+    return doc.description, params, ctx_name
+
+
+def _json_default(value: Any) -> tuple[bool, Any]:
+    try:
+        return True, pydantic_core.to_jsonable_python(value)
+    except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
+        return False, None
+
+
+def _build_schema(fn_name: str, params: Sequence[_Param]) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    fast = [fast_type_schema(p.annotation) for p in params]
+    if any(schema is None for schema in fast):
+        full = _model(fn_name, params).model_json_schema()
+        properties = full.get("properties", {})
+        for prop in properties.values():
+            prop.pop("title", None)
+        schema: dict[str, Any] = {"type": "object", "properties": properties}
+        if full.get("required"):
+            schema["required"] = full["required"]
+        if "$defs" in full:
+            schema["$defs"] = full["$defs"]
+        schema["additionalProperties"] = False
+        for p in params:
+            if p.description:
+                properties[p.name].setdefault("description", p.description)
+        return schema
+    for p, prop in zip(params, fast, strict=True):
+        assert prop is not None
+        if p.description:
+            prop["description"] = p.description
+        if p.default is inspect.Parameter.empty:
+            required.append(p.name)
+        else:
+            ok, value = _json_default(p.default)
+            if ok:
+                prop["default"] = value
+        properties[p.name] = prop
+    schema = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _model(fn_name: str, params: Sequence[_Param]) -> type[pydantic.BaseModel]:
+    fields: dict[str, Any] = {}
+    for p in params:
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        fields[p.name] = (p.annotation, pydantic.Field(default, description=p.description or None))
+    try:
+        return pydantic.create_model(
+            f"{fn_name}_arguments",
+            __config__=pydantic.ConfigDict(extra="forbid", arbitrary_types_allowed=False),
+            **fields,
+        )
+    except (pydantic.PydanticSchemaGenerationError, TypeError) as exc:
+        raise ToolDefinitionError(
+            f"@tool {fn_name!r}: a parameter type cannot be turned into a JSON schema ({exc})"
+        ) from None
+
+
+def _make_execute(
+    fn: Callable[..., Any], ctx_name: str | None
+) -> Callable[[dict[str, Any], ToolContext], Any]:
+    if inspect.iscoroutinefunction(fn):
+
+        async def execute_async(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+            if ctx_name is not None:
+                args = {**args, ctx_name: ctx}
+            return to_tool_result(await fn(**args))
+
+        return execute_async
+
+    async def execute_in_thread(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if ctx_name is not None:
+            args = {**args, ctx_name: ctx}
+        call = functools.partial(fn, **args)
+        return to_tool_result(await anyio.to_thread.run_sync(call, abandon_on_cancel=True))
+
+    return execute_in_thread
+
+
+def _decorate(fn: Callable[..., Any], options: dict[str, Any]) -> Tool:
+    if not callable(fn):
+        raise ToolDefinitionError(f"@tool needs a function, got {fn!r}")
+    if inspect.isasyncgenfunction(fn) or inspect.isgeneratorfunction(fn):
+        raise ToolDefinitionError(
+            f"@tool {fn.__name__!r}: generators cannot be tools; return a value"
+        )
+    style: DocstringStyle = options.pop("docstring_style", "auto")
+    name = options.pop("name", None) or fn.__name__
+    summary, params, ctx_name = _inspect(fn, style)
+    description = options.pop("description", None) or summary
+    if not description:
+        raise ToolDefinitionError(
+            f"@tool {name!r} has no description: add a docstring or pass description=..."
+        )
+    caps = options.pop("capabilities", ())
+    if not isinstance(caps, ToolCapabilities):
+        caps = ToolCapabilities.of(*caps)
+    cache = options.pop("cache", None)
+    if cache is True:
+        cache = CachePolicy()
+    schema = _build_schema(name, params)
+    validator = _LazyValidator(
+        lambda: PydanticValidator(pydantic.TypeAdapter(_model(name, params)))
+    )
+    return Tool(
+        name=name,
+        description=description,
+        schema=schema,
+        execute=_make_execute(fn, ctx_name),
+        capabilities=caps,
+        cache=cache or None,
+        validator=validator,
+        **options,
+    )
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    capabilities: ToolCapabilities | Sequence[Capability] = (),
+    toolset: str | None = None,
+    max_result_chars: int | None = None,
+    is_available: Callable[[], bool] | None = None,
+    always_include: bool = False,
+    output_is_untrusted: bool = False,
+    timeout_s: float | None = None,
+    sequential: bool = False,
+    annotations: ToolAnnotations | None = None,
+    cache: CachePolicy | bool | None = None,
+    output_schema: Mapping[str, Any] | None = None,
+    docstring_style: DocstringStyle = "auto",
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None, /, **options: Any
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Turn a function into a `Tool`; usable bare (``@tool``) or with options (``@tool(...)``).
+
+    Options are the `Tool` fields (``name``, ``description``, ``capabilities``, ``toolset``,
+    ``timeout_s``, ``sequential``, ``annotations``, ``cache``, ...) plus ``docstring_style``.
+
+    Raises:
+        ToolDefinitionError: the function cannot be a tool (``*args``, unresolvable hints, no
+            description, an invalid name); the message says how to fix it.
+    """
+    if fn is not None:
+        return _decorate(fn, dict(options))
+    return lambda inner: _decorate(inner, dict(options))
