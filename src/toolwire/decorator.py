@@ -87,7 +87,7 @@ class _LazyValidator:
 
 def _context_param(annotation: Any) -> bool:
     return annotation is ToolContext or (
-        typing.get_origin(annotation) in (typing.Union, __import__("types").UnionType)
+        typing.get_origin(annotation) in (typing.Union, types.UnionType)
         and ToolContext in typing.get_args(annotation)
     )
 
