@@ -1,0 +1,315 @@
+"""`ReachScopedFs`: file access limited to read and write reach, behind the deny floor.
+
+Every operation first turns its path into a *reachable* canonical path (`check_reach`), then
+hands only that path to the operating system:
+
+1. **Canonicalise**: absolute paths are taken as they are; a relative path resolves against
+   ``base_dir`` (refused when there is none). ``.``, ``..`` and repeated slashes are collapsed
+   lexically, so the kernel never sees a ``..``.
+2. **Deny floor first**: the path must not equal or sit below an entry of
+   `toolwire.safety.sensitive_paths` (recomputed from ``$HOME`` on each check) or of ``deny``.
+3. **Allowed prefixes**: the path must equal or sit below one of the side's prefixes (lexical;
+   the first match wins). Nothing on disk is touched for a path that fails 2 or 3, so a refusal
+   never reveals whether an out-of-reach path exists.
+4. **Symbolic links**: the segments *below* the matched prefix are walked with ``lstat``. The
+   walk stops at the first missing segment (writing a new file is fine). At a link, the path is
+   rewritten to the link's target plus the remaining segments and steps 2-4 run again, at most
+   32 times. Segments above the prefix are not walked: the operator chose that layout.
+
+Every refusal raises `PathNotReachableError` whose message starts ``PATH_NOT_REACHABLE:`` and
+names only the path the caller gave. Files are opened with ``O_NOFOLLOW`` so a link swapped in
+after the check fails instead of being followed; other check-then-use races are not covered.
+Blocking calls run in a worker thread. POSIX only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Sequence
+
+import anyio.to_thread
+
+from toolwire.errors import ConfigurationError, PathNotReachableError
+from toolwire.safety.sensitive_paths import is_sensitive
+from toolwire.seams import DirEntry
+
+__all__ = ["MAX_SYMLINK_HOPS", "ReachScopedFs", "canonical_path"]
+
+MAX_SYMLINK_HOPS = 32
+"""Symbolic links followed while resolving one path before it is refused."""
+
+
+def canonical_path(path: str, base_dir: str | None = None) -> str | None:
+    """``path`` made absolute (against ``base_dir``) and normalised; ``None`` when impossible.
+
+    Returns ``None`` for a relative path without ``base_dir``, an empty path, or one holding NUL.
+    """
+    if not path or "\0" in path:
+        return None
+    if not os.path.isabs(path):
+        if base_dir is None or not os.path.isabs(base_dir):
+            return None
+        path = os.path.join(base_dir, path)
+    normal = os.path.normpath(path)
+    # normpath keeps a leading "//" (POSIX allows it); collapse it like every other slash.
+    return "/" + normal.lstrip("/") if normal.startswith("//") else normal
+
+
+def _under(path: str, prefix: str) -> bool:
+    return prefix == "/" or path == prefix or path.startswith(prefix + "/")
+
+
+def _prefixes(side: str, values: Sequence[str], base_dir: str | None) -> tuple[str, ...]:
+    if isinstance(values, str):
+        raise ConfigurationError(f"ReachScopedFs({side}=...) takes a list of paths, not a string")
+    out: list[str] = []
+    for value in values:
+        canonical = canonical_path(value, base_dir)
+        if canonical is None:
+            raise ConfigurationError(
+                f"ReachScopedFs({side}=...): {value!r} is not an absolute path; "
+                "pass absolute paths or base_dir= to resolve relative ones"
+            )
+        out.append(canonical)
+    return tuple(dict.fromkeys(out))
+
+
+class ReachScopedFs:
+    """A `ScopedFs` over the local file system, limited to ``read`` and ``write`` prefixes.
+
+    Args:
+        read: Path prefixes that `read`, `read_bytes`, `exists`, `list`, `list_entries` and
+            `mtime` may reach.
+        write: Path prefixes that `write` and `mkdir` may reach (writing does not imply reading).
+        deny: Extra prefixes refused on both sides, on top of the sensitive-path floor (which
+            always applies).
+        base_dir: Directory that relative paths (arguments and prefixes) resolve against;
+            without it relative paths are refused.
+
+    Raises:
+        ConfigurationError: a prefix is relative and there is no ``base_dir``.
+    """
+
+    __slots__ = ("_base_dir", "_deny", "_read", "_write")
+
+    def __init__(
+        self,
+        read: Sequence[str],
+        write: Sequence[str],
+        *,
+        deny: Sequence[str] | None = None,
+        base_dir: str | None = None,
+    ) -> None:
+        if base_dir is not None and not os.path.isabs(base_dir):
+            raise ConfigurationError(f"ReachScopedFs(base_dir={base_dir!r}) must be absolute")
+        self._base_dir = base_dir
+        self._read = _prefixes("read", read, base_dir)
+        self._write = _prefixes("write", write, base_dir)
+        self._deny = _prefixes("deny", deny or (), base_dir)
+
+    @property
+    def read_prefixes(self) -> tuple[str, ...]:
+        """The canonical read prefixes."""
+        return self._read
+
+    @property
+    def write_prefixes(self) -> tuple[str, ...]:
+        """The canonical write prefixes."""
+        return self._write
+
+    @property
+    def deny_prefixes(self) -> tuple[str, ...]:
+        """The extra deny prefixes (the sensitive-path floor applies besides these)."""
+        return self._deny
+
+    @property
+    def base_dir(self) -> str | None:
+        """The directory relative paths resolve against."""
+        return self._base_dir
+
+    def __repr__(self) -> str:
+        return f"ReachScopedFs(read={self._read!r}, write={self._write!r}, deny={self._deny!r})"
+
+    def check_reach(self, path: str, kind: str) -> str:
+        """The canonical, link-free path ``path`` reaches, if ``kind`` may reach it.
+
+        Args:
+            path: The path asked for.
+            kind: ``"read"`` or ``"write"``.
+
+        Raises:
+            PathNotReachableError: out of reach, on the deny floor, escaping through a link or
+                following too many links.
+        """
+        if kind not in ("read", "write"):
+            raise ValueError(f"kind must be 'read' or 'write', got {kind!r}")
+        allowed = self._read if kind == "read" else self._write
+        current = canonical_path(path, self._base_dir)
+        if current is None:
+            raise PathNotReachableError(
+                f'PATH_NOT_REACHABLE: {kind} of "{path}" needs an absolute path'
+            )
+        hops = 0
+        while True:
+            self._check_floor(current, path, kind)
+            prefix = next((p for p in allowed if _under(current, p)), None)
+            if prefix is None:
+                reason = (
+                    "resolves outside the allowlist through a symbolic link"
+                    if hops
+                    else "is not permitted"
+                )
+                raise PathNotReachableError(f'PATH_NOT_REACHABLE: {kind} of "{path}" {reason}')
+            rewritten = _follow_first_link(current, prefix)
+            if rewritten is None:
+                return current
+            hops += 1
+            if hops > MAX_SYMLINK_HOPS:
+                raise PathNotReachableError(
+                    f'PATH_NOT_REACHABLE: {kind} of "{path}" follows too many symbolic links '
+                    "to resolve"
+                )
+            current = rewritten
+
+    def _check_floor(self, current: str, asked: str, kind: str) -> None:
+        if is_sensitive(current) or any(_under(current, d) for d in self._deny):
+            raise PathNotReachableError(
+                f'PATH_NOT_REACHABLE: {kind} of "{asked}" hits the always-deny floor'
+            )
+
+    async def read(self, path: str) -> str:
+        """The file as UTF-8 text, invalid bytes replaced. Raises FileNotFoundError."""
+        return (await self.read_bytes(path)).decode("utf-8", errors="replace")
+
+    async def read_bytes(self, path: str) -> bytes:
+        """The file's bytes. Raises FileNotFoundError."""
+        target = self.check_reach(path, "read")
+        return await anyio.to_thread.run_sync(_read_bytes, target, path)
+
+    async def write(self, path: str, data: str | bytes) -> None:
+        """Write atomically (temporary file in the same directory, fsync, rename).
+
+        Parents are created. An existing file keeps its permission bits; a new one gets the
+        process umask's default.
+        """
+        target = self.check_reach(path, "write")
+        payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        await anyio.to_thread.run_sync(_write_atomic, target, payload)
+
+    async def exists(self, path: str) -> bool:
+        """Whether the path exists (refused when out of read reach)."""
+        target = self.check_reach(path, "read")
+        return await anyio.to_thread.run_sync(os.path.lexists, target)
+
+    async def list(self, path: str) -> builtins.list[str]:
+        """Entry names of a directory, sorted; empty when it does not exist."""
+        return [entry.name for entry in await self.list_entries(path)]
+
+    async def list_entries(self, path: str) -> builtins.list[DirEntry]:
+        """Entries sorted by name; empty when the directory does not exist.
+
+        ``is_dir`` does not follow links: a link to a directory is reported as not a directory,
+        so a listing never describes what lies outside reach.
+        """
+        target = self.check_reach(path, "read")
+        return await anyio.to_thread.run_sync(_list_entries, target)
+
+    async def mtime(self, path: str) -> float | None:
+        """Modification time in seconds since the epoch, or ``None`` when missing."""
+        target = self.check_reach(path, "read")
+        return await anyio.to_thread.run_sync(_mtime, target)
+
+    async def mkdir(self, path: str) -> None:
+        """Create a directory and its parents; a no-op when it exists."""
+        target = self.check_reach(path, "write")
+        await anyio.to_thread.run_sync(lambda: os.makedirs(target, exist_ok=True))
+
+
+def _follow_first_link(path: str, prefix: str) -> str | None:
+    """The path rewritten through the first link below ``prefix``, or ``None`` when none."""
+    below = path[len(prefix) :].strip("/") if prefix != "/" else path.strip("/")
+    if not below:
+        return None
+    segments = below.split("/")
+    walked = prefix
+    for index, segment in enumerate(segments):
+        candidate = os.path.join(walked, segment)
+        try:
+            info = os.lstat(candidate)
+        except OSError:
+            return None  # first missing (or unreadable) segment: nothing further to resolve
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = os.readlink(candidate)
+            except OSError:
+                return None
+            rest = segments[index + 1 :]
+            joined = os.path.join(walked, target, *rest)
+            return canonical_path(joined) or "/"
+        walked = candidate
+    return None
+
+
+def _read_bytes(target: str, asked: str) -> bytes:
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, f"File not found: {asked}", asked) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise PathNotReachableError(
+                f'PATH_NOT_REACHABLE: read of "{asked}" became a symbolic link'
+            ) from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _write_atomic(target: str, payload: bytes) -> None:
+    parent, name = os.path.split(target)
+    os.makedirs(parent, exist_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(os.lstat(target).st_mode)
+    except FileNotFoundError:
+        mode = None
+    temp = os.path.join(parent, f".{name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _list_entries(target: str) -> builtins.list[DirEntry]:
+    try:
+        with os.scandir(target) as entries:
+            found = [DirEntry(name=e.name, is_dir=e.is_dir(follow_symlinks=False)) for e in entries]
+    except FileNotFoundError:
+        return []
+    return sorted(found, key=lambda entry: entry.name)
+
+
+def _mtime(target: str) -> float | None:
+    try:
+        return os.stat(target).st_mtime
+    except FileNotFoundError:
+        return None
