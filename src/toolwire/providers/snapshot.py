@@ -1,0 +1,193 @@
+"""`ToolSnapshot`: one iteration's tools, serving both the definitions and the dispatch.
+
+The model may only call what it was shown. `take_snapshot` asks the provider once; the
+snapshot then builds the definitions sent to the model *and* gates the model's calls, so a
+tool the provider hid this iteration is answered ``not_available`` and never runs — even when
+a registry still holds it (MCP and plugin tools bypass a registry's ``allowed_tools``, and an
+empty ``allowed_tools`` means "no allowlist" there, so `ToolSnapshot.dispatch` is the gate).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from toolwire.calls import CallOutcome, ToolCall
+from toolwire.providers.base import (
+    ProviderContext,
+    ProviderEventHandler,
+    ToolProvider,
+    ToolShadowed,
+    list_tools,
+    provider_id,
+)
+from toolwire.results import ErrorCode, err
+from toolwire.tools import Tool
+
+__all__ = ["NOT_OFFERED", "ToolSnapshot", "take_snapshot"]
+
+NOT_OFFERED = "not_offered"
+"""``Err.reason`` of a call to a tool that was not in the iteration's snapshot."""
+
+_MAX_LISTED_NAMES = 20
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolSnapshot:
+    """The tools of one iteration, immutable, unique by name (first occurrence wins).
+
+    Build it with `take_snapshot` (or `ToolSnapshot.of` for a list you already hold).
+
+    Attributes:
+        iteration: The iteration it was taken for.
+        tools: The tools, in the provider's order.
+        names: Their names.
+        dropped: Later tools whose name was already taken (they are neither shown nor run).
+    """
+
+    iteration: int
+    tools: tuple[Tool, ...]
+    names: frozenset[str]
+    dropped: tuple[Tool, ...] = ()
+    _by_name: Mapping[str, Tool] = field(repr=False, compare=False)
+
+    @classmethod
+    def of(cls, tools: Sequence[Tool], *, iteration: int = 1) -> ToolSnapshot:
+        """Freeze a list of tools; a repeated name keeps its first tool."""
+        by_name: dict[str, Tool] = {}
+        dropped: list[Tool] = []
+        for tool in tools:
+            if tool.name in by_name:
+                dropped.append(tool)
+            else:
+                by_name[tool.name] = tool
+        return cls(
+            iteration=iteration,
+            tools=tuple(by_name.values()),
+            names=frozenset(by_name),
+            dropped=tuple(dropped),
+            _by_name=MappingProxyType(by_name),
+        )
+
+    def get(self, name: str) -> Tool | None:
+        """The snapshot's tool called ``name``, or ``None``."""
+        return self._by_name.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self.tools)
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def allowed_tools(self) -> list[str]:
+        """The names, in order, as a new list: the registry's ``allowed_tools`` argument."""
+        return [tool.name for tool in self.tools]
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Neutral definitions ``{"name", "description", "parameters"}`` of the visible tools.
+
+        Tools whose ``is_available()`` returns false (or raises) are left out. The schemas are
+        copies; `toolwire.formats` turns these (or the tools) into each API's shape.
+        """
+        return [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": copy.deepcopy(dict(tool.schema)),
+            }
+            for tool in self.tools
+            if _available(tool)
+        ]
+
+    def refuse(self, call: ToolCall) -> CallOutcome:
+        """The ``not_available`` outcome for a call to a tool outside the snapshot."""
+        listed = self.allowed_tools()[:_MAX_LISTED_NAMES]
+        more = ", ..." if len(self.tools) > _MAX_LISTED_NAMES else ""
+        offered = f"Available tools: {', '.join(listed)}{more}." if listed else "No tools."
+        return CallOutcome(
+            tool_call_id=call.id,
+            name=call.name,
+            result=err(
+                f"Unknown tool: {call.name} (not offered this turn). {offered}",
+                ErrorCode.NOT_AVAILABLE,
+                reason=NOT_OFFERED,
+            ),
+            duration_ms=0.0,
+        )
+
+    def partition(self, calls: Sequence[ToolCall]) -> tuple[list[ToolCall], dict[int, CallOutcome]]:
+        """Split calls into those the snapshot offers and refusals keyed by input index."""
+        offered: list[ToolCall] = []
+        refused: dict[int, CallOutcome] = {}
+        for index, call in enumerate(calls):
+            if call.name in self._by_name:
+                offered.append(call)
+            else:
+                refused[index] = self.refuse(call)
+        return offered, refused
+
+    async def dispatch(
+        self,
+        calls: Sequence[ToolCall],
+        run: Callable[[list[ToolCall]], Awaitable[Sequence[CallOutcome]]],
+    ) -> list[CallOutcome]:
+        """Run the offered calls through ``run``; refuse the rest; keep the input order.
+
+        ``run`` is typically ``lambda cs: registry.execute_parallel(cs, ctx,
+        allowed_tools=snapshot.allowed_tools())``; it is not called when nothing is offered.
+
+        Raises:
+            ValueError: ``run`` returned a different number of outcomes than it was given.
+        """
+        offered, refused = self.partition(calls)
+        ran = list(await run(offered)) if offered else []
+        if len(ran) != len(offered):
+            raise ValueError(
+                f"run() returned {len(ran)} outcomes for {len(offered)} calls; it must "
+                "return exactly one outcome per call, in order"
+            )
+        outcomes = iter(ran)
+        return [refused[i] if i in refused else next(outcomes) for i in range(len(calls))]
+
+
+def _available(tool: Tool) -> bool:
+    if tool.is_available is None:
+        return True
+    try:
+        return tool.is_available() is True
+    except Exception:
+        return False
+
+
+async def take_snapshot(
+    provider: ToolProvider, ctx: ProviderContext, *, on_event: ProviderEventHandler | None = None
+) -> ToolSnapshot:
+    """List the provider's tools once (see `list_tools`) and freeze them for this iteration.
+
+    A name the provider returned twice keeps its first tool; each dropped duplicate is
+    reported to ``on_event`` as `ToolShadowed`.
+
+    Raises:
+        ProviderError: Discovery failed; never an empty snapshot in its place.
+    """
+    snapshot = ToolSnapshot.of(
+        await list_tools(provider, ctx, on_event=on_event), iteration=ctx.iteration
+    )
+    if on_event is not None:
+        pid = provider_id(provider)
+        for tool in snapshot.dropped:
+            on_event(
+                ToolShadowed(
+                    name=tool.name,
+                    kept_provider_id=pid,
+                    dropped_provider_id=pid,
+                    iteration=ctx.iteration,
+                )
+            )
+    return snapshot
