@@ -1,0 +1,216 @@
+"""`PostgresKeyValueBackend`: namespaces shared through one PostgreSQL table.
+
+The table (created when missing) is keyed ``(tool, scope_id, key)`` in separate columns, so no
+key can reach another namespace; ``key`` uses the ``"C"`` collation, so `list` sorts by code
+point and its ``LIKE`` prefix (with ``%``, ``_`` and ``\\`` escaped) can use the index.
+``expires_at`` is compared with the server's clock, which every client shares. `increment` is a
+single ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING`` statement: atomic with no lock held
+between round trips.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import anyio
+
+from toolwire.backends.kv.base import KeyValueBackend, Namespace
+from toolwire.errors import ConfigurationError, StoreError
+
+__all__ = ["PostgresKeyValueBackend", "escape_like"]
+
+_TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+_LIVE = "(expires_at IS NULL OR expires_at > now())"
+
+
+def escape_like(text: str) -> str:
+    """``text`` with ``\\``, ``%`` and ``_`` escaped for ``LIKE ... ESCAPE '\\'``."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _statements(table: str) -> dict[str, str]:
+    t = f'"{table}"'
+    expired = "kv.expires_at IS NOT NULL AND kv.expires_at <= now()"
+    counter = "(CASE WHEN kv.value ~ '^(0|-?[1-9][0-9]*)$' THEN kv.value ELSE 'not an integer' END)"
+    return {
+        "schema": (
+            f"CREATE TABLE IF NOT EXISTS {t} (tool text NOT NULL, scope_id text NOT NULL, "
+            'key text COLLATE "C" NOT NULL, value text NOT NULL, expires_at timestamptz, '
+            "PRIMARY KEY (tool, scope_id, key))"
+        ),
+        "get": f"SELECT value FROM {t} WHERE tool = $1 AND scope_id = $2 AND key = $3 AND {_LIVE}",
+        "set": (
+            f"INSERT INTO {t} (tool, scope_id, key, value, expires_at) "
+            "VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) "
+            "ON CONFLICT (tool, scope_id, key) "
+            "DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at"
+        ),
+        "delete": f"DELETE FROM {t} WHERE tool = $1 AND scope_id = $2 AND key = $3",
+        "list": (
+            f"SELECT key FROM {t} WHERE tool = $1 AND scope_id = $2 "
+            f"AND key LIKE $3 ESCAPE '\\' AND {_LIVE} ORDER BY key"
+        ),
+        "increment": (
+            f"INSERT INTO {t} AS kv (tool, scope_id, key, value, expires_at) "
+            "VALUES ($1, $2, $3, $4::bigint::text, now() + make_interval(secs => $5)) "
+            "ON CONFLICT (tool, scope_id, key) DO UPDATE SET "
+            f"value = CASE WHEN {expired} THEN EXCLUDED.value "
+            f"ELSE ({counter}::bigint + $4::bigint)::text END, "
+            f"expires_at = CASE WHEN {expired} THEN EXCLUDED.expires_at ELSE kv.expires_at END "
+            "RETURNING value::bigint"
+        ),
+        "purge": f"DELETE FROM {t} WHERE expires_at IS NOT NULL AND expires_at <= now()",
+    }
+
+
+class PostgresKeyValueBackend(KeyValueBackend):
+    """Every namespace in one PostgreSQL table, through an asyncpg connection pool.
+
+    The pool is opened, and the table created, on the first operation; an unreachable server
+    raises `StoreError` then.
+
+    Args:
+        dsn: A ``postgresql://user@host:port/database`` connection string.
+        table: The table's name (letters, digits, underscores).
+        max_connections: The pool's size.
+        connect_timeout_s: How long to wait for a connection.
+
+    Raises:
+        ConfigurationError: the ``postgres`` extra is missing or ``table`` is not a plain name.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        table: str = "toolwire_kv",
+        max_connections: int = 10,
+        connect_timeout_s: float = 5.0,
+    ) -> None:
+        try:
+            import asyncpg
+        except ImportError:
+            raise ConfigurationError(
+                "PostgresKeyValueBackend needs asyncpg: pip install 'toolwire[postgres]'"
+            ) from None
+        if not _TABLE_NAME.fullmatch(table):
+            raise ConfigurationError(
+                f"table={table!r} must be a plain SQL name: letters, digits and underscores"
+            )
+        self._asyncpg: Any = asyncpg
+        self._dsn = dsn
+        self._table = table
+        self._max_connections = max_connections
+        self._connect_timeout_s = connect_timeout_s
+        self._sql = _statements(table)
+        self._pool: Any = None
+        self._pool_lock = anyio.Lock()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"PostgresKeyValueBackend(table={self._table!r})"
+
+    @property
+    def table(self) -> str:
+        """The table holding every namespace."""
+        return self._table
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        asyncpg = self._asyncpg
+        try:
+            yield
+        except (OSError, TimeoutError) as error:
+            raise StoreError(
+                f"cannot reach PostgreSQL ({error}); check the DSN and that the server is running"
+            ) from error
+        except (
+            asyncpg.InvalidTextRepresentationError,
+            asyncpg.NumericValueOutOfRangeError,
+        ) as error:
+            raise StoreError(
+                "increment: the stored value is not an integer, or the result would overflow "
+                f"a signed 64-bit integer (PostgreSQL: {error})"
+            ) from error
+        except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+            raise StoreError(f"PostgreSQL failed: {error}") from error
+
+    async def _connected(self) -> Any:
+        if self._pool is not None:
+            return self._pool
+        async with self._pool_lock:
+            if self._closed:
+                raise StoreError("the PostgreSQL key-value backend is closed; create a new one")
+            if self._pool is None:
+                with self._errors():
+                    pool = await self._asyncpg.create_pool(
+                        self._dsn,
+                        min_size=1,
+                        max_size=self._max_connections,
+                        timeout=self._connect_timeout_s,
+                    )
+                    try:
+                        await pool.execute(self._sql["schema"])
+                    except (
+                        self._asyncpg.UniqueViolationError,
+                        self._asyncpg.DuplicateTableError,
+                    ):
+                        pass  # another client created the table at the same moment
+                    except BaseException:
+                        await pool.close()
+                        raise
+                self._pool = pool
+        return self._pool
+
+    async def get_value(self, namespace: Namespace, key: str) -> str | None:
+        pool = await self._connected()
+        with self._errors():
+            value = await pool.fetchval(self._sql["get"], namespace.tool, namespace.scope_id, key)
+        return None if value is None else str(value)
+
+    async def set_value(
+        self, namespace: Namespace, key: str, value: str, ttl_seconds: float | None
+    ) -> None:
+        pool = await self._connected()
+        with self._errors():
+            await pool.execute(
+                self._sql["set"], namespace.tool, namespace.scope_id, key, value, ttl_seconds
+            )
+
+    async def delete_value(self, namespace: Namespace, key: str) -> None:
+        pool = await self._connected()
+        with self._errors():
+            await pool.execute(self._sql["delete"], namespace.tool, namespace.scope_id, key)
+
+    async def list_keys(self, namespace: Namespace, prefix: str) -> list[str]:
+        pool = await self._connected()
+        pattern = escape_like(prefix) + "%"
+        with self._errors():
+            rows = await pool.fetch(self._sql["list"], namespace.tool, namespace.scope_id, pattern)
+        return [str(row[0]) for row in rows]
+
+    async def increment_value(
+        self, namespace: Namespace, key: str, by: int, ttl_seconds: float | None
+    ) -> int:
+        pool = await self._connected()
+        with self._errors():
+            result = await pool.fetchval(
+                self._sql["increment"], namespace.tool, namespace.scope_id, key, by, ttl_seconds
+            )
+        return int(result)
+
+    async def purge_expired(self) -> int:
+        pool = await self._connected()
+        with self._errors():
+            status: str = await pool.execute(self._sql["purge"])
+        return int(status.rsplit(" ", 1)[-1])
+
+    async def aclose(self) -> None:
+        async with self._pool_lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()

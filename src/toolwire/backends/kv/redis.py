@@ -1,0 +1,164 @@
+"""`RedisKeyValueBackend`: namespaces shared by every process that reaches one Redis server.
+
+Expiry is native (``SET ... PX``). A Redis key is built as
+``<key_prefix>:<len(tool)>:<tool>:<len(scope_id)>:<scope_id>:<key>``: the lengths make the
+encoding unambiguous, so no tool name, scope id or key (whatever separators it holds) can land in
+another namespace. `list` walks ``SCAN MATCH`` with the namespace and prefix escaped for Redis's
+glob syntax, so ``*``, ``?``, ``[``, ``]`` and ``\\`` match literally.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from toolwire.backends.kv.base import KeyValueBackend, Namespace
+from toolwire.errors import ConfigurationError, StoreError
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+__all__ = ["RedisKeyValueBackend", "escape_glob"]
+
+_GLOB_SPECIALS = frozenset("\\*?[]")
+# Creates an absent key with the default TTL; an existing key keeps its own expiry.
+_INCREMENT_WITH_TTL = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return ARGV[1]
+end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+"""
+
+
+def escape_glob(text: str) -> str:
+    """``text`` with Redis glob specials (``\\ * ? [ ]``) backslash-escaped, to match literally."""
+    return "".join("\\" + char if char in _GLOB_SPECIALS else char for char in text)
+
+
+def _milliseconds(ttl_seconds: float) -> int:
+    return max(1, math.ceil(ttl_seconds * 1000))
+
+
+class RedisKeyValueBackend(KeyValueBackend):
+    """Every namespace in one Redis database, under ``key_prefix``.
+
+    Connects lazily, on the first operation. An unreachable server raises `StoreError`.
+
+    Args:
+        url: A ``redis://`` or ``rediss://`` URL (database index as the path: ``/0``).
+        key_prefix: Prepended to every Redis key; lets several stores share a database.
+        connect_timeout_s: How long to wait for a connection.
+
+    Raises:
+        ConfigurationError: the ``redis`` extra is missing or ``url`` is malformed.
+    """
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        key_prefix: str = "toolwire:kv",
+        connect_timeout_s: float = 5.0,
+    ) -> None:
+        try:
+            import redis.asyncio
+        except ImportError:
+            raise ConfigurationError(
+                "RedisKeyValueBackend needs redis-py: pip install 'toolwire[redis]'"
+            ) from None
+        try:
+            self._client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
+                url,
+                decode_responses=True,
+                socket_connect_timeout=connect_timeout_s,
+            )
+        except ValueError as error:
+            raise ConfigurationError(
+                f"bad Redis URL: {error}; expected redis://host:port/db"
+            ) from None
+        self._url = url
+        self._key_prefix = key_prefix
+        self._increment_with_ttl = self._client.register_script(_INCREMENT_WITH_TTL)
+
+    def __repr__(self) -> str:
+        return f"RedisKeyValueBackend(key_prefix={self._key_prefix!r})"
+
+    def _namespace_prefix(self, namespace: Namespace) -> str:
+        tool, scope = namespace.tool, namespace.scope_id
+        return f"{self._key_prefix}:{len(tool)}:{tool}:{len(scope)}:{scope}:"
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        import redis.exceptions
+
+        try:
+            yield
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
+            raise StoreError(
+                f"cannot reach Redis ({error}); check the URL and that the server is running"
+            ) from error
+        except redis.exceptions.ResponseError as error:
+            if "not an integer" in str(error) or "overflow" in str(error):
+                raise StoreError(
+                    "increment: the stored value is not an integer, or the result would "
+                    f"overflow a signed 64-bit integer (Redis: {error})"
+                ) from error
+            raise StoreError(f"Redis refused the command: {error}") from error
+
+    async def get_value(self, namespace: Namespace, key: str) -> str | None:
+        with self._errors():
+            value = await self._client.get(self._namespace_prefix(namespace) + key)
+        return value.decode() if isinstance(value, bytes) else value
+
+    async def set_value(
+        self, namespace: Namespace, key: str, value: str, ttl_seconds: float | None
+    ) -> None:
+        px = None if ttl_seconds is None else _milliseconds(ttl_seconds)
+        with self._errors():
+            await self._client.set(self._namespace_prefix(namespace) + key, value, px=px)
+
+    async def delete_value(self, namespace: Namespace, key: str) -> None:
+        with self._errors():
+            await self._client.delete(self._namespace_prefix(namespace) + key)
+
+    async def list_keys(self, namespace: Namespace, prefix: str) -> list[str]:
+        start = self._namespace_prefix(namespace)
+        pattern = escape_glob(start + prefix) + "*"
+        found: set[str] = set()
+        with self._errors():
+            async for redis_key in self._client.scan_iter(match=pattern, count=1000):
+                found.add(redis_key[len(start) :])
+        return sorted(found)
+
+    async def increment_value(
+        self, namespace: Namespace, key: str, by: int, ttl_seconds: float | None
+    ) -> int:
+        redis_key = self._namespace_prefix(namespace) + key
+        result: Any
+        with self._errors():
+            if ttl_seconds is None:
+                result = await self._client.incrby(redis_key, by)
+            else:
+                result = await self._increment_with_ttl(
+                    keys=[redis_key], args=[by, _milliseconds(ttl_seconds)]
+                )
+        return int(result)
+
+    async def purge_expired(self) -> int:
+        """Redis expires keys itself; nothing to do."""
+        return 0
+
+    async def delete_all(self) -> int:
+        """Delete every key under ``key_prefix`` (all namespaces); how many were removed."""
+        removed = 0
+        with self._errors():
+            pattern = escape_glob(self._key_prefix + ":") + "*"
+            async for redis_key in self._client.scan_iter(match=pattern, count=1000):
+                removed += int(await self._client.delete(redis_key))
+        return removed
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,156 @@
+"""`SqliteKeyValueBackend`: one SQLite file (WAL) holding every namespace; the embedded default.
+
+Rows are keyed ``(tool, scope_id, key)`` in separate columns, so a key containing any separator
+stays in its namespace. ``expires_at`` holds a Unix time; expired rows are invisible to reads
+and are removed by `purge_expired` or overwritten by the next write. Every write commits a
+transaction and the journal is a write-ahead log, so killing the process (even ``kill -9``)
+never leaves a torn value: each key holds its old value or its new one, complete.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from toolwire.backends.kv.base import (
+    KeyValueBackend,
+    Namespace,
+    check_counter_range,
+    parse_counter,
+)
+from toolwire.backends.kv.sqlite_thread import ConnectionThread
+
+__all__ = ["SqliteKeyValueBackend"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS toolwire_kv (
+    tool TEXT NOT NULL,
+    scope_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    expires_at REAL,
+    PRIMARY KEY (tool, scope_id, key)
+)
+"""
+_LIVE = "(expires_at IS NULL OR expires_at > ?)"
+_GET = f"SELECT value FROM toolwire_kv WHERE tool = ? AND scope_id = ? AND key = ? AND {_LIVE}"
+_GET_WITH_EXPIRY = (
+    "SELECT value, expires_at FROM toolwire_kv WHERE tool = ? AND scope_id = ? AND key = ?"
+)
+_UPSERT = (
+    "INSERT INTO toolwire_kv (tool, scope_id, key, value, expires_at) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (tool, scope_id, key) "
+    "DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at"
+)
+_DELETE = "DELETE FROM toolwire_kv WHERE tool = ? AND scope_id = ? AND key = ?"
+# substr() rather than LIKE: SQLite's LIKE ignores ASCII case, so 'A' would list 'a...' keys.
+_LIST = (
+    "SELECT key FROM toolwire_kv WHERE tool = ? AND scope_id = ? AND key >= ? "
+    f"AND substr(key, 1, ?) = ? AND {_LIVE} ORDER BY key"
+)
+_PURGE = "DELETE FROM toolwire_kv WHERE expires_at IS NOT NULL AND expires_at <= ?"
+
+
+def _expiry(ttl_seconds: float | None) -> float | None:
+    return None if ttl_seconds is None else time.time() + ttl_seconds
+
+
+class SqliteKeyValueBackend(KeyValueBackend):
+    """Every namespace in one SQLite file, written through a dedicated connection thread.
+
+    The file and its parent directories are created on first use. Several backends (or
+    processes) may open the same file; writers wait up to ``busy_timeout_s`` for each other.
+
+    Args:
+        path: The database file (``":memory:"`` for a private in-memory database).
+        busy_timeout_s: How long a write waits for another connection's lock.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 5.0) -> None:
+        self._path = os.fspath(path)
+        self._busy_timeout_s = busy_timeout_s
+        self._thread = ConnectionThread(self._connect, name=f"toolwire-kv-sqlite:{self._path}")
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return self._path
+
+    def __repr__(self) -> str:
+        return f"SqliteKeyValueBackend({self._path!r})"
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._path != ":memory:":
+            Path(self._path).parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self._path, timeout=self._busy_timeout_s, isolation_level=None)
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            # In WAL mode NORMAL loses no committed data when the process dies; only a power
+            # cut can lose the last commits (never tear them).
+            connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute(_SCHEMA)
+        except sqlite3.Error:
+            connection.close()
+            raise
+        return connection
+
+    async def get_value(self, namespace: Namespace, key: str) -> str | None:
+        def get(connection: sqlite3.Connection) -> str | None:
+            row = connection.execute(
+                _GET, (namespace.tool, namespace.scope_id, key, time.time())
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._thread.run(get, writes=False)
+
+    async def set_value(
+        self, namespace: Namespace, key: str, value: str, ttl_seconds: float | None
+    ) -> None:
+        params = (namespace.tool, namespace.scope_id, key, value, _expiry(ttl_seconds))
+
+        def upsert(connection: sqlite3.Connection) -> None:
+            connection.execute(_UPSERT, params)
+
+        await self._thread.run(upsert, writes=True)
+
+    async def delete_value(self, namespace: Namespace, key: str) -> None:
+        def delete(connection: sqlite3.Connection) -> None:
+            connection.execute(_DELETE, (namespace.tool, namespace.scope_id, key))
+
+        await self._thread.run(delete, writes=True)
+
+    async def list_keys(self, namespace: Namespace, prefix: str) -> list[str]:
+        def keys(connection: sqlite3.Connection) -> list[str]:
+            params = (namespace.tool, namespace.scope_id, prefix, len(prefix), prefix, time.time())
+            return [str(row[0]) for row in connection.execute(_LIST, params)]
+
+        return await self._thread.run(keys, writes=False)
+
+    async def increment_value(
+        self, namespace: Namespace, key: str, by: int, ttl_seconds: float | None
+    ) -> int:
+        def increment(connection: sqlite3.Connection) -> int:
+            # Runs inside BEGIN IMMEDIATE (the thread wraps writes), so read-modify-write is
+            # atomic across threads and processes.
+            ids = (namespace.tool, namespace.scope_id, key)
+            row = connection.execute(_GET_WITH_EXPIRY, ids).fetchone()
+            if row is None or (row[1] is not None and row[1] <= time.time()):
+                result, expires_at = check_counter_range(by, key), _expiry(ttl_seconds)
+            else:
+                result = check_counter_range(parse_counter(str(row[0]), key) + by, key)
+                expires_at = row[1]
+            connection.execute(_UPSERT, (*ids, str(result), expires_at))
+            return result
+
+        return await self._thread.run(increment, writes=True)
+
+    async def purge_expired(self) -> int:
+        def purge(connection: sqlite3.Connection) -> int:
+            return connection.execute(_PURGE, (time.time(),)).rowcount
+
+        return await self._thread.run(purge, writes=True)
+
+    async def aclose(self) -> None:
+        await self._thread.aclose()
