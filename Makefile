@@ -1,0 +1,41 @@
+# toolwire developer entry points. `make help` lists them.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SRC := src tests benchmarks
+
+.DEFAULT_GOAL := help
+.PHONY: help run test lint typecheck unit services bench clean
+
+help: ## List the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q -U pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP) ## Serve the built-in tools over MCP on the embedded SQLite store (toolwire serve)
+	$(VENV)/bin/toolwire serve
+
+lint: $(STAMP) ## ruff check + ruff format --check
+	$(VENV)/bin/ruff check $(SRC)
+	$(VENV)/bin/ruff format --check $(SRC)
+
+typecheck: $(STAMP) ## mypy --strict over src/
+	$(VENV)/bin/mypy
+
+services: ## Start PostgreSQL and Redis if they are down
+	@bash scripts/services.sh
+
+unit: $(STAMP) services ## pytest with branch coverage
+	$(VENV)/bin/pytest -q --cov=toolwire --cov-branch --cov-report=term:skip-covered
+
+test: lint typecheck unit ## Everything CI runs: venv, install, lint, types, every test
+
+bench: $(STAMP) services ## Benchmarks (never part of make test)
+	$(PY) benchmarks/run_all.py
+
+clean: ## Remove the venv and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage
