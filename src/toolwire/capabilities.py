@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Literal, TypeAlias, get_args
 
 from toolwire.errors import ToolDefinitionError
@@ -232,14 +232,22 @@ class ToolCapabilities:
     @property
     def declared(self) -> tuple[str, ...]:
         """Names of the declared kinds, in a fixed order."""
-        return tuple(f.name for f in fields(self) if getattr(self, f.name) is not None)
+        return tuple(name for name in _KINDS if getattr(self, name) is not None)
 
     @property
     def is_empty(self) -> bool:
         """True when nothing is declared: the tool has no side effects and needs no backends."""
-        return not self.declared
+        return (
+            self.network is None
+            and self.secrets is None
+            and self.storage is None
+            and self.fs_reach is None
+            and self.process is None
+            and self.attachments is None
+        )
 
 
+_KINDS = ("network", "secrets", "storage", "fs_reach", "process", "attachments")
 _KIND_BY_TYPE: dict[type, str] = {
     NetworkCapability: "network",
     SecretsCapability: "secrets",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import anyio
 import anyio.from_thread
@@ -67,15 +68,15 @@ class AbortSignal:
 
     The caller keeps the signal and calls `abort`; in-flight calls are cancelled and answered
     ``execution_failed`` (``"aborted: <reason>"``). Once aborted it stays aborted. `abort` may be
-    called from any thread: waiters are woken on their own event loop.
+    called from any thread: subscribers run on their own event loop.
     """
 
-    __slots__ = ("_lock", "_reason", "_waiters")
+    __slots__ = ("_lock", "_reason", "_subscribers")
 
     def __init__(self) -> None:
         self._reason: str | None = None
         self._lock = threading.Lock()
-        self._waiters: list[tuple[anyio.Event, EventLoopToken, int]] = []
+        self._subscribers: list[_Subscriber] = []
 
     @property
     def aborted(self) -> bool:
@@ -93,32 +94,44 @@ class AbortSignal:
             if self._reason is not None:
                 return
             self._reason = reason or "cancelled"
-            waiters, self._waiters = self._waiters, []
+            subscribers, self._subscribers = self._subscribers, []
         here = threading.get_ident()
-        for event, token, thread_id in waiters:
-            if thread_id == here:
-                event.set()
+        for subscriber in subscribers:
+            if subscriber.thread_id == here:
+                subscriber.callback()
             else:
                 # RuntimeError: that loop has already closed, so nobody is waiting there.
                 with contextlib.suppress(RuntimeError):
-                    anyio.from_thread.run_sync(event.set, token=token)
+                    anyio.from_thread.run_sync(subscriber.callback, token=subscriber.token)
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Run ``callback`` on the current event loop when the signal fires.
+
+        Must be called from inside an event loop. Returns a function that unsubscribes; when the
+        signal has already fired, ``callback`` runs at once.
+        """
+        subscriber = _Subscriber(callback, current_token(), threading.get_ident())
+        with self._lock:
+            if self._reason is None:
+                self._subscribers.append(subscriber)
+                return functools.partial(self._unsubscribe, subscriber)
+        callback()
+        return _noop
+
+    def _unsubscribe(self, subscriber: _Subscriber) -> None:
+        with self._lock, contextlib.suppress(ValueError):
+            self._subscribers.remove(subscriber)
 
     async def wait(self) -> None:
         """Return once the signal has fired (at once when it already has)."""
         if self._reason is not None:
             return
         event = anyio.Event()
-        entry = (event, current_token(), threading.get_ident())
-        with self._lock:
-            if self._reason is not None:
-                return
-            self._waiters.append(entry)
+        unsubscribe = self.subscribe(event.set)
         try:
             await event.wait()
         finally:
-            with self._lock:
-                if entry in self._waiters:
-                    self._waiters.remove(entry)
+            unsubscribe()
 
     def raise_if_aborted(self) -> None:
         """Raise `AbortedError` when the signal has fired."""
@@ -130,7 +143,20 @@ class AbortSignal:
         return f"AbortSignal({state})"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+class _Subscriber:
+    __slots__ = ("callback", "thread_id", "token")
+
+    def __init__(self, callback: Callable[[], None], token: EventLoopToken, thread_id: int) -> None:
+        self.callback = callback
+        self.token = token
+        self.thread_id = thread_id
+
+
+def _noop() -> None:
+    """Nothing to undo."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolContext:
     """Everything a tool may use besides its arguments.
 
@@ -191,6 +217,15 @@ class ToolContext:
     attachments: ScopedAttachments | None = None
     dry_run: bool = False
     tool_call_id: str | None = None
+
+    def derive(self, **changes: Any) -> ToolContext:
+        """A copy with ``changes`` applied, without re-running validation (the fast path the
+        registry uses once per call; the changes are trusted)."""
+        new = object.__new__(ToolContext)
+        state = new.__dict__
+        state.update(self.__dict__)
+        state.update(changes)
+        return new
 
     def __post_init__(self) -> None:
         if not isinstance(self.session_id, str) or not self.session_id:

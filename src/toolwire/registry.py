@@ -1,0 +1,279 @@
+"""`ToolRegistry`: register tools, build the model's definitions, run a batch of calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+from toolwire.calls import CallOutcome, ToolCall
+from toolwire.context import ToolContext
+from toolwire.errors import RegistrationError
+from toolwire.execution.cache import ResultCache
+from toolwire.execution.gates import (
+    FilterOptions,
+    RegisteredTool,
+    coerce_filter_options,
+    visible_in_definitions,
+)
+from toolwire.hooks import HookRegistry
+from toolwire.seams import Attachment
+from toolwire.tools import Tool
+
+if TYPE_CHECKING:
+    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.reducers.registry import ReducerRegistry
+
+__all__ = ["DEFAULT_TIMEOUT_S", "ToolDefinition", "ToolRegistry"]
+
+DEFAULT_TIMEOUT_S = 300.0
+"""The per-call timeout for tools that set no ``timeout_s`` of their own."""
+
+_DEFAULT: Any = object()
+
+
+class ToolDefinition(TypedDict):
+    """What the model is shown of a tool (``parameters`` is the tool's schema; do not mutate)."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+class ToolRegistry:
+    """Holds tools and runs a model's batch of calls through the pipeline.
+
+    Args:
+        backends: Capability backends; tools that declare capabilities are refused
+            (``not_available``) when there are none.
+        reducers: Per-tool result reducers; the built-in reducers by default, ``None`` for none.
+        hooks: Observers and before/after handlers (a fresh `HookRegistry` by default).
+        default_timeout_s: Timeout for tools without ``timeout_s``; ``None`` for no limit.
+        max_concurrency: At most this many calls of a batch run at once (``None``: no limit).
+        definition_order: ``"registration"`` (the default) or ``"sorted"`` by name, which keeps a
+            prompt prefix byte-stable whatever the registration order.
+        dry_run_redactor: Applied to every string argument shown in dry-run results; the
+            secret redactor of `toolwire.safety` by default.
+    """
+
+    def __init__(
+        self,
+        *,
+        backends: CapabilityBackends | None = None,
+        reducers: ReducerRegistry | None = _DEFAULT,
+        hooks: HookRegistry | None = None,
+        default_timeout_s: float | None = DEFAULT_TIMEOUT_S,
+        max_concurrency: int | None = None,
+        definition_order: Literal["registration", "sorted"] = "registration",
+        dry_run_redactor: Callable[[str], str] | None = _DEFAULT,
+    ) -> None:
+        if max_concurrency is not None and max_concurrency < 1:
+            raise RegistrationError(f"max_concurrency must be >= 1 or None, got {max_concurrency}")
+        if default_timeout_s is not None and not default_timeout_s > 0:
+            raise RegistrationError(
+                f"default_timeout_s must be positive or None, got {default_timeout_s}"
+            )
+        if definition_order not in ("registration", "sorted"):
+            raise RegistrationError("definition_order must be 'registration' or 'sorted'")
+        if reducers is _DEFAULT:
+            from toolwire.reducers.registry import default_reducers
+
+            reducers = default_reducers()
+        if dry_run_redactor is _DEFAULT:
+            dry_run_redactor = _default_redactor()
+        self.backends = backends
+        self.reducers = reducers
+        self.hooks = hooks if hooks is not None else HookRegistry()
+        self.default_timeout_s = default_timeout_s
+        self.max_concurrency = max_concurrency
+        self.definition_order = definition_order
+        self.dry_run_redactor = dry_run_redactor
+        self.result_cache = ResultCache()
+        self._entries: dict[str, RegisteredTool] = {}
+        self._definitions: dict[tuple[Any, ...], list[tuple[RegisteredTool, ToolDefinition]]] = {}
+
+    # -- registration -------------------------------------------------------------------------
+
+    def register(self, tool: Tool, plugin_id: str | None = None, *, replace: bool = False) -> None:
+        """Add ``tool``; ``plugin_id`` tags it for plugin gating.
+
+        Raises:
+            RegistrationError: not a `Tool`, or the name is taken and ``replace`` is false.
+        """
+        if not isinstance(tool, Tool):
+            hint = " (decorate the function with @tool)" if callable(tool) else ""
+            raise RegistrationError(f"register() takes a Tool, got {type(tool).__name__}{hint}")
+        if plugin_id is not None and (not isinstance(plugin_id, str) or not plugin_id):
+            raise RegistrationError(f"plugin_id must be a non-empty string, got {plugin_id!r}")
+        if not replace and tool.name in self._entries:
+            raise RegistrationError(
+                f"a tool named {tool.name!r} is already registered; pass replace=True to "
+                "replace it, or unregister it first"
+            )
+        self._entries[tool.name] = RegisteredTool(tool, plugin_id)
+        self._changed(tool.name)
+
+    def register_all(
+        self, tools: Iterable[Tool], plugin_id: str | None = None, *, replace: bool = False
+    ) -> None:
+        """Register several tools; nothing is registered when any of them is refused."""
+        batch = list(tools)
+        names = [t.name for t in batch if isinstance(t, Tool)]
+        duplicates = {n for n in names if names.count(n) > 1}
+        if duplicates:
+            raise RegistrationError(f"register_all() got the same name twice: {sorted(duplicates)}")
+        if not replace:
+            taken = sorted(n for n in names if n in self._entries)
+            if taken:
+                raise RegistrationError(
+                    f"tools already registered: {taken}; pass replace=True to replace them"
+                )
+        for tool in batch:
+            if not isinstance(tool, Tool):
+                raise RegistrationError(f"register_all() takes Tools, got {type(tool).__name__}")
+        for tool in batch:
+            self._entries[tool.name] = RegisteredTool(tool, plugin_id)
+        self._changed(None)
+
+    def unregister(self, name: str) -> bool:
+        """Remove the tool called ``name``; returns whether there was one."""
+        removed = self._entries.pop(name, None) is not None
+        if removed:
+            self._changed(name)
+        return removed
+
+    def _changed(self, name: str | None) -> None:
+        self._definitions.clear()
+        if name is None:
+            self.result_cache.clear()
+        else:
+            self.result_cache.clear(name)
+
+    # -- lookup -------------------------------------------------------------------------------
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, or ``None``."""
+        entry = self._entries.get(name)
+        return entry.tool if entry is not None else None
+
+    def entry(self, name: str) -> RegisteredTool | None:
+        """The tool called ``name`` with its plugin id, or ``None``."""
+        return self._entries.get(name)
+
+    def plugin_id(self, name: str) -> str | None:
+        """The plugin that registered ``name``, if any."""
+        entry = self._entries.get(name)
+        return entry.plugin_id if entry is not None else None
+
+    def available(self) -> list[Tool]:
+        """Every tool whose ``is_available`` is absent or returns true."""
+        return [e.tool for e in self._entries.values() if _is_available(e.tool)]
+
+    def for_toolset(self, toolset: str) -> list[Tool]:
+        """The available tools of one toolset."""
+        return [t for t in self.available() if t.toolset == toolset]
+
+    @property
+    def names(self) -> list[str]:
+        """Registered names, in registration order."""
+        return list(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return (entry.tool for entry in list(self._entries.values()))
+
+    # -- definitions --------------------------------------------------------------------------
+
+    def definitions(
+        self,
+        allowed_tools: Sequence[str] | None = None,
+        filter_opts: FilterOptions | Mapping[str, Any] | None = None,
+    ) -> list[ToolDefinition]:
+        """The tool definitions to send the model, after every gate.
+
+        Gates: availability (checked on every call), the toolset allowlist for built-ins
+        (``None`` unrestricted, ``[]`` none; ``always_include`` bypasses it), then the filters.
+        The gated list is cached until the registry changes.
+        """
+        opts = coerce_filter_options(filter_opts)
+        allowed = None if allowed_tools is None else frozenset(allowed_tools)
+        key = (
+            None if allowed is None else tuple(sorted(allowed)),
+            None if opts is None else opts.cache_key,
+        )
+        gated = self._definitions.get(key)
+        if gated is None:
+            entries = list(self._entries.values())
+            if self.definition_order == "sorted":
+                entries.sort(key=lambda e: e.tool.name)
+            gated = [
+                (entry, _definition(entry.tool))
+                for entry in entries
+                if visible_in_definitions(entry, allowed, opts)
+            ]
+            self._definitions[key] = gated
+        return [
+            ToolDefinition(
+                name=definition["name"],
+                description=definition["description"],
+                parameters=definition["parameters"],
+            )
+            for entry, definition in gated
+            if entry.tool.is_available is None or _is_available(entry.tool)
+        ]
+
+    # -- execution ----------------------------------------------------------------------------
+
+    async def execute_parallel(
+        self,
+        calls: Sequence[ToolCall | Mapping[str, Any]],
+        ctx: ToolContext,
+        allowed_tools: Sequence[str] | None = None,
+        filter_opts: FilterOptions | Mapping[str, Any] | None = None,
+        turn_attachments: Sequence[Attachment] | None = None,
+    ) -> list[CallOutcome]:
+        """Run a model's batch of calls; one `CallOutcome` per call, in input order.
+
+        Never raises for anything a call, a tool, a hook or a reducer does: every failure is a
+        result with a stable error code. See `toolwire.execution.pipeline` for the stages.
+
+        Raises:
+            ConfigurationError: ``filter_opts`` is a mapping with unknown keys (a programming
+                error, not a model error).
+        """
+        from toolwire.execution.pipeline import run_batch
+
+        opts = coerce_filter_options(filter_opts)
+        return await run_batch(self, calls, ctx, allowed_tools, opts, turn_attachments)
+
+    async def execute(
+        self, name: str, args: str | Mapping[str, Any], ctx: ToolContext, *, call_id: str = "call_0"
+    ) -> CallOutcome:
+        """Run one call; a shortcut for a one-element `execute_parallel`."""
+        outcomes = await self.execute_parallel([ToolCall(id=call_id, name=name, args=args)], ctx)
+        return outcomes[0]
+
+
+def _is_available(tool: Tool) -> bool:
+    if tool.is_available is None:
+        return True
+    try:
+        return bool(tool.is_available())
+    except Exception:
+        return False  # fail closed: a crashing gate hides the tool
+
+
+def _definition(tool: Tool) -> ToolDefinition:
+    return ToolDefinition(name=tool.name, description=tool.description, parameters=tool.schema)
+
+
+def _default_redactor() -> Callable[[str], str] | None:
+    try:
+        from toolwire.safety.redaction import redact_text
+    except ImportError:
+        return None
+    return redact_text  # type: ignore[no-any-return]
