@@ -132,8 +132,8 @@ def classify_address(address: IpAddress) -> AddressVerdict:
     if address in METADATA_ADDRESSES:
         return AddressVerdict(kind="metadata", reason="cloud-metadata endpoint")
     if isinstance(address, ipaddress.IPv4Address):
-        for net, name in _V4_BLOCKED:
-            if address in net:
+        for v4_net, name in _V4_BLOCKED:
+            if address in v4_net:
                 return AddressVerdict(kind="private", reason=name)
         return _PUBLIC
     embedded = [classify_address(v4) for v4 in _embedded_ipv4(address)]

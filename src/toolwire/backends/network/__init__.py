@@ -1,0 +1,71 @@
+"""Safe HTTP: the network backend behind the `ScopedFetch` seam.
+
+```python
+from toolwire.backends.network import HostScopedFetch, SafeFetcher, resolve_allowed_hosts
+
+fetcher = SafeFetcher()
+seam = HostScopedFetch(fetcher, resolve_allowed_hosts(("api.github.com",), policy), policy)
+```
+
+`SafeFetcher` needs httpx (``pip install 'toolwire[web]'``); it is imported on first use, so
+the pure parts (`host_matches`, `check_url`, `resolve_allowed_hosts`, ...) work without it.
+See ``docs/network.md`` for every rule and the reasons behind them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toolwire.backends.network.addresses import (
+    METADATA_ADDRESSES,
+    AddressVerdict,
+    classify_address,
+    parse_ipv4_host,
+)
+from toolwire.backends.network.hosts import METADATA_HOSTNAMES, host_matches, pattern_covers
+from toolwire.backends.network.policy import (
+    CheckedUrl,
+    check_policy,
+    check_url,
+    resolve_allowed_hosts,
+)
+from toolwire.backends.network.resolvers import Resolver, StaticResolver, SystemResolver
+from toolwire.backends.network.scoped import HostScopedFetch
+from toolwire.backends.network.urls import ParsedUrl, parse_url
+from toolwire.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from toolwire.backends.network.fetcher import SafeFetcher
+
+__all__ = [
+    "METADATA_ADDRESSES",
+    "METADATA_HOSTNAMES",
+    "AddressVerdict",
+    "CheckedUrl",
+    "HostScopedFetch",
+    "ParsedUrl",
+    "Resolver",
+    "SafeFetcher",
+    "StaticResolver",
+    "SystemResolver",
+    "check_policy",
+    "check_url",
+    "classify_address",
+    "host_matches",
+    "parse_ipv4_host",
+    "parse_url",
+    "pattern_covers",
+    "resolve_allowed_hosts",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SafeFetcher":
+        try:
+            from toolwire.backends.network.fetcher import SafeFetcher
+        except ModuleNotFoundError as exc:
+            raise ConfigurationError(
+                f"SafeFetcher needs {exc.name}: pip install 'toolwire[web]'"
+            ) from exc
+        return SafeFetcher
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
