@@ -54,13 +54,19 @@ async def all_dead(pids: list[int]) -> bool:
     return not any(alive(pid) for pid in pids)
 
 
+def same_file(a: str, b: Path) -> bool:
+    return Path(a).samefile(b)
+
+
+def pids_in(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
 async def read_pids(path: Path, count: int) -> list[int]:
     with anyio.fail_after(10):
-        while True:
-            lines = path.read_text().split() if path.exists() else []
-            if len(lines) >= count:
-                return [int(line) for line in lines]
+        while len(pids := pids_in(path)) < count:
             await anyio.sleep(0.02)
+        return pids
 
 
 async def test_it_satisfies_the_scoped_process_protocol() -> None:
@@ -132,7 +138,7 @@ async def test_a_missing_working_directory_is_named(tmp_path: Path) -> None:
 
 async def test_cwd_defaults_to_default_cwd(tmp_path: Path) -> None:
     result = await LocalScopedProcess(["pwd"], default_cwd=str(tmp_path)).spawn("pwd")
-    assert os.path.realpath(result.stdout.strip()) == os.path.realpath(tmp_path)
+    assert same_file(result.stdout.strip(), tmp_path)
 
 
 async def test_stdin_is_closed_so_a_reader_ends() -> None:
