@@ -1,0 +1,41 @@
+"""Result reducers: deterministic rewrites that keep the signal of a tool's output.
+
+`default_reducers` returns a registry with the built-ins: ``terminal`` (git status, test runs,
+installs, head + tail), ``read_file`` (first 200 lines of an unranged read) and ``kanban_list``
+(counts by status and the top 5 open). See ``docs/reducers.md``.
+"""
+
+from __future__ import annotations
+
+from toolwire.reducers.kanban import KanbanListReducer
+from toolwire.reducers.read_file import ReadFileReducer
+from toolwire.reducers.registry import (
+    ReducerContext,
+    ReducerRegistry,
+    ToolResultReducer,
+    default_reducers,
+    safe_reduce,
+)
+from toolwire.reducers.spill import (
+    SPILL_POINTER_PATTERN,
+    attach_spill_pointer,
+    format_spill_pointer,
+    split_spill_pointer,
+)
+from toolwire.reducers.terminal import TerminalReducer, reduce_terminal_output
+
+__all__ = [
+    "SPILL_POINTER_PATTERN",
+    "KanbanListReducer",
+    "ReadFileReducer",
+    "ReducerContext",
+    "ReducerRegistry",
+    "TerminalReducer",
+    "ToolResultReducer",
+    "attach_spill_pointer",
+    "default_reducers",
+    "format_spill_pointer",
+    "reduce_terminal_output",
+    "safe_reduce",
+    "split_spill_pointer",
+]
