@@ -1,0 +1,76 @@
+"""Random operation sequences against a dict model, on every backend."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kv_targets import KINDS, open_target
+
+from toolwire.errors import StoreError
+
+# Few, tricky characters so sequences hit the same keys and the escaping paths.
+KEY_ALPHABET = "ab%_\\*?[]:é🔑"
+keys = st.text(alphabet=KEY_ALPHABET, max_size=4)
+values = st.one_of(st.just("7"), st.text(max_size=20).filter(lambda v: "\x00" not in v))
+values = values.filter(lambda v: not any(0xD800 <= ord(c) <= 0xDFFF for c in v))
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("set"), keys, values),
+        st.tuples(st.just("delete"), keys, st.just("")),
+        st.tuples(st.just("increment"), keys, st.just("")),
+    ),
+    max_size=25,
+)
+EXAMPLES = {"memory": 150, "sqlite": 60, "redis": 40, "postgres": 25}
+
+
+def _model_increment(model: dict[str, str], key: str) -> int | None:
+    """The counter semantics: canonical decimal integers within 64 bits, absent = 0."""
+    current = model.get(key, "0")
+    if re.fullmatch(r"0|-?[1-9][0-9]*", current) is None or int(current) + 1 >= 2**63:
+        return None
+    model[key] = str(int(current) + 1)
+    return int(model[key])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_random_operation_sequences_match_a_dict(kind: str, tmp_path: Path) -> None:
+    async def check_one(ops: list[tuple[str, str, str]], prefix: str) -> None:
+        async with open_target(kind, tmp_path) as target, target.make() as backend:
+            store = backend.scoped("model", f"session:{uuid.uuid4().hex}")
+            model: dict[str, str] = {}
+            for op, key, value in ops:
+                if op == "set":
+                    await store.set(key, value)
+                    model[key] = value
+                elif op == "delete":
+                    await store.delete(key)
+                    model.pop(key, None)
+                else:
+                    expected = _model_increment(model, key)
+                    if expected is None:
+                        with pytest.raises(StoreError):
+                            await store.increment(key)
+                    else:
+                        assert await store.increment(key) == expected
+            for key, value in model.items():
+                assert await store.get(key) == value
+            assert await store.list() == sorted(model)
+            assert await store.list(prefix) == sorted(k for k in model if k.startswith(prefix))
+
+    @settings(
+        max_examples=EXAMPLES[kind],
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(ops=operations, prefix=keys)
+    def run(ops: list[tuple[str, str, str]], prefix: str) -> None:
+        anyio.run(check_one, ops, prefix)
+
+    run()
