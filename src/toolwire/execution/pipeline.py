@@ -24,11 +24,10 @@ finish first, the calls after it start after it.
 
 from __future__ import annotations
 
-import functools
+import inspect
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -53,16 +52,55 @@ __all__ = ["run_batch"]
 logger = logging.getLogger("toolwire.execution")
 
 
-@dataclass(frozen=True, slots=True)
 class _Batch:
-    registry: ToolRegistry
-    ctx: ToolContext
-    allowed: frozenset[str] | None
-    filters: FilterOptions | None
-    attachments: tuple[Attachment, ...]
-    per_call_budget: int
-    limiter: anyio.CapacityLimiter | None
-    running: set[anyio.CancelScope]
+    """The state one `execute_parallel` call shares across its calls."""
+
+    __slots__ = (
+        "allowed",
+        "attachments",
+        "ctx",
+        "filters",
+        "limiter",
+        "per_call_budget",
+        "registry",
+        "running",
+        "unsubscribe",
+    )
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        ctx: ToolContext,
+        allowed: frozenset[str] | None,
+        filters: FilterOptions | None,
+        attachments: tuple[Attachment, ...],
+        per_call_budget: int,
+        limiter: anyio.CapacityLimiter | None,
+    ) -> None:
+        self.registry = registry
+        self.ctx = ctx
+        self.allowed = allowed
+        self.filters = filters
+        self.attachments = attachments
+        self.per_call_budget = per_call_budget
+        self.limiter = limiter
+        self.running: set[anyio.CancelScope] = set()
+        self.unsubscribe: Callable[[], None] | None = None
+
+    def track(self, scope: anyio.CancelScope) -> None:
+        """Cancel ``scope`` when the abort signal fires (subscribing on first use)."""
+        self.running.add(scope)
+        if self.unsubscribe is None:
+            self.unsubscribe = self.ctx.abort_signal.subscribe(self._cancel_all)
+
+    def _cancel_all(self) -> None:
+        for scope in tuple(self.running):
+            scope.cancel()
+
+    def close(self) -> None:
+        if self.unsubscribe is not None:
+            self.unsubscribe()
+            self.unsubscribe = None
 
 
 def _as_call(raw: Any, index: int) -> ToolCall:
@@ -101,16 +139,14 @@ async def run_batch(
         return []
     limit = registry.max_concurrency
     batch = _Batch(
-        registry=registry,
-        ctx=ctx,
-        allowed=None if allowed_tools is None else frozenset(allowed_tools),
-        filters=filters,
-        attachments=tuple(turn_attachments or ()),
-        per_call_budget=split_budget(ctx.result_budget_chars, len(normalised)),
-        limiter=anyio.CapacityLimiter(limit) if limit is not None else None,
-        running=set(),
+        registry,
+        ctx,
+        None if allowed_tools is None else frozenset(allowed_tools),
+        filters,
+        tuple(turn_attachments or ()),
+        split_budget(ctx.result_budget_chars, len(normalised)),
+        anyio.CapacityLimiter(limit) if limit is not None else None,
     )
-    unsubscribe = ctx.abort_signal.subscribe(functools.partial(_cancel_all, batch.running))
     try:
         if len(normalised) == 1:
             return [await _run_one(batch, normalised[0])]
@@ -125,12 +161,7 @@ async def run_batch(
                     group.start_soon(_run_into, batch, call, outcomes, index)
         return [outcome for outcome in outcomes if outcome is not None]
     finally:
-        unsubscribe()
-
-
-def _cancel_all(scopes: set[anyio.CancelScope]) -> None:
-    for scope in tuple(scopes):
-        scope.cancel()
+        batch.close()
 
 
 def _segments(registry: ToolRegistry, calls: list[ToolCall]) -> list[list[tuple[int, ToolCall]]]:
@@ -366,21 +397,78 @@ def _progress_emitter(
     return emit
 
 
+class _Resume:
+    """Awaits the rest of a coroutine that already ran its first step.
+
+    Values and exceptions pass straight through, so the event loop (and a cancel scope around
+    this await) sees exactly what it would have seen awaiting the coroutine itself.
+    """
+
+    __slots__ = ("_coro", "_first")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], first: Any) -> None:
+        self._coro = coro
+        self._first = first
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, value = self._coro, self._first
+        while True:
+            try:
+                sent = yield value
+            except BaseException as exc:  # cancellation and everything else go to the coroutine
+                try:
+                    value = coro.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    value = coro.send(sent)
+                except StopIteration as done:
+                    return done.value
+
+
+def _scope(timeout: float | None) -> anyio.CancelScope:
+    if timeout is None:
+        return anyio.CancelScope()
+    return anyio.CancelScope(deadline=anyio.current_time() + timeout)
+
+
 async def _execute(
     batch: _Batch, tool: Any, args: dict[str, Any], ctx: ToolContext
 ) -> tuple[ToolResult, str | None]:
-    """Run the tool under its timeout and the abort signal; returns (result, failure text)."""
+    """Run the tool under its timeout and the abort signal; returns (result, failure text).
+
+    The tool's coroutine runs its first step directly: a tool that finishes without suspending
+    cannot be interrupted anyway (cancellation only lands at an ``await``), so it needs no cancel
+    scope. A tool that suspends continues inside a scope that carries the timeout (measured from
+    the call's start) and is cancelled by the abort signal.
+    """
     signal = ctx.abort_signal
     if signal.aborted:
         message = f"aborted: {signal.reason}"
         return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
     timeout = tool.timeout_s if tool.timeout_s is not None else batch.registry.default_timeout_s
-    scope = anyio.CancelScope() if timeout is None else anyio.move_on_after(timeout)
-    batch.running.add(scope)
     result: Any = None
+    scope: anyio.CancelScope | None = None
     try:
-        with scope:
-            result = await tool.execute(args, ctx)
+        pending = tool.execute(args, ctx)
+        if inspect.iscoroutine(pending):
+            try:
+                first = pending.send(None)
+            except StopIteration as done:
+                result = done.value
+            else:
+                scope = _scope(timeout)
+                batch.track(scope)
+                with scope:
+                    result = await _Resume(pending, first)
+        elif inspect.isawaitable(pending):
+            scope = _scope(timeout)
+            batch.track(scope)
+            with scope:
+                result = await pending
+        else:
+            result = pending
     except AbortedError as exc:
         message = f"aborted: {exc.reason}"
         return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
@@ -388,8 +476,9 @@ async def _execute(
         message = _exception_message(exc)
         return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), message
     finally:
-        batch.running.discard(scope)
-    if scope.cancelled_caught:
+        if scope is not None:
+            batch.running.discard(scope)
+    if scope is not None and scope.cancelled_caught:
         if signal.aborted:
             message = f"aborted: {signal.reason}"
             return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
