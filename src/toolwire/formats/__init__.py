@@ -1,0 +1,33 @@
+"""Provider wire formats: tool definitions out, tool calls in, tool results out.
+
+One module per API, each with the same three verbs:
+
+- ``tool_definitions(tools, *, strict=None) -> list[dict]``
+- ``parse_tool_calls(response) -> list[ToolCall]`` (raw JSON or the SDK's objects)
+- ``tool_result_messages(outcomes, *, present=None, tools=None) -> list[dict]`` (what to append
+  to the conversation; built with the presenter)
+
+Modules: `openai_chat`, `openai_responses`, `anthropic`, `gemini`. See ``docs/formats.md``.
+"""
+
+from __future__ import annotations
+
+from toolwire.formats import anthropic, gemini, openai_chat, openai_responses
+from toolwire.formats._common import FormatError, Present, ToolLookup, ToolSpec, tool_specs
+from toolwire.formats._strict import strict_schema
+from toolwire.formats.gemini import GeminiCallIds, GeminiCallRef
+
+__all__ = [
+    "FormatError",
+    "GeminiCallIds",
+    "GeminiCallRef",
+    "Present",
+    "ToolLookup",
+    "ToolSpec",
+    "anthropic",
+    "gemini",
+    "openai_chat",
+    "openai_responses",
+    "strict_schema",
+    "tool_specs",
+]
