@@ -20,11 +20,12 @@ import threading
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import Annotated, Any, NotRequired, TypeVar, overload
 
 import anyio.to_thread
 import pydantic
 import pydantic_core
+from typing_extensions import TypedDict
 
 from toolwire.capabilities import Capability, ToolCapabilities
 from toolwire.context import ToolContext
@@ -179,6 +180,26 @@ def _model(fn_name: str, params: Sequence[_Param]) -> type[pydantic.BaseModel]:
         ) from None
 
 
+def _arguments(fn_name: str, params: Sequence[_Param]) -> Any:
+    """A TypedDict of the parameters: validation yields a plain dict, and an omitted optional
+    argument stays omitted, so the function's own default applies."""
+    fields: dict[str, Any] = {}
+    for p in params:
+        annotated = Annotated[p.annotation, pydantic.Field(description=p.description or None)]
+        fields[p.name] = (
+            annotated if p.default is inspect.Parameter.empty else NotRequired[annotated]
+        )
+    arguments: Any = TypedDict(f"{fn_name}_arguments", fields)  # type: ignore[misc]
+    arguments.__pydantic_config__ = pydantic.ConfigDict(extra="forbid")
+    try:
+        pydantic.TypeAdapter(arguments)
+    except (pydantic.PydanticSchemaGenerationError, TypeError) as exc:
+        raise ToolDefinitionError(
+            f"@tool {fn_name!r}: a parameter type cannot be validated ({exc})"
+        ) from None
+    return arguments
+
+
 def _make_execute(
     fn: Callable[..., Any], ctx_name: str | None
 ) -> Callable[[dict[str, Any], ToolContext], Any]:
@@ -223,7 +244,7 @@ def _decorate(fn: Callable[..., Any], options: dict[str, Any]) -> Tool:
         cache = CachePolicy()
     schema = _build_schema(name, params)
     validator = _LazyValidator(
-        lambda: PydanticValidator(pydantic.TypeAdapter(_model(name, params)))
+        lambda: PydanticValidator(pydantic.TypeAdapter(_arguments(name, params)))
     )
     return Tool(
         name=name,

@@ -57,7 +57,9 @@ class ArgsInvalid(Exception):
         parts = [f"{p.path or '(arguments)'}: {p.expected}" for p in shown]
         if len(problems) > len(shown):
             parts.append(f"... and {len(problems) - len(shown)} more")
-        super().__init__(f"{preamble}: " + "; ".join(parts))
+        self.detail = "; ".join(parts)
+        """The problems alone: ``a: expected integer; b: required field missing``."""
+        super().__init__(f"{preamble}: {self.detail}")
 
     @property
     def field(self) -> str | None:
@@ -245,10 +247,11 @@ def _extra_fields(
 class PydanticValidator:
     """Validates with a pydantic ``TypeAdapter`` (used by ``@tool``); parses JSON in Rust."""
 
-    __slots__ = ("_adapter",)
+    __slots__ = ("_adapter", "_core")
 
     def __init__(self, adapter: TypeAdapter[Any]) -> None:
         self._adapter = adapter
+        self._core = adapter.validator
 
     def validate(self, raw: str | Mapping[str, Any]) -> dict[str, Any]:
         """Parse and validate; raises `ArgsInvalid` naming every bad field."""
@@ -256,9 +259,9 @@ class PydanticValidator:
             if isinstance(raw, str | bytes):
                 if not raw.strip():
                     raw = "{}"
-                value = self._adapter.validate_json(raw)
+                value = self._core.validate_json(raw)
             elif isinstance(raw, Mapping):
-                value = self._adapter.validate_python(raw)
+                value = self._core.validate_python(raw)
             else:
                 parse_args_object(raw)  # raises the right message for the wrong type
                 raise AssertionError("unreachable")

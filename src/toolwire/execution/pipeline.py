@@ -240,7 +240,9 @@ def _validate(tool_name: str, validator: Any, raw: Any, preamble: str) -> dict[s
     try:
         return validator.validate(raw)  # type: ignore[no-any-return]
     except ArgsInvalid as exc:
-        return Err(f"{preamble} for {tool_name}: {exc}", ErrorCode.INPUT_INVALID, field=exc.field)
+        return Err(
+            f"{preamble} for {tool_name}: {exc.detail}", ErrorCode.INPUT_INVALID, field=exc.field
+        )
     except Exception as exc:  # a broken validator denies
         return Err(
             f"{preamble} for {tool_name}: the validator failed ({type(exc).__name__})",
