@@ -180,6 +180,10 @@ def _model(fn_name: str, params: Sequence[_Param]) -> type[pydantic.BaseModel]:
         ) from None
 
 
+_ANNOTATED: Any = Annotated  # built at run time from the signature; hidden from the type checker
+_TYPED_DICT: Any = TypedDict
+
+
 def _arguments(fn_name: str, params: Sequence[_Param]) -> Any:
     """A TypedDict of the parameters: validation yields a plain dict, and an omitted optional
     argument stays omitted, so the function's own default applies."""
