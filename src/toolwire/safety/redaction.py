@@ -1,0 +1,165 @@
+"""Secret redaction: known key formats and registered secret values → ``[REDACTED:<kind>]``.
+
+Tool output is scanned before the model reads it. Known formats (OpenAI, Anthropic, GitHub,
+AWS, Slack, Google, Stripe keys, private-key blocks, JWTs, bearer tokens, ``password=...``-style
+assignments) and every secret value the integrator registers are replaced by a tag naming the
+kind, such as ``[REDACTED:github-pat]``. Registered values shorter than 6 characters are ignored:
+replacing every ``abc`` would shred the text and reveal the value by its gaps.
+
+The ``key = value`` rule is tuned for code and logs: a value is redacted when it is quoted, or
+when it is at least 8 characters mixing letters and digits (``token = self.token`` and
+``api_key: Optional[str]`` are left alone; ``API_KEY=ab12cd34ef`` is not).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "MIN_REGISTERED_SECRET_CHARS",
+    "SECRET_PATTERNS",
+    "Redaction",
+    "SecretPattern",
+    "redact_secrets",
+]
+
+MIN_REGISTERED_SECRET_CHARS = 6
+"""Registered secret values shorter than this are not redacted."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SecretPattern:
+    """One known secret format.
+
+    Attributes:
+        kind: The tag in ``[REDACTED:<kind>]``.
+        pattern: Matches the secret; when it has a group named ``secret`` only that group is
+            replaced (the ``password=`` before it stays).
+    """
+
+    kind: str
+    pattern: re.Pattern[str]
+
+
+def _p(kind: str, regex: str, flags: int = 0) -> SecretPattern:
+    return SecretPattern(kind=kind, pattern=re.compile(regex, flags))
+
+
+_KEY_NAME = (
+    r"[A-Za-z0-9_.-]*(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd"
+    r"|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)[A-Za-z0-9_.-]*"
+)
+
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    _p(
+        "private-key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    ),
+    _p("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    _p("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    _p("github-pat", r"\bgithub_pat_[A-Za-z0-9_]{22,}|\bghp_[A-Za-z0-9]{36,}"),
+    _p("github-token", r"\bgh[ousr]_[A-Za-z0-9]{36,}"),
+    _p("aws-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    _p("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    _p("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
+    _p("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+    _p("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    _p("bearer-token", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{16,})"),
+    _p(
+        "generic-secret",
+        rf"(?i)(?<![A-Za-z0-9_]){_KEY_NAME}[\"']?\s*[:=]\s*([\"'])"
+        r"(?!\[REDACTED:)(?P<secret>[^\"'\s]{8,})\1",
+    ),
+    _p(
+        "generic-secret",
+        rf"(?i)(?<![A-Za-z0-9_]){_KEY_NAME}[\"']?\s*[:=]\s*(?!\[REDACTED:)"
+        r"(?P<secret>(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9_\-+/=.~!@#$%^&*]{8,})(?=$|[\s,;])",
+    ),
+)
+"""Known formats, most specific first."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Redaction:
+    """The outcome of `redact_secrets`.
+
+    Attributes:
+        text: The text with every secret replaced.
+        count: How many secrets were replaced.
+        kinds: The kinds found, in first-seen order, without repeats.
+    """
+
+    text: str
+    count: int
+    kinds: tuple[str, ...]
+
+
+def redact_secrets(text: str, *, secret_values: Iterable[str] = ()) -> Redaction:
+    """Replace known secret formats and the given values by ``[REDACTED:<kind>]``.
+
+    Registered values are replaced first (longest first, tagged ``registered-secret``), then the
+    known formats in `SECRET_PATTERNS` order. Redacting the known formats is idempotent: the
+    tags match none of them.
+
+    Args:
+        text: Tool output.
+        secret_values: Secret values the integrator knows about (API keys in use, passwords).
+
+    Returns:
+        The redacted text, the number of replacements and the kinds found.
+    """
+    count = 0
+    kinds: list[str] = []
+
+    def found(kind: str, hits: int) -> None:
+        nonlocal count
+        if hits:
+            count += hits
+            if kind not in kinds:
+                kinds.append(kind)
+
+    values = sorted(
+        {value for value in secret_values if _redactable(value)},
+        key=lambda value: (-len(value), value),
+    )
+    for value in values:
+        hits = text.count(value)
+        if hits:
+            text = text.replace(value, "[REDACTED:registered-secret]")
+            found("registered-secret", hits)
+    for secret in SECRET_PATTERNS:
+        text, hits = secret.pattern.subn(_Replace(secret.kind), text)
+        found(secret.kind, hits)
+    return Redaction(text=text, count=count, kinds=tuple(kinds))
+
+
+_TAGS = "\n".join(
+    f"[REDACTED:{kind}]" for kind in {"registered-secret", *(p.kind for p in SECRET_PATTERNS)}
+)
+
+
+def _redactable(value: object) -> bool:
+    # a value found inside our own tags would make redaction undo its own idempotence
+    return (
+        isinstance(value, str) and len(value) >= MIN_REGISTERED_SECRET_CHARS and value not in _TAGS
+    )
+
+
+class _Replace:
+    """Replaces the ``secret`` group when the pattern has one, else the whole match."""
+
+    __slots__ = ("tag",)
+
+    def __init__(self, kind: str) -> None:
+        self.tag = f"[REDACTED:{kind}]"
+
+    def __call__(self, match: re.Match[str]) -> str:
+        if "secret" not in match.re.groupindex or match.group("secret") is None:
+            return self.tag
+        start, end = match.span("secret")
+        whole_start = match.start()
+        text = match.group(0)
+        return text[: start - whole_start] + self.tag + text[end - whole_start :]
