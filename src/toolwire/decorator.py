@@ -182,6 +182,7 @@ def _model(fn_name: str, params: Sequence[_Param]) -> type[pydantic.BaseModel]:
 
 _ANNOTATED: Any = Annotated  # built at run time from the signature; hidden from the type checker
 _TYPED_DICT: Any = TypedDict
+_NOT_REQUIRED: Any = NotRequired
 
 
 def _arguments(fn_name: str, params: Sequence[_Param]) -> Any:
@@ -189,11 +190,11 @@ def _arguments(fn_name: str, params: Sequence[_Param]) -> Any:
     argument stays omitted, so the function's own default applies."""
     fields: dict[str, Any] = {}
     for p in params:
-        annotated = Annotated[p.annotation, pydantic.Field(description=p.description or None)]
+        annotated = _ANNOTATED[p.annotation, pydantic.Field(description=p.description or None)]
         fields[p.name] = (
-            annotated if p.default is inspect.Parameter.empty else NotRequired[annotated]
+            annotated if p.default is inspect.Parameter.empty else _NOT_REQUIRED[annotated]
         )
-    arguments: Any = TypedDict(f"{fn_name}_arguments", fields)  # type: ignore[misc]
+    arguments = _TYPED_DICT(f"{fn_name}_arguments", fields)
     arguments.__pydantic_config__ = pydantic.ConfigDict(extra="forbid")
     try:
         pydantic.TypeAdapter(arguments)
