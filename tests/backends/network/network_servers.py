@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import gzip
-import ipaddress
 import json
 import socket
 import ssl
@@ -41,7 +40,6 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.log: list[Recorded] = []
         self.release = threading.Event()
-        self.server_names: list[str | None] = []
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that hang up early (size cap, timeout) are expected: stay quiet."""
@@ -54,7 +52,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the per-request log."""
 
-    def _reply(self, status: int, body: bytes = b"", headers: Sequence[tuple[str, str]] = ()):
+    def _reply(
+        self, status: int, body: bytes = b"", headers: Sequence[tuple[str, str]] = ()
+    ) -> None:
         self.send_response(status)
         for name, value in headers:
             self.send_header(name, value)
@@ -211,8 +211,3 @@ def make_certificates(directory: Path, server_name: str) -> Certificates:
         )
     )
     return files
-
-
-def is_loopback(address: str) -> bool:
-    """Whether ``address`` is a loopback IP."""
-    return ipaddress.ip_address(address).is_loopback

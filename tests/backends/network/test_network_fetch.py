@@ -10,7 +10,7 @@ import pytest
 from network_servers import RebindingResolver, RunningServer, closed_port
 
 from toolwire.backends.network import SafeFetcher, StaticResolver
-from toolwire.backends.network.transport import PinnedTransport
+from toolwire.backends.network.transport import PINNED_ADDRESSES, PinnedTransport
 from toolwire.errors import ConfigurationError, HostNotAllowedError
 from toolwire.seams import NetworkPolicy
 
@@ -259,3 +259,22 @@ async def test_transport_refuses_a_request_without_pinned_addresses() -> None:
 def test_negative_limits_are_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="max_redirects"):
         SafeFetcher(max_redirects=-1)
+
+
+async def test_pool_eviction_never_closes_a_response_still_being_read(
+    server: RunningServer,
+) -> None:
+    transport = PinnedTransport(ssl_context=httpx.create_ssl_context(), max_pools=1)
+    url = server.url("127.0.0.1", "/big?n=300000")
+
+    def pinned(*addresses: str) -> httpx.Request:
+        return httpx.Request("GET", url, extensions={PINNED_ADDRESSES: addresses})
+
+    first = await transport.handle_async_request(pinned("127.0.0.1"))
+    second = await transport.handle_async_request(pinned("127.0.0.1", "127.0.0.2"))
+    third = await transport.handle_async_request(pinned("127.0.0.1"))
+    bodies = [len(await response.aread()) for response in (first, second, third)]
+    for response in (first, second, third):
+        await response.aclose()
+    await transport.aclose()
+    assert bodies == [300000, 300000, 300000]

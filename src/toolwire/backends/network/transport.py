@@ -129,10 +129,10 @@ class PinnedTransport(httpx.AsyncBaseTransport):
             )
             self._pools[addresses] = entry
         self._pools.move_to_end(addresses)
-        entry.leases += 1
-        idle = [key for key, pool in self._pools.items() if pool.leases == 0]
+        idle = [k for k, pool in self._pools.items() if pool.leases == 0 and k != addresses]
         for key in idle[: max(0, len(self._pools) - self._max_pools)]:
             await self._pools.pop(key).pool.aclose()
+        entry.leases += 1
         return entry
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
