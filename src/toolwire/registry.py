@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -118,7 +119,7 @@ class ToolRegistry:
         """Register several tools; nothing is registered when any of them is refused."""
         batch = list(tools)
         names = [t.name for t in batch if isinstance(t, Tool)]
-        duplicates = {n for n in names if names.count(n) > 1}
+        duplicates = {n for n, count in Counter(names).items() if count > 1}
         if duplicates:
             raise RegistrationError(f"register_all() got the same name twice: {sorted(duplicates)}")
         if not replace:

@@ -110,7 +110,8 @@ class Tool:
             )
         if not isinstance(self.description, str):
             raise ToolDefinitionError(f"tool {self.name!r}: description must be a string")
-        if not isinstance(self.schema, Mapping) or self.schema.get("type", "object") != "object":
+        schema = self.schema
+        if not isinstance(schema, dict | Mapping) or schema.get("type", "object") != "object":
             raise ToolDefinitionError(
                 f'tool {self.name!r}: schema must be a JSON Schema object with "type": "object"'
             )
