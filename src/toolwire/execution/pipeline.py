@@ -27,7 +27,7 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -168,7 +168,7 @@ def _segments(registry: ToolRegistry, calls: list[ToolCall]) -> list[list[tuple[
     """Split the batch at sequential tools: each such call forms a segment of its own."""
     segments: list[list[tuple[int, ToolCall]]] = [[]]
     for index, call in enumerate(calls):
-        entry = registry.entry(call.name)
+        entry = registry.entry(call.name) if isinstance(call.name, str) else None
         if entry is not None and entry.tool.sequential:
             segments.append([(index, call)])
             segments.append([])
@@ -209,7 +209,7 @@ async def _run_one(batch: _Batch, call: ToolCall) -> CallOutcome:
 
 
 def _gate(batch: _Batch, call: ToolCall) -> RegisteredTool | Err:
-    entry = batch.registry.entry(call.name)
+    entry = batch.registry.entry(call.name) if isinstance(call.name, str) else None
     if entry is None:
         return Err(f"Unknown tool: {call.name}", ErrorCode.NOT_AVAILABLE, reason="unknown_tool")
     denied = check_call(entry, batch.allowed, batch.filters)
@@ -281,14 +281,28 @@ async def _pipeline(batch: _Batch, call: ToolCall) -> tuple[ToolResult, bool]:
     if ctx.dry_run:
         return dry_run_result(tool.name, args, registry.dry_run_redactor), False
 
+    budget = call_budget(batch.per_call_budget, tool.max_result_chars)
     cache_key = None
     if tool.cache is not None:
         cache_key = registry.result_cache.key(tool.cache, ctx.session_id, ctx.personality_id, args)
         hit = registry.result_cache.get(tool.name, cache_key)
         if hit is not None:
-            return hit, True
+            # Stored under another call's budget: trim to this one's. The after-hooks still see
+            # it, so a hook that redacts or replaces results is not bypassed by the cache.
+            result, _ = trim_result(hit, budget)
+            if hooks.has_after:
+                result = await hooks.run_after(
+                    AfterCall(
+                        tool_name=tool.name,
+                        tool_call_id=call.id,
+                        args=args,
+                        result=result,
+                        duration_ms=0.0,
+                        ctx=ctx.derive(result_budget_chars=budget, tool_call_id=call.id),
+                    )
+                )
+            return result, True
 
-    budget = call_budget(batch.per_call_budget, tool.max_result_chars)
     call_ctx = await _call_context(batch, tool.name, tool.capabilities, call.id, budget)
     if isinstance(call_ctx, Err):
         return call_ctx, False
@@ -399,36 +413,6 @@ def _progress_emitter(
     return emit
 
 
-class _Resume:
-    """Awaits the rest of a coroutine that already ran its first step.
-
-    Values and exceptions pass straight through, so the event loop (and a cancel scope around
-    this await) sees exactly what it would have seen awaiting the coroutine itself.
-    """
-
-    __slots__ = ("_coro", "_first")
-
-    def __init__(self, coro: Coroutine[Any, Any, Any], first: Any) -> None:
-        self._coro = coro
-        self._first = first
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        coro, value = self._coro, self._first
-        while True:
-            try:
-                sent = yield value
-            except BaseException as exc:  # cancellation and everything else go to the coroutine
-                try:
-                    value = coro.throw(exc)
-                except StopIteration as done:
-                    return done.value
-            else:
-                try:
-                    value = coro.send(sent)
-                except StopIteration as done:
-                    return done.value
-
-
 def _scope(timeout: float | None) -> anyio.CancelScope:
     if timeout is None:
         return anyio.CancelScope()
@@ -440,10 +424,10 @@ async def _execute(
 ) -> tuple[ToolResult, str | None]:
     """Run the tool under its timeout and the abort signal; returns (result, failure text).
 
-    The tool's coroutine runs its first step directly: a tool that finishes without suspending
-    cannot be interrupted anyway (cancellation only lands at an ``await``), so it needs no cancel
-    scope. A tool that suspends continues inside a scope that carries the timeout (measured from
-    the call's start) and is cancelled by the abort signal.
+    The whole coroutine runs inside the scope. Running its first step outside (to skip the scope
+    for tools that never suspend) breaks every tool that enters a cancel scope or task group of
+    its own before its first ``await`` (``anyio.fail_after``, ``create_task_group``, httpx):
+    anyio then sees scopes exited out of order and raises out of the batch.
     """
     signal = ctx.abort_signal
     if signal.aborted:
@@ -454,17 +438,7 @@ async def _execute(
     scope: anyio.CancelScope | None = None
     try:
         pending = tool.execute(args, ctx)
-        if inspect.iscoroutine(pending):
-            try:
-                first = pending.send(None)
-            except StopIteration as done:
-                result = done.value
-            else:
-                scope = _scope(timeout)
-                batch.track(scope)
-                with scope:
-                    result = await _Resume(pending, first)
-        elif inspect.isawaitable(pending):
+        if inspect.isawaitable(pending):
             scope = _scope(timeout)
             batch.track(scope)
             with scope:
@@ -474,7 +448,9 @@ async def _execute(
     except AbortedError as exc:
         message = f"aborted: {exc.reason}"
         return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
-    except (Exception, SystemExit) as exc:  # a tool calling sys.exit() must not end the host
+    except BaseException as exc:  # sys.exit() or any BaseException of a tool must not end the host
+        if isinstance(exc, (anyio.get_cancelled_exc_class(), KeyboardInterrupt, GeneratorExit)):
+            raise  # a real cancellation (or Ctrl-C) belongs to the caller
         message = _exception_message(exc)
         return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), message
     finally:
