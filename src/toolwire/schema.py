@@ -285,6 +285,11 @@ class PydanticValidator:
                     problems.append(FieldProblem((_format_path(e["loc"]), "unexpected field")))
                 elif e["type"] in ("dict_type", "model_type") and not e["loc"]:
                     problems.append(FieldProblem(("", "expected a JSON object")))
+                elif e["type"] == "union_tag_invalid":  # pydantic's message quotes the sent tag
+                    ctx = e.get("ctx", {})
+                    tags = ctx.get("expected_tags")
+                    want = f"{ctx.get('discriminator', 'the tag')} must be one of {tags}"
+                    problems.append(FieldProblem((_format_path(e["loc"]), want[:200])))
                 else:
                     problems.append(FieldProblem((_format_path(e["loc"]), e["msg"])))
             raise ArgsInvalid(problems) from None
