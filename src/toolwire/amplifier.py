@@ -3,7 +3,8 @@
 For code written against amplifier-core's tool contract. `to_amplifier` converts any
 `ToolResult`; `AmplifierResult.get_serialized_output` is what goes into the model's context:
 dicts and lists become JSON, ``Decimal`` becomes its exact string, control characters (other than
-newline and tab) are stripped, and on failure the error message is carried into the output.
+tab, newline and carriage return) and lone surrogates are stripped, and on failure the error
+message is carried into the output.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from toolwire.results import Err, ErrorCode, Ok, ToolResult
 
 __all__ = ["AmplifierResult", "from_amplifier", "to_amplifier"]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+"""Control characters other than tab, LF and CR, and lone surrogates (providers reject them)."""
 
 
 def _json_default(value: Any) -> Any:
