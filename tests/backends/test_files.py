@@ -142,7 +142,7 @@ def test_a_relative_prefix_without_base_dir_is_a_configuration_error() -> None:
 
 def test_a_single_string_prefix_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="list"):
-        ReachScopedFs("/tmp", [])  # type: ignore[arg-type]
+        ReachScopedFs("/tmp", [])
 
 
 async def test_paths_with_nul_are_refused(root: Path) -> None:
