@@ -24,6 +24,7 @@ finish first, the calls after it start after it.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import time
@@ -156,9 +157,7 @@ async def run_batch(
                 index, call = segment[0]
                 outcomes[index] = await _run_one(batch, call)
                 continue
-            async with anyio.create_task_group() as group:
-                for index, call in segment:
-                    group.start_soon(_run_into, batch, call, outcomes, index)
+            await _run_concurrently(batch, segment, outcomes)
         return [outcome for outcome in outcomes if outcome is not None]
     finally:
         batch.close()
@@ -175,6 +174,22 @@ def _segments(registry: ToolRegistry, calls: list[ToolCall]) -> list[list[tuple[
         else:
             segments[-1].append((index, call))
     return [segment for segment in segments if segment]
+
+
+async def _run_concurrently(
+    batch: _Batch, segment: list[tuple[int, ToolCall]], outcomes: list[CallOutcome | None]
+) -> None:
+    """Run a segment's calls at once. Each call answers for itself and never raises, so on
+    asyncio a plain ``gather`` is as structured as a task group (an outer cancellation cancels
+    every child) at a fraction of the cost per task; other backends use an anyio task group."""
+    if asyncio._get_running_loop() is not None:  # on asyncio (trio has no asyncio loop)
+        results = await asyncio.gather(*(_run_one(batch, call) for _, call in segment))
+        for (index, _), outcome in zip(segment, results, strict=True):
+            outcomes[index] = outcome
+        return
+    async with anyio.create_task_group() as group:
+        for index, call in segment:
+            group.start_soon(_run_into, batch, call, outcomes, index)
 
 
 async def _run_into(
