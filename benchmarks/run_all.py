@@ -1,0 +1,85 @@
+"""`make bench`: every benchmark, each against a baseline measured in the same run.
+
+1. W1–W5 of the shared tool-execution harness (``../shared/peer-bench``), toolwire beside the
+   raw-Python baseline — and beside the peers when their environment exists (see README).
+2. Key-value stores against their raw drivers (``bench_kv.py``).
+3. Reducers: characters before/after on the captured outputs (``bench_reducers.py``).
+4. The MCP server against the SDK's ``MCPServer`` (``bench_mcp.py``).
+
+Each prints a markdown table. Options: ``--only w,kv,reducers,mcp`` and ``--repeats N``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+HARNESS = Path(os.environ.get("TOOLWIRE_PEER_BENCH", ROOT.parent / "shared" / "peer-bench"))
+PEERS_PYTHON = Path(
+    os.environ.get("TOOLWIRE_PEERS_PYTHON", HARNESS / ".venv-peers" / "bin" / "python")
+)
+PEERS = "pydantic-ai,openai-agents,mcp-direct,lc-tool,smolagents"
+
+
+def _run(label: str, argv: list[str], cwd: Path) -> int:
+    print(f"\n## {label}\n", flush=True)
+    return subprocess.call(argv, cwd=cwd)
+
+
+def _peer_harness(repeats: int) -> int:
+    if not (HARNESS / "run.py").exists():
+        print(
+            f"\n## W1-W5\n\nskipped: the shared harness is not at {HARNESS} "
+            "(set TOOLWIRE_PEER_BENCH to its folder)"
+        )
+        return 0
+    python = sys.executable
+    adapters = "baseline,toolwire"
+    if PEERS_PYTHON.exists():
+        python, adapters = str(PEERS_PYTHON), f"{adapters},{PEERS}"
+    out = HERE / "results" / "peer-bench.json"
+    out.parent.mkdir(exist_ok=True)
+    return _run(
+        "W1-W5: the shared tool-execution harness",
+        [
+            python,
+            "run.py",
+            "--repeats",
+            str(repeats),
+            "--out",
+            str(out),
+            "--adapter-file",
+            f"toolwire={HERE / 'peer_adapter.py'}:Toolwire",
+            "--adapters",
+            adapters,
+        ],
+        HARNESS,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", default="w,kv,reducers,mcp")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    wanted = set(args.only.split(","))
+    status = 0
+    if "w" in wanted:
+        status |= _peer_harness(args.repeats)
+    for key, script, label in (
+        ("kv", "bench_kv.py", "Key-value stores against their raw drivers"),
+        ("reducers", "bench_reducers.py", "Reducers: characters before and after"),
+        ("mcp", "bench_mcp.py", "MCP server against the SDK's MCPServer"),
+    ):
+        if key in wanted and (HERE / script).exists():
+            status |= _run(label, [sys.executable, str(HERE / script)], ROOT)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
