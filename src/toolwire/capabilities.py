@@ -50,7 +50,7 @@ FROM_PERSONALITY: Literal["from-personality"] = "from-personality"
 
 PathReach: TypeAlias = tuple[str, ...] | Literal["from-personality"]
 _HOST_PATTERN = re.compile(
-    r"^(\*|(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]+\])$"
+    r"^(\*|(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?|\[[0-9A-Fa-f:.]+\])$"
 )
 
 
