@@ -103,7 +103,7 @@ class Tool:
     validator: ArgsValidator = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.match(self.name):
+        if not isinstance(self.name, str) or not TOOL_NAME_PATTERN.fullmatch(self.name):
             raise ToolDefinitionError(
                 f"tool name {self.name!r} is invalid: use 1-64 characters from a-z, A-Z, 0-9, "
                 "'_' and '-' (what every model API accepts)"
