@@ -50,6 +50,11 @@ async def test_star_lists_every_kind_in_order(turn: list[Attachment]) -> None:
     assert [a.ref for a in every.list()] == ["a1", "a2", "a3"]
 
 
+def test_a_single_kind_string_is_refused(turn: list[Attachment]) -> None:
+    with pytest.raises(TypeError, match="list of kinds"):
+        FilteredAttachments(turn, "image", cache_dir=None)  # type: ignore[arg-type]
+
+
 async def test_open_returns_the_local_path(turn: list[Attachment], cache: Path) -> None:
     scoped = FilteredAttachments(turn, ["image"], cache_dir=str(cache))
     opened = await scoped.open(turn[0])

@@ -416,7 +416,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 SEGMENTS = st.sampled_from(["a", "b", "esc", "up", "in", "loop", "..", ".", "", "x"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(SEGMENTS, max_size=10), st.sampled_from(["read", "write"]))
 def test_generated_relative_paths_never_escape_the_allowed_root(
     tree: Path, segments: list[str], kind: str

@@ -33,6 +33,8 @@ Kinds = Sequence[AttachmentKind] | Literal["*"]
 def _visible(attachments: Sequence[Attachment], kinds: Kinds) -> tuple[Attachment, ...]:
     if kinds == "*":
         return tuple(attachments)
+    if isinstance(kinds, str):
+        raise TypeError(f"kinds is a list of kinds or '*': [{kinds!r}]")
     return tuple(a for a in attachments if a.kind in kinds)
 
 

@@ -30,7 +30,8 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import anyio.to_thread
 
@@ -39,6 +40,8 @@ from toolwire.safety.sensitive_paths import is_sensitive
 from toolwire.seams import DirEntry
 
 __all__ = ["MAX_SYMLINK_HOPS", "ReachScopedFs", "canonical_path"]
+
+_T = TypeVar("_T")
 
 MAX_SYMLINK_HOPS = 32
 """Symbolic links followed while resolving one path before it is refused."""
@@ -182,14 +185,17 @@ class ReachScopedFs:
                 f'PATH_NOT_REACHABLE: {kind} of "{asked}" hits the always-deny floor'
             )
 
+    async def _run(self, path: str, kind: str, operation: Callable[[str], _T]) -> _T:
+        """Check reach and run ``operation(target)`` in a worker thread (both touch the disk)."""
+        return await anyio.to_thread.run_sync(lambda: operation(self.check_reach(path, kind)))
+
     async def read(self, path: str) -> str:
         """The file as UTF-8 text, invalid bytes replaced. Raises FileNotFoundError."""
         return (await self.read_bytes(path)).decode("utf-8", errors="replace")
 
     async def read_bytes(self, path: str) -> bytes:
         """The file's bytes. Raises FileNotFoundError."""
-        target = self.check_reach(path, "read")
-        return await anyio.to_thread.run_sync(_read_bytes, target, path)
+        return await self._run(path, "read", lambda target: _read_bytes(target, path))
 
     async def write(self, path: str, data: str | bytes) -> None:
         """Write atomically (temporary file in the same directory, fsync, rename).
@@ -197,14 +203,12 @@ class ReachScopedFs:
         Parents are created. An existing file keeps its permission bits; a new one gets the
         process umask's default.
         """
-        target = self.check_reach(path, "write")
         payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        await anyio.to_thread.run_sync(_write_atomic, target, payload)
+        await self._run(path, "write", lambda target: _write_atomic(target, payload))
 
     async def exists(self, path: str) -> bool:
         """Whether the path exists (refused when out of read reach)."""
-        target = self.check_reach(path, "read")
-        return await anyio.to_thread.run_sync(os.path.lexists, target)
+        return await self._run(path, "read", os.path.lexists)
 
     async def list(self, path: str) -> builtins.list[str]:
         """Entry names of a directory, sorted; empty when it does not exist."""
@@ -216,18 +220,15 @@ class ReachScopedFs:
         ``is_dir`` does not follow links: a link to a directory is reported as not a directory,
         so a listing never describes what lies outside reach.
         """
-        target = self.check_reach(path, "read")
-        return await anyio.to_thread.run_sync(_list_entries, target)
+        return await self._run(path, "read", _list_entries)
 
     async def mtime(self, path: str) -> float | None:
         """Modification time in seconds since the epoch, or ``None`` when missing."""
-        target = self.check_reach(path, "read")
-        return await anyio.to_thread.run_sync(_mtime, target)
+        return await self._run(path, "read", _mtime)
 
     async def mkdir(self, path: str) -> None:
         """Create a directory and its parents; a no-op when it exists."""
-        target = self.check_reach(path, "write")
-        await anyio.to_thread.run_sync(lambda: os.makedirs(target, exist_ok=True))
+        await self._run(path, "write", lambda target: os.makedirs(target, exist_ok=True))
 
 
 def _follow_first_link(path: str, prefix: str) -> str | None:
