@@ -1,0 +1,447 @@
+"""`ProcessManager`: background processes that outlive one tool call, with logs on disk.
+
+Each process runs ``bash -c <command>`` with the same rules as `toolwire.backends.processes`:
+a scrubbed environment (`scrubbed_env`), stdin closed, its own session and process group. What
+differs is the lifetime: the process keeps running after the call that started it, until it
+exits, is stopped, or the manager closes.
+
+- **Cap**: at most ``max_per_owner`` (8) *running* processes per owner (a personality id);
+  one more raises `CapabilityError` (``PROCESS_CAP_EXCEEDED: ...``).
+- **Logs**: stdout and stderr go to ``<base_dir>/<id>/stdout.log`` and ``stderr.log``; a file
+  that reaches ``log_max_bytes`` is rotated (``.1`` is the newest old generation) and at most
+  ``log_backups`` old generations are kept.
+- **Stop**: ``SIGTERM`` to the whole group, then ``SIGKILL`` after ``stop_grace_s`` (5 s);
+  whatever the group still holds is killed even when the leader exits on ``SIGTERM``.
+- **Close**: `aclose` stops every group it started (children and grandchildren included), so
+  nothing is left behind; processes still running when the interpreter exits are killed too.
+
+A process is owned by the owner that started it: the others cannot see, read or stop it.
+Output is pumped by one thread per process, so the manager does not belong to any event loop
+or task group and may be closed from anywhere. POSIX only.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, TypeAlias
+
+import anyio
+import anyio.to_thread
+
+from toolwire.backends.process_logs import RotatingLog, line_matcher, read_from, tail_lines
+from toolwire.backends.processes import scrubbed_env
+from toolwire.errors import CapabilityError, ConfigurationError
+
+__all__ = [
+    "DEFAULT_MAX_PER_OWNER",
+    "BackgroundProcess",
+    "LogStream",
+    "ProcessManager",
+    "ProcessStatus",
+    "WatchResult",
+]
+
+DEFAULT_MAX_PER_OWNER = 8
+"""Running processes one owner may have at once."""
+
+ProcessStatus: TypeAlias = Literal["running", "exited", "stopped"]
+LogStream: TypeAlias = Literal["stdout", "stderr"]
+_STREAMS: tuple[LogStream, ...] = ("stdout", "stderr")
+_POLL_S = 0.05
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BackgroundProcess:
+    """A snapshot of one background process.
+
+    Attributes:
+        id: The manager's id for it.
+        name: A label (the start call's ``name``, else the command's first word).
+        command: The bash command line.
+        cwd: Its working directory.
+        owner: The personality that started it.
+        pid: The leader's pid (also its process-group id).
+        started_at: Epoch seconds.
+        status: ``running``, ``exited`` (on its own) or ``stopped`` (by `ProcessManager.stop`).
+        exit_code: The leader's exit code (``-N``: killed by signal N); ``None`` while running.
+        ended_at: Epoch seconds when the leader ended.
+        log_dir: The directory holding ``stdout.log`` and ``stderr.log``.
+    """
+
+    id: str
+    name: str
+    command: str
+    cwd: str
+    owner: str
+    pid: int
+    started_at: float
+    status: ProcessStatus
+    exit_code: int | None
+    ended_at: float | None
+    log_dir: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class WatchResult:
+    """What `ProcessManager.watch` saw: a matching line, the process ending, or neither."""
+
+    matched: bool
+    pattern: str | None = None
+    stream: LogStream | None = None
+    line: str | None = None
+    process: BackgroundProcess
+
+
+class _Entry:
+    """A running or finished process and the thread that pumps its output."""
+
+    def __init__(self, info: BackgroundProcess, popen: subprocess.Popen[bytes]) -> None:
+        self.info = info
+        self.popen = popen
+        self.lock = threading.Lock()
+        self.stop_requested = False
+        self.group_gone = False
+        self.pump: threading.Thread | None = None
+
+    def snapshot(self) -> BackgroundProcess:
+        with self.lock:
+            return self.info
+
+    def mark_ended(self, code: int) -> None:
+        with self.lock:
+            if self.info.status != "running":
+                return
+            status: ProcessStatus = "stopped" if self.stop_requested else "exited"
+            self.info = replace(self.info, status=status, exit_code=code, ended_at=time.time())
+
+    def signal_group(self, sig: int) -> None:
+        if self.group_gone:
+            return
+        try:
+            os.killpg(self.info.pid, sig)
+        except ProcessLookupError:
+            self.group_gone = True
+        except PermissionError:
+            pass
+
+
+def _pump(entry: _Entry, logs: dict[LogStream, RotatingLog]) -> None:
+    popen = entry.popen
+    selector = selectors.DefaultSelector()
+    for stream in _STREAMS:
+        pipe = getattr(popen, stream)
+        selector.register(pipe, selectors.EVENT_READ, stream)
+    try:
+        while selector.get_map():
+            for key, _ in selector.select(timeout=0.2):
+                data = os.read(key.fd, 65536)
+                if data:
+                    logs[key.data].write(data)
+                else:
+                    selector.unregister(key.fileobj)
+            code = popen.poll()
+            if code is not None:
+                entry.mark_ended(code)
+        entry.mark_ended(popen.wait())
+    finally:
+        selector.close()
+        for stream in _STREAMS:
+            getattr(popen, stream).close()
+            logs[stream].close()
+    try:
+        os.killpg(entry.info.pid, 0)
+    except ProcessLookupError:
+        entry.group_gone = True  # never signal this pgid again: the number may be reused
+    except PermissionError:
+        pass
+
+
+_LIVE_MANAGERS: weakref.WeakSet[ProcessManager] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_everything_left() -> None:
+    for manager in list(_LIVE_MANAGERS):
+        manager.kill_all_now()
+
+
+class ProcessManager:
+    """Starts, lists, reads, watches and stops background processes; see the module docstring.
+
+    Use one per application and close it: ``async with ProcessManager(base_dir) as manager:``.
+
+    Args:
+        base_dir: Where each process's log directory is created.
+        max_per_owner: Running processes one owner may have (default 8).
+        log_max_bytes: Size at which a log file is rotated (default 10 MiB).
+        log_backups: Old log generations kept per stream (default 5).
+        stop_grace_s: Seconds between ``SIGTERM`` and ``SIGKILL`` when stopping (default 5).
+        env_allowlist: Host variables (names or ``fnmatch`` patterns) passed on beyond the
+            safe set.
+
+    Raises:
+        ConfigurationError: a relative ``base_dir`` or a non-positive limit.
+    """
+
+    def __init__(
+        self,
+        base_dir: str,
+        *,
+        max_per_owner: int = DEFAULT_MAX_PER_OWNER,
+        log_max_bytes: int = 10 * 1024 * 1024,
+        log_backups: int = 5,
+        stop_grace_s: float = 5.0,
+        env_allowlist: Sequence[str] = (),
+    ) -> None:
+        if not os.path.isabs(base_dir):
+            raise ConfigurationError(f"ProcessManager(base_dir={base_dir!r}) must be absolute")
+        if max_per_owner < 1 or log_max_bytes < 1 or log_backups < 0 or stop_grace_s < 0:
+            raise ConfigurationError(
+                "ProcessManager: max_per_owner and log_max_bytes must be >= 1, log_backups and "
+                "stop_grace_s >= 0"
+            )
+        self.base_dir = base_dir
+        self.max_per_owner = max_per_owner
+        self.log_max_bytes = log_max_bytes
+        self.log_backups = log_backups
+        self.stop_grace_s = stop_grace_s
+        self._env_allowlist = tuple(env_allowlist)
+        self._entries: dict[str, _Entry] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+        _LIVE_MANAGERS.add(self)
+
+    @property
+    def closed(self) -> bool:
+        """Whether `aclose` has been called."""
+        return self._closed
+
+    async def start(
+        self,
+        command: str,
+        *,
+        owner: str,
+        cwd: str,
+        env: Mapping[str, str] | None = None,
+        name: str | None = None,
+    ) -> BackgroundProcess:
+        """Start ``bash -c command`` in the background.
+
+        Raises:
+            CapabilityError: ``PROCESS_CAP_EXCEEDED: ...`` when ``owner`` is at the cap, or the
+                manager is closed.
+            OSError: the process could not be started (``cwd`` missing, no bash).
+        """
+        return await anyio.to_thread.run_sync(self._start, command, owner, cwd, env, name)
+
+    def _start(
+        self,
+        command: str,
+        owner: str,
+        cwd: str,
+        env: Mapping[str, str] | None,
+        name: str | None,
+    ) -> BackgroundProcess:
+        with self._lock:
+            if self._closed:
+                raise CapabilityError("PROCESS_MANAGER_CLOSED: the process manager is closed")
+            running = sum(
+                1
+                for e in self._entries.values()
+                if e.info.owner == owner and e.snapshot().status == "running"
+            )
+            if running >= self.max_per_owner:
+                raise CapabilityError(
+                    f"PROCESS_CAP_EXCEEDED: max {self.max_per_owner} concurrent processes per "
+                    "personality; stop one with process_stop first"
+                )
+            process_id = uuid.uuid4().hex[:12]
+            log_dir = os.path.join(self.base_dir, process_id)
+            os.makedirs(log_dir, mode=0o700, exist_ok=True)
+            logs = {
+                s: RotatingLog(
+                    os.path.join(log_dir, f"{s}.log"), self.log_max_bytes, self.log_backups
+                )
+                for s in _STREAMS
+            }
+            try:
+                popen = subprocess.Popen(
+                    ["bash", "-c", command],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=cwd,
+                    env=scrubbed_env(env, allowlist=self._env_allowlist),
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            except OSError:
+                for log in logs.values():
+                    log.close()
+                raise
+            words = command.split()
+            info = BackgroundProcess(
+                id=process_id,
+                name=name or (os.path.basename(words[0]) if words else "process"),
+                command=command,
+                cwd=cwd,
+                owner=owner,
+                pid=popen.pid,
+                started_at=time.time(),
+                status="running",
+                exit_code=None,
+                ended_at=None,
+                log_dir=log_dir,
+            )
+            entry = _Entry(info, popen)
+            entry.pump = threading.Thread(
+                target=_pump, args=(entry, logs), name=f"toolwire-bg-{process_id}", daemon=True
+            )
+            entry.pump.start()
+            self._entries[process_id] = entry
+            return info
+
+    def _entry(self, process_id: str, owner: str) -> _Entry:
+        entry = self._entries.get(process_id)
+        if entry is None or entry.info.owner != owner:
+            raise LookupError(f"no background process with id {process_id!r}")
+        return entry
+
+    def get(self, process_id: str, *, owner: str) -> BackgroundProcess:
+        """A snapshot of one process. Raises LookupError for an unknown (or foreign) id."""
+        return self._entry(process_id, owner).snapshot()
+
+    def list_processes(self, *, owner: str) -> list[BackgroundProcess]:
+        """Snapshots of the owner's processes, oldest first."""
+        found = [e.snapshot() for e in list(self._entries.values()) if e.info.owner == owner]
+        return sorted(found, key=lambda p: p.started_at)
+
+    async def wait(self, process_id: str, *, owner: str, timeout_s: float) -> BackgroundProcess:
+        """Wait up to ``timeout_s`` for the process to end; returns its snapshot either way."""
+        entry = self._entry(process_id, owner)
+        with anyio.move_on_after(max(timeout_s, 0.0)):
+            while entry.snapshot().status == "running":
+                await anyio.sleep(_POLL_S)
+        return entry.snapshot()
+
+    async def stop(self, process_id: str, *, owner: str) -> BackgroundProcess:
+        """``SIGTERM`` the group, ``SIGKILL`` it after the grace; returns the final snapshot."""
+        entry = self._entry(process_id, owner)
+        await self._stop_entries([entry])
+        return entry.snapshot()
+
+    async def _stop_entries(self, entries: Sequence[_Entry]) -> None:
+        live = [e for e in entries if not e.group_gone]
+        for entry in live:
+            if entry.snapshot().status == "running":
+                entry.stop_requested = True
+            entry.signal_group(signal.SIGTERM)
+        with anyio.move_on_after(self.stop_grace_s):
+            while any(e.snapshot().status == "running" for e in live):
+                await anyio.sleep(_POLL_S)
+        for entry in live:
+            entry.signal_group(signal.SIGKILL)
+        with anyio.move_on_after(5.0):
+            while any(e.snapshot().status == "running" for e in live):
+                await anyio.sleep(_POLL_S)
+
+    def read_tail(self, process_id: str, *, owner: str, stream: LogStream, lines: int) -> list[str]:
+        """The last ``lines`` lines of one stream's log (older generations included as needed)."""
+        entry = self._entry(process_id, owner)
+        path = os.path.join(entry.info.log_dir, f"{stream}.log")
+        found: list[str] = []
+        for candidate in (path, *(f"{path}.{g}" for g in range(1, self.log_backups + 1))):
+            if len(found) >= lines:
+                break
+            found = tail_lines(candidate, lines - len(found)) + found
+        return found[-lines:] if lines > 0 else []
+
+    async def watch(
+        self,
+        process_id: str,
+        *,
+        owner: str,
+        patterns: Sequence[str],
+        timeout_s: float,
+        streams: Sequence[LogStream] = _STREAMS,
+    ) -> WatchResult:
+        """Wait for a log line matching one of ``patterns`` (``/regex/`` or a substring).
+
+        The current log generation is scanned from its start, then followed. Returns at the
+        first match, when the process has ended and its output is read, or at the timeout.
+
+        Raises:
+            LookupError: unknown id.
+            re.error: a ``/regex/`` pattern does not compile.
+        """
+        entry = self._entry(process_id, owner)
+        matchers = [line_matcher(p) for p in patterns]
+        offsets = dict.fromkeys(streams, 0)
+        partial = dict.fromkeys(streams, b"")
+        with anyio.move_on_after(max(timeout_s, 0.0)):
+            while True:
+                ended = (
+                    entry.snapshot().status != "running"
+                    and entry.pump is not None
+                    and not entry.pump.is_alive()
+                )
+                for stream in streams:
+                    path = os.path.join(entry.info.log_dir, f"{stream}.log")
+                    data, offsets[stream] = read_from(path, offsets[stream])
+                    chunk = partial[stream] + data
+                    *complete, partial[stream] = chunk.split(b"\n")
+                    if ended and partial[stream]:
+                        complete.append(partial[stream])
+                        partial[stream] = b""
+                    for raw in complete:
+                        line = raw.decode("utf-8", errors="replace").rstrip("\r")
+                        for pattern, test in zip(patterns, matchers, strict=True):
+                            if test(line):
+                                return WatchResult(
+                                    matched=True,
+                                    pattern=pattern,
+                                    stream=stream,
+                                    line=line,
+                                    process=entry.snapshot(),
+                                )
+                if ended:
+                    break
+                await anyio.sleep(_POLL_S * 2)
+        return WatchResult(matched=False, process=entry.snapshot())
+
+    def kill_all_now(self) -> None:
+        """``SIGKILL`` every group this manager started, at once (the interpreter-exit path)."""
+        for entry in list(self._entries.values()):
+            entry.stop_requested = True
+            entry.signal_group(signal.SIGKILL)
+
+    async def aclose(self) -> None:
+        """Stop every process (``SIGTERM``, grace, ``SIGKILL`` to each group); idempotent."""
+        with self._lock:
+            self._closed = True
+        entries = list(self._entries.values())
+        with anyio.CancelScope(shield=True):
+            await self._stop_entries(entries)
+            for entry in entries:
+                if entry.pump is not None:
+                    await anyio.to_thread.run_sync(entry.pump.join, 5.0)
+        _LIVE_MANAGERS.discard(self)
+
+    async def __aenter__(self) -> ProcessManager:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"ProcessManager(base_dir={self.base_dir!r}, processes={len(self._entries)})"

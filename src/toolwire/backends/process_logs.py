@@ -1,0 +1,89 @@
+"""Log files of background processes: rotation, tail reads and following.
+
+Used by `toolwire.backends.background`; one writer (the pump thread) appends, any number of
+readers read. A file that reaches its size limit is renamed to ``.1`` (older generations shift
+up, the oldest beyond the limit is dropped) and a new file is started.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+__all__ = ["TAIL_WINDOW_BYTES", "RotatingLog", "line_matcher", "read_from", "tail_lines"]
+
+TAIL_WINDOW_BYTES = 1 << 20
+"""Bytes read from the end of a log for a tail, or per read when following."""
+
+
+class RotatingLog:
+    """An append-only log file rotated at ``max_bytes``, keeping ``backups`` old generations."""
+
+    def __init__(self, path: str, max_bytes: int, backups: int) -> None:
+        self.path = path
+        self._max = max_bytes
+        self._backups = backups
+        self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+        self._size = self._file.tell()
+
+    def write(self, data: bytes) -> None:
+        while data:
+            if self._size >= self._max:
+                self._rotate()
+            room = self._max - self._size
+            chunk, data = data[:room], data[room:]
+            self._file.write(chunk)
+            self._size += len(chunk)
+
+    def _rotate(self) -> None:
+        self._file.close()
+        if self._backups > 0:
+            for generation in range(self._backups - 1, 0, -1):
+                older = f"{self.path}.{generation}"
+                if os.path.exists(older):
+                    os.replace(older, f"{self.path}.{generation + 1}")
+            os.replace(self.path, f"{self.path}.1")
+        self._file = open(self.path, "wb", buffering=0)  # noqa: SIM115
+        self._size = 0
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def line_matcher(pattern: str) -> Callable[[str], bool]:
+    """A test for ``/regex/`` (searched) or a plain substring."""
+    if len(pattern) >= 2 and pattern.startswith("/") and pattern.endswith("/"):
+        compiled = re.compile(pattern[1:-1])
+        return lambda line: compiled.search(line) is not None
+    return lambda line: pattern in line
+
+
+def read_from(path: str, offset: int) -> tuple[bytes, int]:
+    """Bytes of ``path`` from ``offset`` on (from 0 when the file was rotated under us)."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size < offset:
+                offset = 0
+            handle.seek(offset)
+            data = handle.read(TAIL_WINDOW_BYTES)
+    except FileNotFoundError:
+        return b"", offset
+    return data, offset + len(data)
+
+
+def tail_lines(path: str, count: int) -> list[str]:
+    """The last ``count`` lines of ``path`` (within its last `TAIL_WINDOW_BYTES`)."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - TAIL_WINDOW_BYTES))
+            data = handle.read()
+    except FileNotFoundError:
+        return []
+    text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines[-count:] if count > 0 else []
