@@ -10,10 +10,10 @@ empty ``allowed_tools`` means "no allowlist" there, so `ToolSnapshot.dispatch` i
 from __future__ import annotations
 
 import copy
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.providers.base import (
@@ -33,6 +33,8 @@ NOT_OFFERED = "not_offered"
 """``Err.reason`` of a call to a tool that was not in the iteration's snapshot."""
 
 _MAX_LISTED_NAMES = 20
+
+D = TypeVar("D", bound=Mapping[str, Any])
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -104,6 +106,15 @@ class ToolSnapshot:
             for tool in self.tools
             if _available(tool)
         ]
+
+    def restrict(self, definitions: Iterable[D]) -> list[D]:
+        """Keep only the definitions (mappings with a ``"name"``) of tools in the snapshot.
+
+        Use it on ``registry.definitions(...)``: the registry applies its own gates
+        (availability, filters), the snapshot removes what the provider hid — including MCP,
+        plugin and ``always_include`` tools, which the registry's ``allowed_tools`` lets through.
+        """
+        return [d for d in definitions if d.get("name") in self._by_name]
 
     def refuse(self, call: ToolCall) -> CallOutcome:
         """The ``not_available`` outcome for a call to a tool outside the snapshot."""
