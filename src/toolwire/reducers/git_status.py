@@ -54,9 +54,12 @@ _HUMAN_CONFLICT_KINDS = frozenset(
         "deleted by them",
     }
 )
+_HUMAN_IMPLIED = re.compile(
+    r"^(?:nothing to commit|nothing added to commit|no changes added to commit)"
+)  # said by the counts already
 _HUMAN_INFO = re.compile(
-    r"^(?:Your branch |and have \d+ and \d+ different|nothing to commit|nothing added to commit"
-    r"|no changes added to commit|You have unmerged paths|All conflicts fixed|You are currently"
+    r"^(?:Your branch |and have \d+ and \d+ different"
+    r"|You have unmerged paths|All conflicts fixed|You are currently"
     r"|Initial commit|No commits yet|interactive rebase in progress|rebase in progress"
     r"|Last command|Next command|It took [\d.]+ seconds)"
 )
@@ -161,6 +164,8 @@ def _parse_human(lines: list[str]) -> GitStatus:
                 status.add(section, kind or "", path)
             else:
                 status.add(section, "new" if kind == "new file" else kind, path)
+        elif _HUMAN_IMPLIED.match(line):
+            continue
         elif _HUMAN_INFO.match(line):
             status.info.append(line)
         else:

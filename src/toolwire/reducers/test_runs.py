@@ -109,7 +109,7 @@ _RULES: dict[str, _Rules] = {
             Region(start=re.compile(r"^\s*--- FAIL:"), stop_at_dedent=True),
             Region(start=re.compile(r"^panic: "), stop=re.compile(r"^(?:FAIL|ok)\s")),
         ),
-        keep=(re.compile(r"^(?:ok|FAIL|PASS)\b"),),
+        keep=(re.compile(r"^(?:ok|FAIL|PASS)\b"), re.compile(r"^\s+\S+_test\.go:\d+: ")),
     ),
     "cargo": _Rules(
         regions=(
