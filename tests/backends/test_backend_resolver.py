@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolwire.backends.attachments import FilteredAttachments
+from toolwire.backends.defaults import create_backends
 from toolwire.backends.files import ReachScopedFs
 from toolwire.backends.kv import MemoryKeyValueBackend, ScopedKeyValueStore
 from toolwire.backends.network import HostScopedFetch, SafeFetcher
@@ -19,7 +20,6 @@ from toolwire.backends.resolver import (
     DefaultTtlStore,
     FsReach,
     ResolvedCapabilities,
-    create_backends,
     missing_backends,
     resolve_capabilities,
 )

@@ -31,11 +31,8 @@ from toolwire.backends.attachments import FilteredAttachments, attachment_read_d
 from toolwire.backends.files import ReachScopedFs
 from toolwire.backends.processes import LocalScopedProcess
 from toolwire.backends.secrets import (
-    ChainSecretsResolver,
     DeclaredSecrets,
-    EnvSecretsResolver,
     SecretsResolver,
-    VaultSecretsResolver,
 )
 from toolwire.capabilities import FROM_PERSONALITY, PathReach, StorageScope, ToolCapabilities
 from toolwire.context import AbortSignal, ToolContext
@@ -62,7 +59,6 @@ __all__ = [
     "DefaultTtlStore",
     "FsReach",
     "ResolvedCapabilities",
-    "create_backends",
     "missing_backends",
     "resolve_capabilities",
     "storage_scope_id",
@@ -384,74 +380,10 @@ def _personality_reach(scope: CapabilityScope, backends: CapabilityBackends) -> 
     return reach if isinstance(reach, FsReach) else FsReach()
 
 
-_CONFIG_KEYS = frozenset({"working_dir", "kv_url", "secrets_env", "secrets_vault_dir", "network"})
+def __getattr__(name: str) -> Any:
+    """`create_backends` lives in `toolwire.backends.defaults`; importable from here too."""
+    if name == "create_backends":
+        from toolwire.backends.defaults import create_backends
 
-
-def create_backends(
-    config: Mapping[str, Any] | None = None, **overrides: Any
-) -> CapabilityBackends:
-    """A default set of backends for one machine.
-
-    - file reach for ``"from-personality"``: read and write the working directory;
-    - storage: SQLite at ``<working_dir>/.toolwire/state.db`` (``kv_url`` picks another
-      store: ``memory://``, ``redis://...``, ``postgresql://...``; ``None`` disables it);
-    - secrets: the vault at ``~/.toolwire/secrets`` (``secrets_vault_dir``; ``None`` skips
-      it), then environment variables (``secrets_env``: a ref → variable table);
-    - network: a `SafeFetcher` when httpx is installed, under ``network``
-      (``{"allow": [...], "deny": [...], "allow_private_urls": False}``).
-
-    Args:
-        config: Those settings, as read from a config file.
-        **overrides: The same settings, or any `CapabilityBackends` field, winning over
-            ``config``.
-
-    Raises:
-        ConfigurationError: an unknown setting, or one of the wrong shape.
-    """
-    settings = {**(config or {}), **overrides}
-    field_names = {f.name for f in fields(CapabilityBackends)}
-    unknown = sorted(set(settings) - field_names - _CONFIG_KEYS)
-    if unknown:
-        raise ConfigurationError(
-            f"create_backends: unknown settings {unknown}; use {sorted(_CONFIG_KEYS | field_names)}"
-        )
-    working_dir = os.path.abspath(settings.pop("working_dir", None) or os.getcwd())
-    values: dict[str, Any] = {"fs_read": (working_dir,), "fs_write": (working_dir,)}
-    kv_url = settings.pop("kv_url", f"sqlite:///{working_dir}/.toolwire/state.db")
-    if kv_url is not None and "kv_store_factory" not in settings:
-        from toolwire.backends.kv import create_kv_backend
-
-        backend = create_kv_backend(kv_url)
-        values.update(kv_backend=backend, kv_store_factory=backend.scoped)
-    env = EnvSecretsResolver(settings.pop("secrets_env", None))
-    vault_dir = settings.pop("secrets_vault_dir", "~/.toolwire/secrets")
-    values["secrets_resolver"] = (
-        ChainSecretsResolver(VaultSecretsResolver(vault_dir), env) if vault_dir else env
-    )
-    values["network_policy"] = _network_policy(settings.pop("network", None))
-    if "fetcher" not in settings:
-        values["fetcher"] = _default_fetcher()
-    values.update(settings)
-    return CapabilityBackends(**values)
-
-
-def _network_policy(value: Any) -> NetworkPolicy | None:
-    if value is None or isinstance(value, NetworkPolicy):
-        return value
-    if not isinstance(value, Mapping) or set(value) - {"allow", "deny", "allow_private_urls"}:
-        raise ConfigurationError(
-            "network must be {'allow': [...], 'deny': [...], 'allow_private_urls': bool}"
-        )
-    return NetworkPolicy(
-        allow=tuple(value.get("allow", ())),
-        deny=tuple(value.get("deny", ())),
-        allow_private_urls=bool(value.get("allow_private_urls", False)),
-    )
-
-
-def _default_fetcher() -> SafeFetcher | None:
-    try:
-        from toolwire.backends.network.fetcher import SafeFetcher
-    except ModuleNotFoundError:  # httpx (toolwire[web]) is not installed
-        return None
-    return SafeFetcher()
+        return create_backends
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -397,13 +397,7 @@ async def _call_context(
         resolved = resolve_capabilities(
             tool_name,
             capabilities,
-            CapabilityScope(
-                session_id=ctx.session_id,
-                personality_id=ctx.personality_id,
-                abort_signal=ctx.abort_signal,
-                working_dir=ctx.working_dir,
-                turn_attachments=batch.attachments,
-            ),
+            CapabilityScope.from_context(ctx, batch.attachments),
             registry.backends,
         )
         return resolved.apply(call_ctx)

@@ -1,0 +1,90 @@
+"""`create_backends`: a default set of capability backends for one machine."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+from toolwire.backends.resolver import CapabilityBackends
+from toolwire.backends.secrets import ChainSecretsResolver, EnvSecretsResolver, VaultSecretsResolver
+from toolwire.errors import ConfigurationError
+from toolwire.seams import NetworkPolicy
+
+if TYPE_CHECKING:
+    from toolwire.backends.network.fetcher import SafeFetcher
+
+__all__ = ["create_backends"]
+
+_CONFIG_KEYS = frozenset({"working_dir", "kv_url", "secrets_env", "secrets_vault_dir", "network"})
+
+
+def create_backends(
+    config: Mapping[str, Any] | None = None, **overrides: Any
+) -> CapabilityBackends:
+    """A default set of backends for one machine.
+
+    - file reach for ``"from-personality"``: read and write the working directory;
+    - storage: SQLite at ``<working_dir>/.toolwire/state.db`` (``kv_url`` picks another
+      store: ``memory://``, ``redis://...``, ``postgresql://...``; ``None`` disables it);
+    - secrets: the vault at ``~/.toolwire/secrets`` (``secrets_vault_dir``; ``None`` skips
+      it), then environment variables (``secrets_env``: a ref → variable table);
+    - network: a `SafeFetcher` when httpx is installed, under ``network``
+      (``{"allow": [...], "deny": [...], "allow_private_urls": False}``).
+
+    Args:
+        config: Those settings, as read from a config file.
+        **overrides: The same settings, or any `CapabilityBackends` field, winning over
+            ``config``.
+
+    Raises:
+        ConfigurationError: an unknown setting, or one of the wrong shape.
+    """
+    settings = {**(config or {}), **overrides}
+    field_names = {f.name for f in fields(CapabilityBackends)}
+    unknown = sorted(set(settings) - field_names - _CONFIG_KEYS)
+    if unknown:
+        raise ConfigurationError(
+            f"create_backends: unknown settings {unknown}; use {sorted(_CONFIG_KEYS | field_names)}"
+        )
+    working_dir = os.path.abspath(settings.pop("working_dir", None) or os.getcwd())
+    values: dict[str, Any] = {"fs_read": (working_dir,), "fs_write": (working_dir,)}
+    kv_url = settings.pop("kv_url", f"sqlite:///{working_dir}/.toolwire/state.db")
+    if kv_url is not None and "kv_store_factory" not in settings:
+        from toolwire.backends.kv import create_kv_backend
+
+        backend = create_kv_backend(kv_url)
+        values.update(kv_backend=backend, kv_store_factory=backend.scoped)
+    env = EnvSecretsResolver(settings.pop("secrets_env", None))
+    vault_dir = settings.pop("secrets_vault_dir", "~/.toolwire/secrets")
+    values["secrets_resolver"] = (
+        ChainSecretsResolver(VaultSecretsResolver(vault_dir), env) if vault_dir else env
+    )
+    values["network_policy"] = _network_policy(settings.pop("network", None))
+    if "fetcher" not in settings:
+        values["fetcher"] = _default_fetcher()
+    values.update(settings)
+    return CapabilityBackends(**values)
+
+
+def _network_policy(value: Any) -> NetworkPolicy | None:
+    if value is None or isinstance(value, NetworkPolicy):
+        return value
+    if not isinstance(value, Mapping) or set(value) - {"allow", "deny", "allow_private_urls"}:
+        raise ConfigurationError(
+            "network must be {'allow': [...], 'deny': [...], 'allow_private_urls': bool}"
+        )
+    return NetworkPolicy(
+        allow=tuple(value.get("allow", ())),
+        deny=tuple(value.get("deny", ())),
+        allow_private_urls=bool(value.get("allow_private_urls", False)),
+    )
+
+
+def _default_fetcher() -> SafeFetcher | None:
+    try:
+        from toolwire.backends.network.fetcher import SafeFetcher
+    except ModuleNotFoundError:  # httpx (toolwire[web]) is not installed
+        return None
+    return SafeFetcher()
