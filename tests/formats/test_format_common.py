@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from types import MappingProxyType
 from typing import Any
 
@@ -106,3 +107,13 @@ def test_every_module_answers_no_outcomes_with_nothing_to_append(module: Any) ->
 @pytest.mark.parametrize("module", [openai_chat, openai_responses, anthropic, gemini])
 def test_every_module_builds_definitions_from_the_same_inputs(module: Any) -> None:
     assert len(module.tool_definitions([WEATHER])) == 1
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_without_the_presenting_module_the_fallback_shows_value_or_error(
+    module: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "toolwire.presenting", None)  # import now fails: absent
+    text = str(module.tool_result_messages([OK_OUTCOME, ERR_OUTCOME]))
+    assert "18°C, clear" in text
+    assert "Error: Unknown tool: search" in text
