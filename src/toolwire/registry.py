@@ -80,7 +80,7 @@ class ToolRegistry:
 
             reducers = default_reducers()
         if dry_run_redactor is _DEFAULT:
-            dry_run_redactor = _default_redactor()
+            dry_run_redactor = _redact_known_secrets
         self.backends = backends
         self.reducers = reducers
         self.hooks = hooks if hooks is not None else HookRegistry()
@@ -272,9 +272,8 @@ def _definition(tool: Tool) -> ToolDefinition:
     return ToolDefinition(name=tool.name, description=tool.description, parameters=tool.schema)
 
 
-def _default_redactor() -> Callable[[str], str] | None:
-    try:
-        from toolwire.safety.redaction import redact_text
-    except ImportError:
-        return None
-    return redact_text  # type: ignore[no-any-return]
+def _redact_known_secrets(text: str) -> str:
+    """The default dry-run redactor: known key formats → ``[REDACTED:<kind>]``."""
+    from toolwire.safety.redaction import redact_secrets
+
+    return redact_secrets(text).text
