@@ -63,8 +63,8 @@ class ArgsInvalid(Exception):
 
     @property
     def field(self) -> str | None:
-        """The path of the first bad field."""
-        return self.problems[0].path if self.problems else None
+        """The path of the first bad field; ``None`` when the whole arguments object is bad."""
+        return (self.problems[0].path or None) if self.problems else None
 
 
 @runtime_checkable
