@@ -7,7 +7,10 @@ import inspect
 import logging
 import warnings
 
+import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from provider_helpers import AsyncProvider, EventLog, SyncProvider, make_tool, make_tools, names
 
 from toolwire.errors import ConfigurationError, ProviderError
@@ -15,12 +18,14 @@ from toolwire.providers import (
     TOOL_SHADOWED,
     DiscoveryFailed,
     ProviderContext,
+    ToolProvider,
     ToolShadowed,
     combined,
     list_tools,
     skill_scoped_tools,
     static_tools,
 )
+from toolwire.tools import Tool
 
 CTX = ProviderContext(iteration=4)
 
@@ -142,3 +147,29 @@ def test_combined_refuses_a_non_provider() -> None:
 def test_combined_returns_a_new_list_each_call() -> None:
     provider = combined(static_tools(make_tools("a")))
     assert provider.list(CTX) is not provider.list(CTX)
+
+
+_child = st.tuples(st.lists(st.sampled_from("abcdef"), unique=True, max_size=4), st.booleans())
+
+
+@given(st.lists(_child, max_size=5))
+def test_combined_is_first_wins_in_order_and_sync_iff_every_child_is(
+    children: list[tuple[list[str], bool]],
+) -> None:
+    providers: list[ToolProvider] = [
+        AsyncProvider(make_tools(*names_), id=f"p{i}")
+        if is_async
+        else SyncProvider(make_tools(*names_), id=f"p{i}")
+        for i, (names_, is_async) in enumerate(children)
+    ]
+    expected = list(dict.fromkeys(name for names_, _ in children for name in names_))
+    value = combined(*providers, on_shadowed=EventLog()).list(CTX)
+    if any(is_async for _, is_async in children):
+        assert inspect.isawaitable(value)
+
+        async def resolve() -> list[Tool]:
+            return await value  # type: ignore[no-any-return,misc]
+
+        value = anyio.run(resolve)
+    assert isinstance(value, list)
+    assert names(value) == expected
