@@ -1,0 +1,124 @@
+"""read_file: headers, ranges, binary files, invalid UTF-8, reach and missing files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from toolbox_helpers import error_of, ok_value, run
+
+from toolwire.context import ToolContext
+from toolwire.registry import ToolRegistry
+from toolwire.results import ErrorCode
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_whole_file_has_an_absolute_path_and_line_count_header(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "notes.txt").write_text("alpha\nbeta\ngamma\n")
+    value = ok_value(await run(registry, ctx, "read_file", path="notes.txt"))
+    assert value == f"# {work / 'notes.txt'} (3 lines)\nalpha\nbeta\ngamma"
+
+
+async def test_range_is_one_based_and_inclusive(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 11)))
+    value = ok_value(await run(registry, ctx, "read_file", path="n.txt", start_line=3, end_line=5))
+    assert value == f"# {work / 'n.txt'} (lines 3-5 of 10)\nline 3\nline 4\nline 5"
+
+
+async def test_range_is_clamped_to_the_file(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "n.txt").write_text("a\nb\nc\n")
+    value = ok_value(await run(registry, ctx, "read_file", path="n.txt", start_line=0, end_line=99))
+    assert value.splitlines()[0].endswith("(lines 1-3 of 3)")
+    assert value.splitlines()[1:] == ["a", "b", "c"]
+
+
+async def test_start_past_the_end_is_an_input_error(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "n.txt").write_text("a\n")
+    error = error_of(await run(registry, ctx, "read_file", path="n.txt", start_line=5))
+    assert error.code is ErrorCode.INPUT_INVALID
+    assert error.field == "start_line"
+
+
+async def test_long_unranged_read_is_cut_by_the_read_file_reducer(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "big.txt").write_text("".join(f"{i}\n" for i in range(1, 401)))
+    value = ok_value(await run(registry, ctx, "read_file", path="big.txt"))
+    lines = value.splitlines()
+    assert lines[0] == f"# {work / 'big.txt'} (400 lines)"
+    assert "start_line=201" in lines[1]
+    assert lines[-1] == "200"
+
+
+async def test_binary_file_is_described_not_dumped(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
+    value = ok_value(await run(registry, ctx, "read_file", path="pixel.png"))
+    assert (
+        value == f"# {work / 'pixel.png'} (binary file: 108 bytes, PNG image; contents not shown)"
+    )
+
+
+async def test_invalid_utf8_is_replaced_and_said_so(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "latin.txt").write_bytes(b"caf\xe9\n")
+    value = ok_value(await run(registry, ctx, "read_file", path="latin.txt"))
+    lines = value.splitlines()
+    assert "not valid UTF-8" in lines[1]
+    assert lines[2] == "caf\ufffd"
+
+
+async def test_missing_file_names_the_absolute_path(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    error = error_of(await run(registry, ctx, "read_file", path="nope.txt"))
+    assert error.code is ErrorCode.EXECUTION_FAILED
+    assert error.error == f"Cannot read {work / 'nope.txt'}: file not found"
+
+
+async def test_path_outside_reach_is_refused_with_the_literal_prefix(
+    registry: ToolRegistry, ctx: ToolContext, outside: Path
+) -> None:
+    (outside / "secret.txt").write_text("no")
+    error = error_of(await run(registry, ctx, "read_file", path=str(outside / "secret.txt")))
+    assert error.code is ErrorCode.NOT_AVAILABLE
+    assert error.error.startswith("PATH_NOT_REACHABLE:")
+
+
+async def test_dot_dot_traversal_out_of_reach_is_refused(
+    registry: ToolRegistry, ctx: ToolContext, outside: Path
+) -> None:
+    (outside / "x.txt").write_text("no")
+    error = error_of(await run(registry, ctx, "read_file", path="../outside/x.txt"))
+    assert error.error.startswith("PATH_NOT_REACHABLE:")
+
+
+async def test_read_is_recorded_for_stale_write_checks(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    target = work / "f.txt"
+    target.write_text("x")
+    await run(registry, ctx, "read_file", path="f.txt")
+    assert ctx.read_mtimes is not None
+    record = ctx.read_mtimes[str(target)]
+    assert record.mtime == target.stat().st_mtime
+    assert record.read_at_turn == ctx.current_turn
+
+
+async def test_result_is_marked_untrusted_and_capped_at_40000(registry: ToolRegistry) -> None:
+    tool = registry.get("read_file")
+    assert tool is not None
+    assert tool.output_is_untrusted
+    assert tool.max_result_chars == 40_000
+    assert tool.toolset == "file"
