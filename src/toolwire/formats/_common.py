@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -11,7 +10,6 @@ from typing import Any, Protocol, TypeAlias
 
 from toolwire.calls import CallOutcome
 from toolwire.errors import ToolwireError
-from toolwire.results import Ok
 from toolwire.tools import Tool
 
 __all__ = [
@@ -121,11 +119,6 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _fallback_present(outcome: CallOutcome) -> str:
-    result = outcome.result
-    return result.value if isinstance(result, Ok) else f"Error: {result.error}"
-
-
 def present_outcomes(
     outcomes: Sequence[CallOutcome], present: Present | None, tools: ToolLookup | None
 ) -> list[str]:
@@ -136,21 +129,9 @@ def present_outcomes(
     """
     if present is not None:
         return [present(outcome) for outcome in outcomes]
-    library_present = _library_presenter()
-    if library_present is None:
-        return [_fallback_present(outcome) for outcome in outcomes]
+    from toolwire.presenting import present as library_present  # lazy: keeps imports acyclic
+
     return [
         library_present(outcome, tool=tools.get(outcome.name) if tools is not None else None)
         for outcome in outcomes
     ]
-
-
-def _library_presenter() -> Callable[..., str] | None:
-    try:
-        presenting = importlib.import_module("toolwire.presenting")
-    except ModuleNotFoundError as exc:
-        if exc.name != "toolwire.presenting":
-            raise  # the presenter exists but is broken: fail loudly, never present raw
-        return None
-    present: Callable[..., str] = presenting.present
-    return present
