@@ -15,8 +15,11 @@ from toolwire.seams import KeyValueStore
 
 pytestmark = pytest.mark.anyio
 
-SHORT_TTL = 0.15
-PAST_SHORT_TTL = 0.2
+SHORT_TTL = 0.05
+PAST_SHORT_TTL = 0.1
+# Long enough for one increment to land while the key is still live, even on a loaded machine.
+LIVE_TTL = 0.4
+PAST_LIVE_TTL = 0.45
 
 
 @pytest.fixture(params=KINDS)
@@ -248,9 +251,9 @@ async def test_increment_adds_to_a_stored_integer(store: KeyValueStore) -> None:
 
 
 async def test_increment_keeps_the_expiry_of_a_live_key(store: KeyValueStore) -> None:
-    await store.set("hits", "1", ttl_seconds=SHORT_TTL)
+    await store.set("hits", "1", ttl_seconds=LIVE_TTL)
     assert await store.increment("hits") == 2
-    await anyio.sleep(PAST_SHORT_TTL)
+    await anyio.sleep(PAST_LIVE_TTL)
     assert await store.get("hits") is None
 
 

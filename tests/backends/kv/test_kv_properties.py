@@ -27,7 +27,7 @@ operations = st.lists(
     ),
     max_size=25,
 )
-EXAMPLES = {"memory": 150, "sqlite": 60, "redis": 40, "postgres": 25}
+EXAMPLES = {"memory": 100, "sqlite": 50, "redis": 30, "postgres": 20}
 
 
 def _model_increment(model: dict[str, str], key: str) -> int | None:
