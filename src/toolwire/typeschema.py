@@ -74,11 +74,16 @@ def _object(args: tuple[Any, ...]) -> dict[str, Any] | None:
 def _union(args: tuple[Any, ...]) -> dict[str, Any] | None:
     options = []
     for arg in args:
+        if arg is type(None):
+            continue
         schema = fast_type_schema(arg)
         if schema is None:
             return None
-        options.append(schema)
-    return {"anyOf": options}
+        if schema not in options:  # pydantic drops branches that render the same
+            options.append(schema)
+    if type(None) in args:
+        options.append({"type": "null"})  # pydantic puts null last, wherever the union has it
+    return options[0] if len(options) == 1 else {"anyOf": options}
 
 
 def _literal(args: tuple[Any, ...]) -> dict[str, Any] | None:
