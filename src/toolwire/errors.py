@@ -16,6 +16,7 @@ ToolwireError
 │   └── SecretNotDeclaredError  ScopedSecrets: ``SECRET_NOT_DECLARED:``
 ├── StoreError               a key-value store was used wrongly (non-string value, negative TTL)
 ├── ProviderError            a ToolProvider failed to list its tools (discovery failed)
+├── FormatError              a value handed to a format function is not that API's shape
 └── AbortedError             the abort signal fired (``raise_if_aborted``)
 ```
 """
@@ -27,6 +28,7 @@ __all__ = [
     "BinaryNotAllowedError",
     "CapabilityError",
     "ConfigurationError",
+    "FormatError",
     "HostNotAllowedError",
     "PathNotReachableError",
     "ProviderError",
@@ -88,6 +90,10 @@ class ProviderError(ToolwireError):
     def __init__(self, message: str, *, provider_id: str) -> None:
         super().__init__(message)
         self.provider_id = provider_id
+
+
+class FormatError(ToolwireError, ValueError):
+    """A value handed to a `toolwire.formats` function is not the shape that API uses."""
 
 
 class AbortedError(ToolwireError):

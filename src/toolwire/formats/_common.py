@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
 from toolwire.calls import CallOutcome
-from toolwire.errors import ToolwireError
+from toolwire.errors import FormatError
 from toolwire.tools import Tool
 
 __all__ = [
@@ -26,10 +26,6 @@ __all__ = [
 
 Present: TypeAlias = Callable[[CallOutcome], str]
 """Turns an outcome into the text the model reads."""
-
-
-class FormatError(ToolwireError, ValueError):
-    """A value handed to a format function is not the shape that API uses."""
 
 
 class ToolLookup(Protocol):
