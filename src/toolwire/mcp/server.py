@@ -1,0 +1,436 @@
+"""Serve a `ToolRegistry` over MCP (stdio or streamable HTTP) with the SDK's low-level server.
+
+```python
+from toolwire.mcp import ServeOptions, serve_registry
+
+await serve_registry(registry, transport="http", host="127.0.0.1", port=8765)
+```
+
+What a client gets:
+
+- ``tools/list``: the registry's definitions, with `toolwire.tools.ToolAnnotations` as MCP
+  hints (``readOnlyHint``, ``destructiveHint``, ...) and ``outputSchema`` when a tool has one.
+- ``tools/call``: one call through the full pipeline (validation, hooks, capabilities, timeout,
+  reducer, budget). The outcome goes through the presenter with the per-request budget, so a
+  20 MB result arrives trimmed with the ``[truncated — N chars total]`` marker; ``Ok.structured``
+  becomes ``structuredContent``; an ``Err`` is ``isError: true``.
+- progress: a tool's `ProgressEvent`s with audience ``"user"`` become
+  ``notifications/progress`` when the client sent a progress token; others stay internal.
+- cancellation: ``notifications/cancelled`` cancels the call and fires its abort signal (sync
+  tools running in a thread see ``ctx.abort_signal.aborted``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+import anyio.from_thread
+import mcp_types as mt
+from anyio.lowlevel import current_token
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+
+from toolwire.calls import CallOutcome
+from toolwire.context import (
+    DEFAULT_RESULT_BUDGET_CHARS,
+    AbortSignal,
+    ProgressEmitter,
+    ProgressEvent,
+    ToolContext,
+)
+from toolwire.errors import ConfigurationError
+from toolwire.mcp.conversion import annotations_to_mcp
+from toolwire.results import Ok
+from toolwire.seams import ReadRecord
+from toolwire.tools import Tool
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from toolwire.presenting import Presenter
+    from toolwire.registry import ToolRegistry
+
+__all__ = [
+    "DEFAULT_HTTP_HOST",
+    "DEFAULT_HTTP_PORT",
+    "ServeOptions",
+    "create_http_app",
+    "create_mcp_server",
+    "serve_http",
+    "serve_registry",
+    "serve_stdio",
+]
+
+logger = logging.getLogger("toolwire.mcp.server")
+
+DEFAULT_HTTP_HOST = "127.0.0.1"
+DEFAULT_HTTP_PORT = 8765
+_PROGRESS_BUFFER = 64
+_SESSIONS_KEPT = 256
+_PRESENT_IN_THREAD_CHARS = 200_000
+_MARKER_ROOM = 64
+_ABORT_GRACE_S = 5.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServeOptions:
+    """How a registry is served.
+
+    Attributes:
+        name: The server name clients see.
+        result_budget_chars: The per-request budget: the registry trims a success to it (plus
+            the ``[truncated — N chars total]`` marker) and the presenter caps any text,
+            errors included, at it (plus room for that marker).
+        working_dir: The tools' working directory (the process's by default).
+        presenter: Turns an outcome into the text the client reads; by default a
+            `toolwire.presenting.Presenter` whose ingestion cap is ``result_budget_chars``.
+        instructions: Optional server instructions shown to clients.
+    """
+
+    name: str = "toolwire"
+    result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS
+    working_dir: str | None = None
+    presenter: Presenter | None = None
+    instructions: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.result_budget_chars < 1:
+            raise ConfigurationError("ServeOptions.result_budget_chars must be >= 1")
+
+
+@dataclass(slots=True)
+class _Sessions:
+    """STALE_WRITE read records per MCP session (the newest few hundred sessions)."""
+
+    process_id: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:12]}")
+    read_mtimes: OrderedDict[str, dict[str, ReadRecord]] = field(default_factory=OrderedDict)
+
+    def session_id(self, ctx: ServerRequestContext[Any, Any]) -> str:
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        if headers is not None:
+            value = headers.get("mcp-session-id")
+            if value:
+                return f"mcp-{value}"
+        return self.process_id
+
+    def mtimes(self, session_id: str) -> dict[str, ReadRecord]:
+        records = self.read_mtimes.get(session_id)
+        if records is None:
+            records = self.read_mtimes[session_id] = {}
+            while len(self.read_mtimes) > _SESSIONS_KEPT:
+                self.read_mtimes.popitem(last=False)
+        else:
+            self.read_mtimes.move_to_end(session_id)
+        return records
+
+
+def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = None) -> Server[Any]:
+    """A low-level MCP `Server` whose tools are ``registry``'s.
+
+    Args:
+        registry: The tools to serve (its definitions are re-read on every ``tools/list``).
+        options: Name, budget, presenter.
+    """
+    opts = options or ServeOptions()
+    presenter = opts.presenter or _default_presenter(opts.result_budget_chars)
+    sessions = _Sessions()
+    listed: dict[str, tuple[Tool, mt.Tool]] = {}
+    base_kwargs: dict[str, Any] = {"platform": "mcp"}
+    if opts.working_dir is not None:
+        base_kwargs["working_dir"] = opts.working_dir
+
+    def as_mcp(tool: Tool) -> mt.Tool:
+        cached = listed.get(tool.name)
+        if cached is not None and cached[0] is tool:
+            return cached[1]
+        spec = mt.Tool(
+            name=tool.name,
+            title=tool.annotations.title if tool.annotations else None,
+            description=tool.description,
+            input_schema=dict(tool.schema),
+            output_schema=dict(tool.output_schema) if tool.output_schema is not None else None,
+            annotations=annotations_to_mcp(tool.annotations),
+        )
+        listed[tool.name] = (tool, spec)
+        return spec
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: mt.PaginatedRequestParams | None
+    ) -> mt.ListToolsResult:
+        tools = [registry.get(d["name"]) for d in registry.definitions()]
+        return mt.ListToolsResult(tools=[as_mcp(t) for t in tools if t is not None])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams
+    ) -> mt.CallToolResult:
+        session_id = sessions.session_id(ctx)
+        call = _Call(signal=AbortSignal())
+        wants_progress = bool(ctx.meta and ctx.meta.get("progress_token") is not None)
+        send, receive = anyio.create_memory_object_stream[ProgressEvent](_PROGRESS_BUFFER)
+        emit = _progress_emitter(send if wants_progress else None)
+        arguments = params.arguments or {}
+        tool_ctx = ToolContext(
+            session_id=session_id,
+            abort_signal=call.signal,
+            emit=emit,
+            result_budget_chars=opts.result_budget_chars,
+            read_mtimes=sessions.mtimes(session_id),
+            **base_kwargs,
+        )
+        async with anyio.create_task_group() as group:
+            group.start_soon(call.watch)
+            if wants_progress:
+                group.start_soon(_forward_progress, ctx, receive)
+            else:
+                receive.close()
+            # Shielded so that a client's cancellation reaches the call as its abort signal
+            # (which the pipeline turns into cancelling the tool), never half-way through a
+            # stage; the watcher bounds how long the aborted call may take to wind down.
+            try:
+                with call.work:
+                    outcome = await registry.execute(
+                        params.name,
+                        arguments,
+                        tool_ctx,
+                        call_id=str(ctx.request_id) if ctx.request_id is not None else "mcp",
+                    )
+                    tool = registry.get(params.name)
+                    answer = await _to_mcp_result(outcome, tool, presenter, arguments, emit)
+            finally:
+                send.close()
+                call.finish()
+        return answer
+
+    return Server(
+        opts.name,
+        version=_version(),
+        instructions=opts.instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def _to_mcp_result(
+    outcome: CallOutcome,
+    tool: Tool | None,
+    presenter: Presenter,
+    args: dict[str, Any],
+    emit: ProgressEmitter,
+) -> mt.CallToolResult:
+    result = outcome.result
+    size = len(result.value) if isinstance(result, Ok) else len(result.error)
+
+    def present() -> str:
+        return presenter.present(outcome, tool, args=args, emit=emit).text
+
+    try:
+        if size > _PRESENT_IN_THREAD_CHARS:  # keep the event loop free for other requests
+            text = await anyio.to_thread.run_sync(present)
+        else:
+            text = present()
+    except Exception as exc:  # fail closed: never hand the client an unpresented result
+        logger.exception("presenting the result of %s failed", outcome.name)
+        text = f"internal error presenting the result of {outcome.name} ({type(exc).__name__})"
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], is_error=True)
+    structured = result.structured if isinstance(result, Ok) else None
+    return mt.CallToolResult(
+        content=[mt.TextContent(type="text", text=text)],
+        structured_content=structured,
+        is_error=not result.ok,
+    )
+
+
+def _default_presenter(budget_chars: int) -> Presenter:
+    from toolwire.presenting import Presenter, PresenterOptions
+
+    # The registry already trimmed successes to the budget and appended the marker with the
+    # true size; the cap leaves room for that marker so it is not cut (and the size lost).
+    return Presenter(PresenterOptions(ingestion_cap_chars=budget_chars + _MARKER_ROOM))
+
+
+@dataclass(slots=True)
+class _Call:
+    """One ``tools/call``: its abort signal, its shielded work scope and the cancel watcher."""
+
+    signal: AbortSignal
+    work: anyio.CancelScope = field(default_factory=lambda: anyio.CancelScope(shield=True))
+    watcher: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    done: bool = False
+
+    async def watch(self) -> None:
+        """Wait for the client's cancellation; turn it into the abort signal."""
+        with self.watcher:
+            try:
+                await anyio.sleep_forever()
+            finally:
+                if not self.done:
+                    self.signal.abort("cancelled by the MCP client")
+                    self.work.deadline = anyio.current_time() + _ABORT_GRACE_S
+
+    def finish(self) -> None:
+        """The call is over: stop watching."""
+        self.done = True
+        self.watcher.cancel()
+
+
+def _progress_emitter(
+    send: MemoryObjectSendStream[ProgressEvent] | None,
+) -> Callable[[ProgressEvent], None]:
+    """A sync emitter, callable from the loop or a worker thread; drops events when full."""
+    if send is None:
+        return _drop
+    token = current_token()
+    loop_thread = threading.get_ident()
+
+    def put(event: ProgressEvent) -> None:
+        with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
+            send.send_nowait(event)
+
+    def emit(event: ProgressEvent) -> None:
+        if event.audience != "user":
+            return
+        if threading.get_ident() == loop_thread:
+            put(event)
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop has gone: nobody to tell
+                anyio.from_thread.run_sync(put, event, token=token)
+
+    return emit
+
+
+def _drop(event: ProgressEvent) -> None:
+    """Progress nobody asked for."""
+
+
+async def _forward_progress(
+    ctx: ServerRequestContext[Any, Any], receive: MemoryObjectReceiveStream[ProgressEvent]
+) -> None:
+    """Send user-audience progress as ``notifications/progress`` (monotonic, as MCP requires)."""
+    last = 0.0
+    count = 0
+    async with receive:
+        async for event in receive:
+            count += 1
+            if event.percent is not None:
+                value, total = max(float(event.percent), last), 100.0
+            else:
+                value, total = max(float(count), last), None
+            last = value
+            try:
+                await ctx.session.report_progress(value, total, event.message)
+            except Exception:
+                logger.debug("progress notification dropped", exc_info=True)
+
+
+async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = None) -> None:
+    """Serve ``registry`` on this process's stdin/stdout until the client disconnects."""
+    from mcp.server.stdio import stdio_server
+
+    server = create_mcp_server(registry, options)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+def create_http_app(
+    registry: ToolRegistry, options: ServeOptions | None = None, *, host: str = DEFAULT_HTTP_HOST
+) -> Starlette:
+    """The streamable HTTP ASGI app (endpoint ``/mcp``); DNS-rebinding protection on localhost."""
+    server = create_mcp_server(registry, options)
+    return server.streamable_http_app(host=host)
+
+
+async def serve_http(
+    registry: ToolRegistry,
+    options: ServeOptions | None = None,
+    *,
+    host: str = DEFAULT_HTTP_HOST,
+    port: int = DEFAULT_HTTP_PORT,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve ``registry`` over streamable HTTP at ``http://host:port/mcp`` until cancelled.
+
+    Args:
+        registry: The tools.
+        options: Name, budget, presenter.
+        host: Interface to bind (``127.0.0.1`` by default; anything else is reachable from
+            other machines, so put authentication in front of it).
+        port: TCP port; ``0`` picks a free one.
+        on_ready: Called with the endpoint URL (with the real port) once accepting.
+    """
+    import uvicorn
+
+    app = create_http_app(registry, options, host=host)
+    sock = _bind(host, port)
+    bound_port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    server = uvicorn.Server(config)
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{bound_port}/mcp"
+
+    async def announce() -> None:
+        while not server.started:
+            await anyio.sleep(0.01)
+        if on_ready is not None:
+            on_ready(url)
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(announce)
+            await server.serve(sockets=[sock])
+            group.cancel_scope.cancel()
+    finally:
+        sock.close()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+async def serve_registry(
+    registry: ToolRegistry,
+    *,
+    transport: Literal["stdio", "http"] = "stdio",
+    host: str = DEFAULT_HTTP_HOST,
+    port: int = DEFAULT_HTTP_PORT,
+    options: ServeOptions | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve ``registry`` over ``transport`` (see `serve_stdio` and `serve_http`)."""
+    if transport == "stdio":
+        if on_ready is not None:
+            on_ready("stdio")
+        await serve_stdio(registry, options)
+    elif transport == "http":
+        await serve_http(registry, options, host=host, port=port, on_ready=on_ready)
+    else:
+        raise ConfigurationError(f"transport must be 'stdio' or 'http', got {transport!r}")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("toolwire")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,61 @@
+"""Real MCP servers for the tests: subprocesses over stdio and over HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SERVERS = Path(__file__).parent / "servers"
+REGISTRY_SERVER = SERVERS / "registry_server.py"
+SDK_SERVER = SERVERS / "sdk_server.py"
+START_TIMEOUT_S = 20.0
+
+
+@dataclass
+class HttpServer:
+    """A server subprocess listening on 127.0.0.1."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+def start_http_server(
+    script: Path, tmp_path: Path, env: dict[str, str] | None = None, name: str = "server"
+) -> HttpServer:
+    """Start ``script http`` and wait for its ``READY <url>`` line (bounded)."""
+    log = tmp_path / f"{name}.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, str(script), "http"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+            env={**os.environ, **(env or {})},
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith("READY "):
+                return HttpServer(url=line.split(" ", 1)[1].strip(), process=process, log=log)
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    process.kill()
+    process.wait(5)
+    raise AssertionError(f"{script.name} did not start:\n{log.read_text(errors='replace')}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a server subprocess (kill after 5 s)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
