@@ -18,7 +18,11 @@ TAIL_WINDOW_BYTES = 1 << 20
 
 
 class RotatingLog:
-    """An append-only log file rotated at ``max_bytes``, keeping ``backups`` old generations."""
+    """An append-only log file rotated at ``max_bytes``, keeping ``backups`` old generations.
+
+    Files are cut at line ends, so a line never straddles two generations; only a single line
+    longer than ``max_bytes`` is split.
+    """
 
     def __init__(self, path: str, max_bytes: int, backups: int) -> None:
         self.path = path
@@ -28,13 +32,22 @@ class RotatingLog:
         self._size = self._file.tell()
 
     def write(self, data: bytes) -> None:
+        """Append ``data``, rotating first whenever the current file would overflow."""
         while data:
-            if self._size >= self._max:
-                self._rotate()
             room = self._max - self._size
-            chunk, data = data[:room], data[room:]
+            if len(data) <= room:
+                chunk, data = data, b""
+            else:
+                cut = data.rfind(b"\n", 0, room) + 1
+                if cut == 0 and self._size > 0:
+                    self._rotate()  # the line starts in a fresh file
+                    continue
+                cut = cut or room  # one line longer than a whole file: split it
+                chunk, data = data[:cut], data[cut:]
             self._file.write(chunk)
             self._size += len(chunk)
+            if data:
+                self._rotate()
 
     def _rotate(self) -> None:
         self._file.close()

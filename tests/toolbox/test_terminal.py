@@ -1,0 +1,186 @@
+"""terminal: exit codes, merged output, timeouts and aborts killing the tree, spill files, cwd."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from toolbox_helpers import error_of, ok_value, run
+
+from toolwire.context import AbortSignal, ToolContext
+from toolwire.reducers.spill import SPILL_POINTER_PATTERN
+from toolwire.registry import ToolRegistry
+from toolwire.results import ErrorCode
+from toolwire.toolbox.spill import SPILL_DIR, SPILL_MAX_AGE_S
+from toolwire.toolbox.terminal import clamp_timeout
+
+pytestmark = pytest.mark.anyio
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its reaper counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def _read_pid(path: Path) -> int:
+    with anyio.fail_after(10):
+        while not path.exists() or not path.read_text().strip():
+            await anyio.sleep(0.02)
+    return int(path.read_text())
+
+
+async def test_success_returns_the_output(registry: ToolRegistry, ctx: ToolContext) -> None:
+    assert ok_value(await run(registry, ctx, "terminal", command="echo hi")) == "hi"
+
+
+async def test_stderr_is_merged_in_the_order_it_was_written(
+    registry: ToolRegistry, ctx: ToolContext
+) -> None:
+    value = ok_value(await run(registry, ctx, "terminal", command="echo a; echo b >&2; echo c"))
+    assert value == "a\nb\nc"
+
+
+async def test_empty_output_says_so(registry: ToolRegistry, ctx: ToolContext) -> None:
+    value = ok_value(await run(registry, ctx, "terminal", command="true"))
+    assert value == "(command completed with no output)"
+
+
+async def test_non_zero_exit_is_an_error_with_code_and_output(
+    registry: ToolRegistry, ctx: ToolContext
+) -> None:
+    error = error_of(await run(registry, ctx, "terminal", command="echo broken; exit 3"))
+    assert error.code is ErrorCode.EXECUTION_FAILED
+    assert error.error == "Command exited with code 3\nbroken"
+
+
+async def test_runs_in_the_working_directory_by_default(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    assert ok_value(await run(registry, ctx, "terminal", command="pwd")) == str(work)
+
+
+async def test_relative_cwd_resolves_against_the_working_directory(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "sub").mkdir()
+    value = ok_value(await run(registry, ctx, "terminal", command="pwd", cwd="sub"))
+    assert value == str(work / "sub")
+
+
+async def test_cwd_out_of_reach_is_refused_and_nothing_runs(
+    registry: ToolRegistry, ctx: ToolContext, work: Path, outside: Path
+) -> None:
+    error = error_of(
+        await run(registry, ctx, "terminal", command=f"touch {work}/ran", cwd=str(outside))
+    )
+    assert error.error.startswith("PATH_NOT_REACHABLE:")
+    assert not (work / "ran").exists()
+
+
+async def test_host_secrets_do_not_reach_the_command(
+    registry: ToolRegistry, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TOOLWIRE_TEST_API_KEY", "sk-secret")
+    value = ok_value(
+        await run(registry, ctx, "terminal", command='echo "[$TOOLWIRE_TEST_API_KEY]"')
+    )
+    assert value == "[]"
+
+
+def test_timeout_is_clamped_to_one_to_six_hundred_seconds() -> None:
+    assert (clamp_timeout(0), clamp_timeout(30), clamp_timeout(10_000)) == (1.0, 30.0, 600.0)
+
+
+async def test_timeout_kills_the_whole_tree_including_grandchildren(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    command = "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & wait"
+    error = error_of(await run(registry, ctx, "terminal", command=command, timeout_s=1))
+    assert error.error.startswith("Command exited with code 124\n[timed out after 1 s")
+    pid = int((work / "grandchild.pid").read_text())
+    assert not _alive(pid)
+
+
+async def test_abort_kills_the_whole_tree(registry: ToolRegistry, work: Path) -> None:
+    signal = AbortSignal()
+    ctx = ToolContext(session_id="s", working_dir=str(work), abort_signal=signal)
+    command = "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & wait"
+    outcome = None
+
+    async def call() -> None:
+        nonlocal outcome
+        outcome = await registry.execute("terminal", {"command": command, "timeout_s": 120}, ctx)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call)
+        pid = await _read_pid(work / "grandchild.pid")
+        assert _alive(pid)
+        signal.abort("user pressed stop")
+    assert outcome is not None
+    assert error_of(outcome.result).error.startswith("aborted")
+    with anyio.fail_after(5):
+        while _alive(pid):
+            await anyio.sleep(0.02)
+
+
+async def test_output_over_budget_is_spilled_with_head_tail_and_pointer(
+    registry: ToolRegistry, work: Path
+) -> None:
+    ctx = ToolContext(session_id="spill/me", working_dir=str(work), result_budget_chars=3000)
+    command = "for i in $(seq 1 2000); do echo line-$i; done"
+    value = ok_value(await run(registry, ctx, "terminal", command=command))
+    assert len(value) <= 3000
+    assert value.startswith("line-1\n")
+    assert value.splitlines()[-2] == "line-2000"
+    pointer = SPILL_POINTER_PATTERN.fullmatch(value.splitlines()[-1])
+    assert pointer is not None
+    spilled = Path(pointer["path"])
+    assert spilled.parent == work / SPILL_DIR
+    assert spilled.name.startswith("spill_me-")
+    full = spilled.read_text()
+    assert full.splitlines() == [f"line-{i}" for i in range(1, 2001)]
+    assert int(pointer["chars"]) == len(full)
+
+
+async def test_failing_command_output_is_spilled_and_keeps_the_exit_line(
+    registry: ToolRegistry, work: Path
+) -> None:
+    ctx = ToolContext(session_id="s", working_dir=str(work), result_budget_chars=2000)
+    error = error_of(await run(registry, ctx, "terminal", command="seq 1 3000; exit 2"))
+    assert error.error.startswith("Command exited with code 2\n1\n2\n")
+    assert SPILL_POINTER_PATTERN.fullmatch(error.error.splitlines()[-1])
+
+
+async def test_spilling_prunes_spill_files_older_than_a_day(
+    registry: ToolRegistry, work: Path
+) -> None:
+    spill_dir = work / SPILL_DIR
+    spill_dir.mkdir(parents=True)
+    old = spill_dir / "s-1000-abcdef.log"
+    fresh = spill_dir / "s-2000-123456.log"
+    unrelated = spill_dir / "notes.log"
+    for path in (old, fresh, unrelated):
+        path.write_text("x")
+    long_ago = time.time() - SPILL_MAX_AGE_S - 3600
+    os.utime(old, (long_ago, long_ago))
+    os.utime(unrelated, (long_ago, long_ago))
+    ctx = ToolContext(session_id="s", working_dir=str(work), result_budget_chars=1000)
+    await run(registry, ctx, "terminal", command="seq 1 2000")
+    assert not old.exists()
+    assert fresh.exists()
+    assert unrelated.exists()
+    assert len(list(spill_dir.glob("s-*.log"))) == 2
+
+
+async def test_small_output_writes_no_spill_file(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    await run(registry, ctx, "terminal", command="seq 1 10")
+    assert not (work / SPILL_DIR).exists()
