@@ -50,12 +50,11 @@ def _parse_google_fast(text: str) -> ParsedDocstring | None:
     """Parse a plain Google docstring; ``None`` when it needs griffe."""
     match = _GOOGLE_ARGS.search(text)
     lines = text.splitlines()
+    cut = next((i for i, line in enumerate(lines) if _GOOGLE_SECTION.match(line)), len(lines))
+    description = "\n".join(lines[:cut]).strip()  # the summary ends at the first section
     if match is None:
-        cut = next((i for i, line in enumerate(lines) if _GOOGLE_SECTION.match(line)), len(lines))
-        head = "\n".join(lines[:cut]).strip()
-        return ParsedDocstring(description=head)
+        return ParsedDocstring(description=description)
     start = text.count("\n", 0, match.start())
-    description = "\n".join(lines[:start]).strip()
     params: dict[str, str] = {}
     current: str | None = None
     indent: int | None = None
