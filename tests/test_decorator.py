@@ -1,0 +1,400 @@
+"""@tool: schema from hints and docstrings, context injection, threads, return mapping."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Any, Literal
+
+import anyio
+import anyio.lowlevel
+import pydantic
+import pytest
+
+from toolwire.capabilities import network
+from toolwire.context import ToolContext
+from toolwire.decorator import to_tool_result, tool
+from toolwire.errors import ToolDefinitionError
+from toolwire.registry import ToolRegistry
+from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.schema import ArgsInvalid
+from toolwire.tools import CachePolicy, Tool, ToolAnnotations
+
+
+class Address(pydantic.BaseModel):
+    street: str
+    number: int
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+async def _run(t: Tool, args: Any, ctx: ToolContext | None = None) -> ToolResult:
+    registry = ToolRegistry(reducers=None)
+    registry.register(t)
+    outcome = await registry.execute(t.name, args, ctx or ToolContext(session_id="s"))
+    return outcome.result
+
+
+# -- schema -----------------------------------------------------------------------------------
+
+
+def test_bare_decorator_builds_a_tool_named_after_the_function() -> None:
+    @tool
+    def greet(name: str) -> str:
+        """Say hello."""
+        return f"hi {name}"
+
+    assert isinstance(greet, Tool)
+    assert (greet.name, greet.description) == ("greet", "Say hello.")
+
+
+def test_schema_comes_from_type_hints_and_the_google_docstring() -> None:
+    @tool
+    def search(query: str, limit: int = 10, tags: list[str] | None = None) -> str:
+        """Search the index.
+
+        Args:
+            query: What to look for.
+            limit: How many results.
+            tags: Only these tags.
+        """
+        return ""
+
+    assert search.description == "Search the index."
+    assert search.schema == {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "What to look for."},
+            "limit": {"type": "integer", "description": "How many results.", "default": 10},
+            "tags": {
+                "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+                "description": "Only these tags.",
+                "default": None,
+            },
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
+
+def test_numpy_docstrings_describe_parameters() -> None:
+    @tool
+    def area(width: float, height: float) -> float:
+        """Compute an area.
+
+        Parameters
+        ----------
+        width : float
+            The width.
+        height : float
+            The height.
+        """
+        return width * height
+
+    assert area.schema["properties"]["width"]["description"] == "The width."
+    assert area.description == "Compute an area."
+
+
+def test_sphinx_docstrings_describe_parameters() -> None:
+    @tool
+    def area(width: float) -> float:
+        """Compute an area.
+
+        :param width: The width.
+        """
+        return width
+
+    assert area.schema["properties"]["width"]["description"] == "The width."
+
+
+def test_a_model_parameter_uses_pydantic_for_the_schema() -> None:
+    @tool
+    def deliver(to: Address, mode: Literal["air", "sea"] = "air") -> str:
+        """Deliver.
+
+        Args:
+            to: Where to.
+        """
+        return ""
+
+    schema = deliver.schema
+    assert schema["required"] == ["to"]
+    assert schema["additionalProperties"] is False
+    assert "Address" in schema["$defs"]
+    assert schema["properties"]["to"]["description"] == "Where to."
+    assert schema["properties"]["mode"] == {
+        "default": "air",
+        "enum": ["air", "sea"],
+        "type": "string",
+    }
+
+
+def test_the_context_parameter_is_hidden_from_the_schema() -> None:
+    @tool
+    def where(path: str, ctx: ToolContext) -> str:
+        """Where am I."""
+        return ctx.working_dir
+
+    @tool
+    def maybe(ctx: ToolContext | None = None) -> str:
+        """Maybe a context."""
+        return ""
+
+    assert list(where.schema["properties"]) == ["path"]
+    assert where.schema["required"] == ["path"]
+    assert maybe.schema["properties"] == {}
+
+
+def test_options_override_name_and_description_and_set_tool_fields() -> None:
+    hints = ToolAnnotations(read_only=True)
+
+    @tool(
+        name="fetch_page",
+        description="Fetch a page.",
+        capabilities=[network(["example.com"])],
+        toolset="web",
+        timeout_s=3,
+        sequential=True,
+        annotations=hints,
+        cache=True,
+        output_is_untrusted=True,
+    )
+    def fetch(url: str) -> str:
+        """Ignored summary."""
+        return url
+
+    assert (fetch.name, fetch.description, fetch.toolset) == ("fetch_page", "Fetch a page.", "web")
+    assert fetch.capabilities.declared == ("network",)
+    assert (fetch.timeout_s, fetch.sequential, fetch.annotations) == (3, True, hints)
+    assert fetch.cache == CachePolicy()
+    assert fetch.output_is_untrusted
+
+
+def test_a_function_without_docstring_or_description_is_refused() -> None:
+    def bare(x: int) -> int:
+        return x
+
+    with pytest.raises(ToolDefinitionError, match="no description"):
+        tool(bare)
+
+
+def test_star_args_are_refused() -> None:
+    def spread(*values: int) -> int:
+        """Spread."""
+        return 0
+
+    with pytest.raises(ToolDefinitionError, match="named parameters only"):
+        tool(spread)
+
+
+def test_star_kwargs_are_refused() -> None:
+    def named(**values: int) -> int:
+        """Named."""
+        return 0
+
+    with pytest.raises(ToolDefinitionError, match="named parameters only"):
+        tool(named)
+
+
+def test_positional_only_parameters_are_refused() -> None:
+    def positional(x: int, /) -> int:
+        """Positional."""
+        return x
+
+    with pytest.raises(ToolDefinitionError, match="positional-only"):
+        tool(positional)
+
+
+def test_generators_are_refused() -> None:
+    def numbers() -> Any:
+        """Numbers."""
+        yield 1
+
+    with pytest.raises(ToolDefinitionError, match="generators"):
+        tool(numbers)
+
+
+def test_unresolvable_type_hints_are_refused_with_a_hint() -> None:
+    def odd(x: NotDefinedAnywhere) -> str:  # type: ignore[name-defined]  # noqa: F821
+        """Odd."""
+        return ""
+
+    with pytest.raises(ToolDefinitionError, match="cannot resolve its type hints"):
+        tool(odd)
+
+
+def test_an_invalid_name_option_is_refused() -> None:
+    with pytest.raises(ToolDefinitionError, match="is invalid"):
+
+        @tool(name="has space")
+        def f() -> str:
+            """F."""
+            return ""
+
+
+# -- validation -------------------------------------------------------------------------------
+
+
+@tool
+def order(qty: int, address: Address, express: bool = False) -> str:
+    """Place an order."""
+    return f"{qty} to {address.street} {address.number} express={express}"
+
+
+def test_validator_accepts_json_and_dicts_and_keeps_omitted_optionals_omitted() -> None:
+    raw = {"qty": 2, "address": {"street": "Main", "number": 1}}
+    from_dict = order.validator.validate(raw)
+    from_json = order.validator.validate('{"qty": 2, "address": {"street": "Main", "number": 1}}')
+    assert from_dict == from_json
+    assert "express" not in from_dict
+    assert isinstance(from_dict["address"], Address)
+
+
+def test_validator_names_every_bad_field() -> None:
+    with pytest.raises(ArgsInvalid) as caught:
+        order.validator.validate({"qty": "many", "address": {"street": 1}, "colour": "red"})
+    paths = {p.path for p in caught.value.problems}
+    assert paths == {"qty", "address.street", "address.number", "colour"}
+
+
+@pytest.mark.anyio
+async def test_a_context_argument_sent_by_the_model_is_refused() -> None:
+    @tool
+    def where(ctx: ToolContext) -> str:
+        """Where."""
+        return "here"
+
+    result = await _run(where, {"ctx": "forged"})
+    assert isinstance(result, Err)
+    assert result.code == ErrorCode.INPUT_INVALID
+    assert "ctx: unexpected field" in result.error
+
+
+# -- execution --------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_validated_arguments_reach_the_function_with_defaults_applied() -> None:
+    result = await _run(order, '{"qty": 2, "address": {"street": "Main", "number": 1}}')
+    assert result == Ok("2 to Main 1 express=False")
+
+
+@pytest.mark.anyio
+async def test_the_context_is_injected() -> None:
+    @tool
+    def who(ctx: ToolContext) -> str:
+        """Who."""
+        return f"{ctx.session_id}/{ctx.tool_call_id}"
+
+    assert await _run(who, {}, ToolContext(session_id="sess")) == Ok("sess/call_0")
+
+
+@pytest.mark.anyio
+async def test_sync_functions_run_on_a_worker_thread() -> None:
+    @tool
+    def thread_id() -> str:
+        """Thread id."""
+        return str(threading.get_ident())
+
+    result = await _run(thread_id, {})
+    assert isinstance(result, Ok)
+    assert int(result.value) != threading.get_ident()
+
+
+@pytest.mark.anyio
+async def test_async_functions_run_on_the_event_loop_thread() -> None:
+    @tool
+    async def thread_id() -> str:
+        """Thread id."""
+        await anyio.lowlevel.checkpoint()
+        return str(threading.get_ident())
+
+    assert await _run(thread_id, {}) == Ok(str(threading.get_ident()))
+
+
+@pytest.mark.anyio
+async def test_an_exception_becomes_execution_failed_with_its_message() -> None:
+    @tool
+    def broken(x: int) -> str:
+        """Broken."""
+        raise ValueError(f"cannot handle {x}")
+
+    result = await _run(broken, {"x": 3})
+    assert result == Err("cannot handle 3", ErrorCode.EXECUTION_FAILED, cause="ValueError")
+
+
+@pytest.mark.anyio
+async def test_an_async_exception_becomes_execution_failed() -> None:
+    @tool
+    async def broken() -> str:
+        """Broken."""
+        raise KeyError("missing")
+
+    result = await _run(broken, {})
+    assert isinstance(result, Err)
+    assert (result.code, result.cause) == (ErrorCode.EXECUTION_FAILED, "KeyError")
+
+
+# -- return mapping ---------------------------------------------------------------------------
+
+
+def test_a_string_is_the_value() -> None:
+    assert to_tool_result("text") == Ok("text")
+
+
+def test_none_is_an_empty_value() -> None:
+    assert to_tool_result(None) == Ok("")
+
+
+def test_a_dict_becomes_json_and_structured() -> None:
+    assert to_tool_result({"a": 1, "b": "é"}) == Ok(
+        '{"a": 1, "b": "é"}', structured={"a": 1, "b": "é"}
+    )
+
+
+def test_a_list_becomes_json_with_structured_under_result() -> None:
+    assert to_tool_result([1, 2]) == Ok("[1, 2]", structured={"result": [1, 2]})
+
+
+def test_a_pydantic_model_becomes_json_and_structured() -> None:
+    value = Address(street="Main", number=1)
+    assert to_tool_result(value) == Ok(
+        '{"street": "Main", "number": 1}', structured={"street": "Main", "number": 1}
+    )
+
+
+def test_a_dataclass_becomes_json_and_structured() -> None:
+    assert to_tool_result(Point(x=1, y=2)) == Ok('{"x": 1, "y": 2}', structured={"x": 1, "y": 2})
+
+
+def test_a_number_becomes_its_json_text() -> None:
+    assert to_tool_result(42) == Ok("42")
+
+
+@pytest.mark.parametrize("result", [Ok("v", cost_usd=0.1), Err("no", ErrorCode.NOT_AVAILABLE)])
+def test_a_tool_result_passes_through(result: ToolResult) -> None:
+    assert to_tool_result(result) is result
+
+
+@pytest.mark.anyio
+async def test_a_returned_err_reaches_the_caller_unchanged() -> None:
+    @tool
+    def refuse() -> ToolResult:
+        """Refuse."""
+        return Err("stale", ErrorCode.STALE_WRITE, conflict_key="/f")
+
+    assert await _run(refuse, {}) == Err("stale", ErrorCode.STALE_WRITE, conflict_key="/f")
+
+
+@pytest.mark.anyio
+async def test_a_returned_dict_reaches_the_caller_as_json_and_structured() -> None:
+    @tool
+    async def stats() -> dict[str, int]:
+        """Stats."""
+        return {"n": 3}
+
+    assert await _run(stats, {}) == Ok('{"n": 3}', structured={"n": 3})
