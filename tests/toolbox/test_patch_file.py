@@ -169,4 +169,5 @@ def test_already_applied_never_claims_a_file_without_new_text(
     text: str, old: str, new: str
 ) -> None:
     if is_already_applied(text, old, new, find_all(text, old)):
-        assert new and new in text
+        assert new
+        assert new in text

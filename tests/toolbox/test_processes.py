@@ -8,7 +8,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from toolbox_helpers import error_of, ok_value, run
+from toolbox_helpers import alive, error_of, ok_value, read_pid, run
 
 from toolwire.backends.background import ProcessManager
 from toolwire.backends.resolver import CapabilityBackends
@@ -21,21 +21,6 @@ from toolwire.toolbox import command_guard_hook, process_tools
 pytestmark = pytest.mark.anyio
 
 TREE = "bash -c 'sleep 300 & echo $! > {pidfile}; wait' & echo started; wait"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-async def _read_pid(path: Path) -> int:
-    with anyio.fail_after(10):
-        while not path.exists() or not path.read_text().strip():
-            await anyio.sleep(0.02)
-    return int(path.read_text())
 
 
 @pytest.fixture
@@ -92,10 +77,10 @@ async def test_wait_timeout_is_not_an_error(preg: ToolRegistry, work: Path) -> N
 async def test_stop_kills_the_group_including_grandchildren(preg: ToolRegistry, work: Path) -> None:
     ctx = _ctx(work)
     pid = await _start(preg, ctx, TREE.format(pidfile=work / "gc.pid"))
-    grandchild = await _read_pid(work / "gc.pid")
+    grandchild = await read_pid(work / "gc.pid")
     value = ok_value(await run(preg, ctx, "process_stop", process_id=pid))
     assert value.startswith(f"Stopped {pid}  stopped (code -15)")
-    assert not _alive(grandchild)
+    assert not alive(grandchild)
 
 
 async def test_stop_escalates_to_sigkill_when_sigterm_is_ignored(
@@ -190,9 +175,9 @@ async def test_aclose_leaves_no_orphans_and_refuses_new_starts(tmp_path: Path) -
         pidfile = tmp_path / f"gc{n}.pid"
         info = await manager.start(TREE.format(pidfile=pidfile), owner="p", cwd=str(tmp_path))
         leaders.append(info.pid)
-        grandchildren.append(await _read_pid(pidfile))
+        grandchildren.append(await read_pid(pidfile))
     await manager.aclose()
-    assert not any(_alive(pid) for pid in leaders + grandchildren)
+    assert not any(alive(pid) for pid in leaders + grandchildren)
     assert all(p.status == "stopped" for p in manager.list_processes(owner="p"))
     with pytest.raises(CapabilityError, match="closed"):
         await manager.start("true", owner="p", cwd=str(tmp_path))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from toolbox_helpers import error_of, ok_value, run
+from toolbox_helpers import alive, error_of, ok_value, read_pid, run
 
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.reducers.spill import SPILL_POINTER_PATTERN
@@ -18,22 +18,6 @@ from toolwire.toolbox.spill import SPILL_DIR, SPILL_MAX_AGE_S
 from toolwire.toolbox.terminal import clamp_timeout
 
 pytestmark = pytest.mark.anyio
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for its reaper counts as dead)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
-async def _read_pid(path: Path) -> int:
-    with anyio.fail_after(10):
-        while not path.exists() or not path.read_text().strip():
-            await anyio.sleep(0.02)
-    return int(path.read_text())
 
 
 async def test_success_returns_the_output(registry: ToolRegistry, ctx: ToolContext) -> None:
@@ -105,7 +89,7 @@ async def test_timeout_kills_the_whole_tree_including_grandchildren(
     error = error_of(await run(registry, ctx, "terminal", command=command, timeout_s=1))
     assert error.error.startswith("Command exited with code 124\n[timed out after 1 s")
     pid = int((work / "grandchild.pid").read_text())
-    assert not _alive(pid)
+    assert not alive(pid)
 
 
 async def test_abort_kills_the_whole_tree(registry: ToolRegistry, work: Path) -> None:
@@ -120,13 +104,13 @@ async def test_abort_kills_the_whole_tree(registry: ToolRegistry, work: Path) ->
 
     async with anyio.create_task_group() as group:
         group.start_soon(call)
-        pid = await _read_pid(work / "grandchild.pid")
-        assert _alive(pid)
+        pid = await read_pid(work / "grandchild.pid")
+        assert alive(pid)
         signal.abort("user pressed stop")
     assert outcome is not None
     assert error_of(outcome.result).error.startswith("aborted")
     with anyio.fail_after(5):
-        while _alive(pid):
+        while alive(pid):
             await anyio.sleep(0.02)
 
 
@@ -144,7 +128,7 @@ async def test_output_over_budget_is_spilled_with_head_tail_and_pointer(
     spilled = Path(pointer["path"])
     assert spilled.parent == work / SPILL_DIR
     assert spilled.name.startswith("spill_me-")
-    full = spilled.read_text()
+    full = await anyio.Path(spilled).read_text()
     assert full.splitlines() == [f"line-{i}" for i in range(1, 2001)]
     assert int(pointer["chars"]) == len(full)
 

@@ -30,6 +30,9 @@ class RotatingLog:
         self._backups = backups
         self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
         self._size = self._file.tell()
+        self._kept = 0  # old generations on disk: .1 .. .<kept>
+        while self._kept < backups and os.path.exists(f"{path}.{self._kept + 1}"):
+            self._kept += 1
 
     def write(self, data: bytes) -> None:
         """Append ``data``, rotating first whenever the current file would overflow."""
@@ -52,15 +55,15 @@ class RotatingLog:
     def _rotate(self) -> None:
         self._file.close()
         if self._backups > 0:
-            for generation in range(self._backups - 1, 0, -1):
-                older = f"{self.path}.{generation}"
-                if os.path.exists(older):
-                    os.replace(older, f"{self.path}.{generation + 1}")
+            for generation in range(min(self._kept, self._backups - 1), 0, -1):
+                os.replace(f"{self.path}.{generation}", f"{self.path}.{generation + 1}")
             os.replace(self.path, f"{self.path}.1")
+            self._kept = min(self._kept + 1, self._backups)
         self._file = open(self.path, "wb", buffering=0)  # noqa: SIM115
         self._size = 0
 
     def close(self) -> None:
+        """Close the current file."""
         self._file.close()
 
 

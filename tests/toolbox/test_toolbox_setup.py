@@ -1,0 +1,90 @@
+"""Assembly: toolsets, declared capabilities, and the answers when seams are missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from toolbox_helpers import error_of, run
+
+from toolwire.backends.background import ProcessManager
+from toolwire.context import ToolContext
+from toolwire.registry import ToolRegistry
+from toolwire.results import ErrorCode
+from toolwire.toolbox import default_tools, file_tools, process_tools, terminal_tools
+
+pytestmark = pytest.mark.anyio
+
+
+def test_default_tools_without_a_manager_are_file_and_terminal() -> None:
+    names = [t.name for t in default_tools()]
+    assert names == ["read_file", "write_file", "patch_file", "search_files", "terminal"]
+
+
+async def test_default_tools_with_a_manager_add_the_six_process_tools(tmp_path: Path) -> None:
+    async with ProcessManager(str(tmp_path)) as manager:
+        names = [t.name for t in default_tools(process_manager=manager)]
+    assert names[5:] == [
+        "process_start", "process_list", "process_logs",
+        "process_stop", "process_wait", "process_watch",
+    ]  # fmt: skip
+
+
+async def test_toolsets_and_capabilities_are_declared(tmp_path: Path) -> None:
+    async with ProcessManager(str(tmp_path)) as manager:
+        procs = process_tools(manager)
+    assert {t.toolset for t in file_tools()} == {"file"}
+    assert {t.toolset for t in terminal_tools()} == {"terminal"}
+    assert {t.toolset for t in procs} == {"process"}
+    for t in file_tools():
+        assert t.capabilities.fs_reach is not None
+        assert t.capabilities.fs_reach.read == "from-personality"
+    read_only = {t.name for t in file_tools() if t.capabilities.fs_reach.write == ()}  # type: ignore[union-attr]
+    assert read_only == {"read_file", "search_files"}
+    for t in [*terminal_tools(), *procs]:
+        assert t.capabilities.process is not None
+        assert t.capabilities.process.allowed_binaries == ("bash",)
+
+
+@pytest.mark.parametrize(
+    "name", ["read_file", "write_file", "patch_file", "search_files", "terminal"]
+)
+async def test_a_registry_without_backends_refuses_them(name: str, work: Path) -> None:
+    registry = ToolRegistry()
+    registry.register_all(default_tools())
+    args = {"path": "x", "content": "", "old_text": "a", "new_text": "b", "pattern": "p"}
+    args = {k: v for k, v in args.items() if k in registry.get(name).schema["properties"]}  # type: ignore[union-attr]
+    if name == "terminal":
+        args = {"command": f"touch {work}/ran"}
+    ctx = ToolContext(session_id="s", working_dir=str(work))
+    error = error_of(await run(registry, ctx, name, **args))
+    assert error.code is ErrorCode.NOT_AVAILABLE
+    assert not (work / "ran").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("read_file", {"path": "x"}),
+        ("write_file", {"path": "x", "content": ""}),
+        ("patch_file", {"path": "x", "old_text": "a", "new_text": "b"}),
+        ("search_files", {"pattern": "p"}),
+        ("terminal", {"command": "true"}),
+    ],
+)
+async def test_a_missing_seam_is_not_available_with_a_setup_hint(
+    name: str, args: dict[str, str], work: Path
+) -> None:
+    tool = next(t for t in default_tools() if t.name == name)
+    result = await tool.execute(args, ToolContext(session_id="s", working_dir=str(work)))
+    error = error_of(result)
+    assert error.code is ErrorCode.NOT_AVAILABLE
+    assert "backends=create_backends()" in error.error
+
+
+async def test_process_tools_without_the_process_seam_are_not_available(tmp_path: Path) -> None:
+    async with ProcessManager(str(tmp_path)) as manager:
+        start = process_tools(manager)[0]
+        result = await start.execute({"command": "true"}, ToolContext(session_id="s"))
+    assert error_of(result).code is ErrorCode.NOT_AVAILABLE
+    assert manager.list_processes(owner="default") == []
