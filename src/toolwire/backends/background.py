@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import selectors
 import signal
 import subprocess
 import threading
@@ -32,12 +31,19 @@ import time
 import uuid
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Literal, TypeAlias
 
 import anyio
 import anyio.to_thread
 
+from toolwire.backends.background_process import (
+    STREAMS,
+    BackgroundProcess,
+    LogStream,
+    ProcessStatus,
+    RunningProcess,
+    WatchResult,
+    pump_output,
+)
 from toolwire.backends.process_logs import RotatingLog, line_matcher, read_from, tail_lines
 from toolwire.backends.processes import scrubbed_env
 from toolwire.errors import CapabilityError, ConfigurationError
@@ -54,116 +60,7 @@ __all__ = [
 DEFAULT_MAX_PER_OWNER = 8
 """Running processes one owner may have at once."""
 
-ProcessStatus: TypeAlias = Literal["running", "exited", "stopped"]
-LogStream: TypeAlias = Literal["stdout", "stderr"]
-_STREAMS: tuple[LogStream, ...] = ("stdout", "stderr")
 _POLL_S = 0.05
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class BackgroundProcess:
-    """A snapshot of one background process.
-
-    Attributes:
-        id: The manager's id for it.
-        name: A label (the start call's ``name``, else the command's first word).
-        command: The bash command line.
-        cwd: Its working directory.
-        owner: The personality that started it.
-        pid: The leader's pid (also its process-group id).
-        started_at: Epoch seconds.
-        status: ``running``, ``exited`` (on its own) or ``stopped`` (by `ProcessManager.stop`).
-        exit_code: The leader's exit code (``-N``: killed by signal N); ``None`` while running.
-        ended_at: Epoch seconds when the leader ended.
-        log_dir: The directory holding ``stdout.log`` and ``stderr.log``.
-    """
-
-    id: str
-    name: str
-    command: str
-    cwd: str
-    owner: str
-    pid: int
-    started_at: float
-    status: ProcessStatus
-    exit_code: int | None
-    ended_at: float | None
-    log_dir: str
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class WatchResult:
-    """What `ProcessManager.watch` saw: a matching line, the process ending, or neither."""
-
-    matched: bool
-    pattern: str | None = None
-    stream: LogStream | None = None
-    line: str | None = None
-    process: BackgroundProcess
-
-
-class _Entry:
-    """A running or finished process and the thread that pumps its output."""
-
-    def __init__(self, info: BackgroundProcess, popen: subprocess.Popen[bytes]) -> None:
-        self.info = info
-        self.popen = popen
-        self.lock = threading.Lock()
-        self.stop_requested = False
-        self.group_gone = False
-        self.pump: threading.Thread | None = None
-
-    def snapshot(self) -> BackgroundProcess:
-        with self.lock:
-            return self.info
-
-    def mark_ended(self, code: int) -> None:
-        with self.lock:
-            if self.info.status != "running":
-                return
-            status: ProcessStatus = "stopped" if self.stop_requested else "exited"
-            self.info = replace(self.info, status=status, exit_code=code, ended_at=time.time())
-
-    def signal_group(self, sig: int) -> None:
-        if self.group_gone:
-            return
-        try:
-            os.killpg(self.info.pid, sig)
-        except ProcessLookupError:
-            self.group_gone = True
-        except PermissionError:
-            pass
-
-
-def _pump(entry: _Entry, logs: dict[LogStream, RotatingLog]) -> None:
-    popen = entry.popen
-    selector = selectors.DefaultSelector()
-    for stream in _STREAMS:
-        pipe = getattr(popen, stream)
-        selector.register(pipe, selectors.EVENT_READ, stream)
-    try:
-        while selector.get_map():
-            for key, _ in selector.select(timeout=0.2):
-                data = os.read(key.fd, 65536)
-                if data:
-                    logs[key.data].write(data)
-                else:
-                    selector.unregister(key.fileobj)
-            code = popen.poll()
-            if code is not None:
-                entry.mark_ended(code)
-        entry.mark_ended(popen.wait())
-    finally:
-        selector.close()
-        for stream in _STREAMS:
-            getattr(popen, stream).close()
-            logs[stream].close()
-    try:
-        os.killpg(entry.info.pid, 0)
-    except ProcessLookupError:
-        entry.group_gone = True  # never signal this pgid again: the number may be reused
-    except PermissionError:
-        pass
 
 
 _LIVE_MANAGERS: weakref.WeakSet[ProcessManager] = weakref.WeakSet()
@@ -216,7 +113,7 @@ class ProcessManager:
         self.log_backups = log_backups
         self.stop_grace_s = stop_grace_s
         self._env_allowlist = tuple(env_allowlist)
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[str, RunningProcess] = {}
         self._lock = threading.Lock()
         self._closed = False
         _LIVE_MANAGERS.add(self)
@@ -272,7 +169,7 @@ class ProcessManager:
                 s: RotatingLog(
                     os.path.join(log_dir, f"{s}.log"), self.log_max_bytes, self.log_backups
                 )
-                for s in _STREAMS
+                for s in STREAMS
             }
             try:
                 popen = subprocess.Popen(
@@ -303,15 +200,18 @@ class ProcessManager:
                 ended_at=None,
                 log_dir=log_dir,
             )
-            entry = _Entry(info, popen)
+            entry = RunningProcess(info, popen)
             entry.pump = threading.Thread(
-                target=_pump, args=(entry, logs), name=f"toolwire-bg-{process_id}", daemon=True
+                target=pump_output,
+                args=(entry, logs),
+                name=f"toolwire-bg-{process_id}",
+                daemon=True,
             )
             entry.pump.start()
             self._entries[process_id] = entry
             return info
 
-    def _entry(self, process_id: str, owner: str) -> _Entry:
+    def _entry(self, process_id: str, owner: str) -> RunningProcess:
         entry = self._entries.get(process_id)
         if entry is None or entry.info.owner != owner:
             raise LookupError(f"no background process with id {process_id!r}")
@@ -340,7 +240,7 @@ class ProcessManager:
         await self._stop_entries([entry])
         return entry.snapshot()
 
-    async def _stop_entries(self, entries: Sequence[_Entry]) -> None:
+    async def _stop_entries(self, entries: Sequence[RunningProcess]) -> None:
         live = [e for e in entries if not e.group_gone]
         for entry in live:
             if entry.snapshot().status == "running":
@@ -373,7 +273,7 @@ class ProcessManager:
         owner: str,
         patterns: Sequence[str],
         timeout_s: float,
-        streams: Sequence[LogStream] = _STREAMS,
+        streams: Sequence[LogStream] = STREAMS,
     ) -> WatchResult:
         """Wait for a log line matching one of ``patterns`` (``/regex/`` or a substring).
 
