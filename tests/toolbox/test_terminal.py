@@ -168,3 +168,17 @@ async def test_small_output_writes_no_spill_file(
 ) -> None:
     await run(registry, ctx, "terminal", command="seq 1 10")
     assert not (work / SPILL_DIR).exists()
+
+
+async def test_spill_out_of_write_reach_says_the_output_could_not_be_saved(work: Path) -> None:
+    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.toolbox import terminal_tools
+
+    registry = ToolRegistry(backends=CapabilityBackends(fs_read=(str(work),), fs_write=()))
+    registry.register_all(terminal_tools())
+    ctx = ToolContext(session_id="s", working_dir=str(work), result_budget_chars=1000)
+    value = ok_value(await run(registry, ctx, "terminal", command="seq 1 2000"))
+    assert "the full output could not be saved (PATH_NOT_REACHABLE:" in value
+    assert SPILL_POINTER_PATTERN.search(value) is None
+    assert len(value) <= 1000
+    assert not (work / SPILL_DIR).exists()
