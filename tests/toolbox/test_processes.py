@@ -157,13 +157,13 @@ async def test_logs_rotate_and_keep_a_bounded_number_of_generations(tmp_path: Pa
         info = await manager.start("seq 1 3000", owner="p", cwd=str(tmp_path))
         await manager.wait(info.id, owner="p", timeout_s=10)
         with anyio.fail_after(5):
-            while manager.read_tail(info.id, owner="p", stream="stdout", lines=1) != ["3000"]:
+            while await manager.read_tail(info.id, owner="p", stream="stdout", lines=1) != ["3000"]:
                 await anyio.sleep(0.02)
         log = Path(info.log_dir) / "stdout.log"
         generations = sorted(p.name for p in log.parent.glob("stdout.log*"))
         assert generations == ["stdout.log", "stdout.log.1", "stdout.log.2"]
         assert all(p.stat().st_size <= 1000 for p in log.parent.glob("stdout.log*"))
-        tail = manager.read_tail(info.id, owner="p", stream="stdout", lines=300)
+        tail = await manager.read_tail(info.id, owner="p", stream="stdout", lines=300)
         assert tail == [str(i) for i in range(2701, 3001)]
 
 
@@ -196,9 +196,9 @@ async def test_child_environment_is_scrubbed(
         )
         await manager.wait(info.id, owner="p", timeout_s=10)
         with anyio.fail_after(5):
-            while not manager.read_tail(info.id, owner="p", stream="stdout", lines=1):
+            while not await manager.read_tail(info.id, owner="p", stream="stdout", lines=1):
                 await anyio.sleep(0.02)
-        assert manager.read_tail(info.id, owner="p", stream="stdout", lines=1) == ["[][x]"]
+        assert await manager.read_tail(info.id, owner="p", stream="stdout", lines=1) == ["[][x]"]
 
 
 def test_relative_base_dir_is_a_configuration_error() -> None:

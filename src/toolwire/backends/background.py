@@ -255,10 +255,19 @@ class ProcessManager:
             while any(e.snapshot().status == "running" for e in live):
                 await anyio.sleep(_POLL_S)
 
-    def read_tail(self, process_id: str, *, owner: str, stream: LogStream, lines: int) -> list[str]:
-        """The last ``lines`` lines of one stream's log (older generations included as needed)."""
+    async def read_tail(
+        self, process_id: str, *, owner: str, stream: LogStream, lines: int
+    ) -> list[str]:
+        """The last ``lines`` lines of one stream's log (older generations included as needed).
+
+        Raises:
+            LookupError: unknown id.
+        """
         entry = self._entry(process_id, owner)
         path = os.path.join(entry.info.log_dir, f"{stream}.log")
+        return await anyio.to_thread.run_sync(self._tail, path, lines)
+
+    def _tail(self, path: str, lines: int) -> list[str]:
         found: list[str] = []
         for candidate in (path, *(f"{path}.{g}" for g in range(1, self.log_backups + 1))):
             if len(found) >= lines:
@@ -297,7 +306,9 @@ class ProcessManager:
                 )
                 for stream in streams:
                     path = os.path.join(entry.info.log_dir, f"{stream}.log")
-                    data, offsets[stream] = read_from(path, offsets[stream])
+                    data, offsets[stream] = await anyio.to_thread.run_sync(
+                        read_from, path, offsets[stream]
+                    )
                     chunk = partial[stream] + data
                     *complete, partial[stream] = chunk.split(b"\n")
                     if ended and partial[stream]:

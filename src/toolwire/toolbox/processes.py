@@ -155,7 +155,9 @@ def process_tools(manager: ProcessManager) -> list[Tool]:
             for name in ("stdout", "stderr"):
                 if stream not in (name, "both"):
                     continue
-                tail = manager.read_tail(process_id, owner=_owner(ctx), stream=name, lines=count)
+                tail = await manager.read_tail(
+                    process_id, owner=_owner(ctx), stream=name, lines=count
+                )
                 body = "\n".join(tail) if tail else "(no output)"
                 sections.append(f"--- {name} (last {len(tail)} lines) ---\n{body}")
         except LookupError:
