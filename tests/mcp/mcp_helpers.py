@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -41,13 +42,27 @@ def start_http_server(
     while time.monotonic() < deadline:
         for line in log.read_text(errors="replace").splitlines():
             if line.startswith("READY "):
-                return HttpServer(url=line.split(" ", 1)[1].strip(), process=process, log=log)
+                url = line.split(" ", 1)[1].strip()
+                _wait_until_accepting(url, deadline)
+                return HttpServer(url=url, process=process, log=log)
         if process.poll() is not None:
             break
         time.sleep(0.05)
     process.kill()
     process.wait(5)
     raise AssertionError(f"{script.name} did not start:\n{log.read_text(errors='replace')}")
+
+
+def _wait_until_accepting(url: str, deadline: float) -> None:
+    host_port = url.split("//", 1)[1].split("/", 1)[0]
+    host, port = host_port.rsplit(":", 1)
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"nothing accepts connections at {url}")
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:

@@ -37,6 +37,7 @@ import anyio.abc
 import mcp_types as mt
 from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.errors import ConfigurationError, ProviderError
@@ -290,36 +291,33 @@ class McpProvider:
             client_info=mt.Implementation(name="toolwire", version=_version()),
             cache=None,
         )
-        # The deadline covers connecting and the first listing, then is lifted.
+        # The deadline covers connecting, subscribing and the first listing, then is lifted.
         deadline = anyio.current_time() + self.config.connect_timeout_s
         with anyio.CancelScope(deadline=deadline) as scope:
-            async with client:
+            async with client, anyio.create_task_group() as group:
                 link = _Link(client=client)
+                group.start_soon(_forward_event, ended, link.lost)
+                capability = client.server_capabilities.tools
+                if capability is not None and capability.list_changed:
+                    # Subscribed before the first listing, so no change can fall in between.
+                    await group.start(self._listen_loop, link)
                 await self._refresh(link)
                 scope.deadline = math.inf
+                group.start_soon(self._refresh_loop, link)
+                if self.config.ping_interval_s is not None:
+                    group.start_soon(self._keepalive_loop, link, self.config.ping_interval_s)
                 self._link = link
                 self._last_error = None
                 self._connected.set()
                 logger.info(
                     "MCP server %r connected (%d tools)", self.config.name, len(self._tools)
                 )
-                await self._hold(link, ended)
+                await link.lost.wait()
+                group.cancel_scope.cancel()
+            if not self._closed:
+                logger.warning("MCP server %r: connection lost; reconnecting", self.config.name)
         if scope.cancelled_caught:
             raise TimeoutError(f"connecting took longer than {self.config.connect_timeout_s:g} s")
-
-    async def _hold(self, link: _Link, ended: anyio.Event) -> None:
-        """Serve one connection until it is lost."""
-        async with anyio.create_task_group() as group:
-            group.start_soon(_forward_event, ended, link.lost)
-            group.start_soon(self._refresh_loop, link)
-            if self.config.ping_interval_s is not None:
-                group.start_soon(self._ping_loop, link, self.config.ping_interval_s)
-            tools_capability = link.client.server_capabilities.tools
-            if tools_capability is not None and tools_capability.list_changed:
-                group.start_soon(self._listen_loop, link)
-            await link.lost.wait()
-            group.cancel_scope.cancel()
-        logger.warning("MCP server %r: connection lost; reconnecting", self.config.name)
 
     async def _refresh_loop(self, link: _Link) -> None:
         while True:
@@ -331,28 +329,39 @@ class McpProvider:
                 logger.warning("MCP server %r: re-listing tools failed: %s", self.config.name, exc)
                 link.lost.set()
 
-    async def _ping_loop(self, link: _Link, interval: float) -> None:
+    async def _keepalive_loop(self, link: _Link, interval: float) -> None:
+        """Notice a silent server: ``ping`` on handshake-era links, a re-listing on 2026-07-28
+        ones (which dropped ``ping``), answered within 5 s or the link counts as lost."""
+        modern = link.client.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
         while True:
             await anyio.sleep(interval)
             try:
                 with anyio.fail_after(min(5.0, interval)):
-                    await link.client.send_ping()
+                    if modern:
+                        await self._refresh(link)
+                    else:
+                        await link.client.send_ping()
             except Exception:
                 link.lost.set()
                 return
 
-    async def _listen_loop(self, link: _Link) -> None:
+    async def _listen_loop(
+        self, link: _Link, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
         from mcp.client.subscriptions import ListenNotSupportedError
 
         try:
             async with link.client.listen(tools_list_changed=True) as subscription:
+                task_status.started()
                 async for _event in subscription:
                     link.refresh_wanted.set()
         except ListenNotSupportedError:
-            return  # handshake era: list_changed arrives as a notification instead
+            # handshake era: list_changed arrives as a notification instead
+            task_status.started()
         except Exception as exc:
             logger.debug("MCP server %r: listen stream ended: %r", self.config.name, exc)
             link.lost.set()
+            raise
 
     async def _refresh(self, link: _Link) -> None:
         """List the server's tools (every page) and publish them when they changed."""
