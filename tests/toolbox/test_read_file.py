@@ -122,3 +122,12 @@ async def test_result_is_marked_untrusted_and_capped_at_40000(registry: ToolRegi
     assert tool.output_is_untrusted
     assert tool.max_result_chars == 40_000
     assert tool.toolset == "file"
+
+
+def test_text_starting_with_a_printable_signature_is_still_text() -> None:
+    from toolwire.toolbox.filetypes import is_binary
+
+    assert not is_binary(b"MZ is the prefix of this note\n")
+    assert not is_binary(b"ID3 tags explained\n")
+    assert is_binary(b"\x7fELF\x02\x01\x01")
+    assert is_binary(b"%PDF-1.7\n")

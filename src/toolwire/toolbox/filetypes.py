@@ -33,10 +33,19 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 
 
+def _unprintable(magic: bytes) -> bool:
+    return any(byte < 0x20 or byte > 0x7E for byte in magic)
+
+
+# Signatures made of printable letters ("MZ", "BZh", "ID3") also open ordinary text files, so
+# only the ones a text file cannot start with decide; the others only name the type.
+_BINARY_SIGNATURES = tuple(m for m, _ in _MAGIC if _unprintable(m) or m == b"%PDF-")
+
+
 def is_binary(data: bytes) -> bool:
-    """Whether ``data`` looks binary: a NUL byte, or a known binary signature, up front."""
+    """Whether ``data`` looks binary: a NUL byte, or a signature no text file starts with."""
     head = data[:SNIFF_BYTES]
-    return b"\x00" in head or any(head.startswith(magic) for magic, _ in _MAGIC)
+    return b"\x00" in head or head.startswith(_BINARY_SIGNATURES)
 
 
 def describe_binary(data: bytes, path: str) -> str:
