@@ -1,0 +1,365 @@
+"""`toolwire.toml` and ``TOOLWIRE_*`` environment overrides → a frozen `ToolwireConfig`.
+
+```toml
+[sandbox]
+roots = ["."]                 # read + write (default: the current directory)
+read_only = ["/usr/share/dict"]
+
+[network]
+allow = ["api.github.com", "*.githubusercontent.com"]   # empty: every public host
+deny = []
+
+[store]
+url = "sqlite:///.toolwire/state.db"   # or redis://..., postgresql://..., memory://
+
+[tools]
+toolsets = ["file", "terminal", "process"]   # absent: every built-in toolset
+result_budget_chars = 80000
+
+[serve]
+host = "127.0.0.1"
+port = 8765
+
+[mcp.servers.files]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
+```
+
+Relative paths (sandbox roots, a relative SQLite path) are resolved against the directory of
+the config file, or the current directory when there is none. Environment variables win over
+the file: ``TOOLWIRE_CONFIG`` (the file), ``TOOLWIRE_SANDBOX_ROOTS`` (``os.pathsep``-separated),
+``TOOLWIRE_NETWORK_ALLOW`` / ``TOOLWIRE_NETWORK_DENY`` (comma-separated),
+``TOOLWIRE_STORE_URL``, ``TOOLWIRE_TOOLSETS`` (comma-separated), ``TOOLWIRE_RESULT_BUDGET_CHARS``,
+``TOOLWIRE_HOST``, ``TOOLWIRE_PORT``. A bad file or variable raises `ConfigurationError` naming
+the key and the line (``toolwire.toml:7: store.url: expected a string``), never a traceback
+from deep inside.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
+from toolwire.errors import ConfigurationError
+from toolwire.mcp.client import McpServerConfig
+
+__all__ = ["CONFIG_FILE_NAME", "DEFAULT_STORE_URL", "ToolwireConfig", "load_config"]
+
+CONFIG_FILE_NAME = "toolwire.toml"
+DEFAULT_STORE_URL = "sqlite:///.toolwire/state.db"
+_SECTIONS = {
+    "sandbox": {"roots", "read_only"},
+    "network": {"allow", "deny", "allow_private_urls"},
+    "store": {"url"},
+    "tools": {"toolsets", "result_budget_chars"},
+    "serve": {"host", "port"},
+    "mcp": {"servers"},
+}
+_SERVER_KEYS = {
+    "command", "args", "env", "cwd", "url", "headers", "result_limit_chars", "timeout_s",
+    "connect_timeout_s", "ping_interval_s", "tools", "protocol",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolwireConfig:
+    """Everything `toolwire serve`, `toolwire call` and `create_registry` need.
+
+    Attributes:
+        base_dir: Where relative paths were resolved (the config file's directory).
+        source: The config file read, if any.
+        sandbox_read: Absolute paths tools may read.
+        sandbox_write: Absolute paths tools may write (also readable).
+        network_allow: Host patterns fetches may reach (empty: every public host).
+        network_deny: Host patterns they may never reach (checked first).
+        allow_private_urls: Let fetches reach private and loopback addresses.
+        store_url: The key-value store.
+        toolsets: Built-in toolsets to enable (``None``: all).
+        result_budget_chars: The per-request output budget.
+        http_host: Default ``toolwire serve --http`` interface.
+        http_port: Default ``toolwire serve --http`` port.
+        mcp_servers: MCP servers whose tools are bridged in.
+    """
+
+    base_dir: str = field(default_factory=os.getcwd)
+    source: str | None = None
+    sandbox_read: tuple[str, ...] = ()
+    sandbox_write: tuple[str, ...] = ()
+    network_allow: tuple[str, ...] = ()
+    network_deny: tuple[str, ...] = ()
+    allow_private_urls: bool = False
+    store_url: str = DEFAULT_STORE_URL
+    toolsets: tuple[str, ...] | None = None
+    result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS
+    http_host: str = "127.0.0.1"
+    http_port: int = 8765
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.sandbox_read and not self.sandbox_write:
+            object.__setattr__(self, "sandbox_write", (os.path.abspath(self.base_dir),))
+        object.__setattr__(self, "store_url", _absolute_sqlite(self.store_url, self.base_dir))
+
+    @property
+    def sandbox_roots(self) -> tuple[tuple[str, str], ...]:
+        """``(path, "read+write" | "read")`` pairs, for display."""
+        return tuple((p, "read+write") for p in self.sandbox_write) + tuple(
+            (p, "read") for p in self.sandbox_read if p not in self.sandbox_write
+        )
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
+) -> ToolwireConfig:
+    """Read the config file (``path``, else ``$TOOLWIRE_CONFIG``, else ``./toolwire.toml`` when
+    it exists) and apply the ``TOOLWIRE_*`` overrides from ``env`` (``os.environ`` by default).
+
+    Raises:
+        ConfigurationError: the file is missing (when named), is not valid TOML, or has an
+            unknown key or a value of the wrong shape; the message names the key and the line.
+    """
+    env = os.environ if env is None else env
+    named = path if path is not None else env.get("TOOLWIRE_CONFIG") or None
+    if named is not None:
+        file: Path | None = Path(named).expanduser()
+        if not file.is_file():  # type: ignore[union-attr]
+            raise ConfigurationError(f"config file {named} does not exist")
+    else:
+        candidate = Path.cwd() / CONFIG_FILE_NAME
+        file = candidate if candidate.is_file() else None
+    if file is None:
+        data: dict[str, Any] = {}
+        located = Located(text="", name="<defaults>")
+        base = Path.cwd()
+    else:
+        data, located = read_toml_file(file)
+        base = file.resolve().parent
+    values = _from_file(data, located, base)
+    values.update(_from_env(env, base))
+    return ToolwireConfig(base_dir=str(base), source=str(file) if file else None, **values)
+
+
+def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
+    check_keys(data, set(_SECTIONS), (), at)
+    values: dict[str, Any] = {}
+    for section, keys in _SECTIONS.items():
+        table = data.get(section, {})
+        if not isinstance(table, dict):
+            raise at.error((section,), "expected a table")
+        check_keys(table, keys, (section,), at)
+    sandbox = data.get("sandbox", {})
+    if "roots" in sandbox:
+        values["sandbox_write"] = _paths(at.strings(sandbox["roots"], ("sandbox", "roots")), base)
+    if "read_only" in sandbox:
+        read_only = at.strings(sandbox["read_only"], ("sandbox", "read_only"))
+        values["sandbox_read"] = _paths(read_only, base)
+        values.setdefault("sandbox_write", ())
+    network = data.get("network", {})
+    for key, name in (("allow", "network_allow"), ("deny", "network_deny")):
+        if key in network:
+            values[name] = at.strings(network[key], ("network", key))
+    if "allow_private_urls" in network:
+        values["allow_private_urls"] = at.boolean(
+            network["allow_private_urls"], ("network", "allow_private_urls")
+        )
+    store = data.get("store", {})
+    if "url" in store:
+        values["store_url"] = at.string(store["url"], ("store", "url"))
+    tools = data.get("tools", {})
+    if "toolsets" in tools:
+        values["toolsets"] = at.strings(tools["toolsets"], ("tools", "toolsets"))
+    if "result_budget_chars" in tools:
+        budget_key = ("tools", "result_budget_chars")
+        values["result_budget_chars"] = at.integer(
+            tools["result_budget_chars"], budget_key, minimum=1
+        )
+    serve = data.get("serve", {})
+    if "host" in serve:
+        values["http_host"] = at.string(serve["host"], ("serve", "host"))
+    if "port" in serve:
+        values["http_port"] = at.integer(serve["port"], ("serve", "port"), minimum=0, maximum=65535)
+    servers = data.get("mcp", {}).get("servers", {})
+    if not isinstance(servers, dict):
+        raise at.error(("mcp", "servers"), "expected a table of servers ([mcp.servers.<name>])")
+    values["mcp_servers"] = tuple(_server(name, spec, at, base) for name, spec in servers.items())
+    return values
+
+
+def _server(name: str, spec: Any, at: Located, base: Path) -> McpServerConfig:
+    key = ("mcp", "servers", name)
+    if not isinstance(spec, dict):
+        raise at.error(key, "expected a table")
+    check_keys(spec, _SERVER_KEYS, key, at)
+    options: dict[str, Any] = {}
+    for item, value in spec.items():
+        where = (*key, item)
+        if item in ("args", "tools"):
+            options[item] = at.strings(value, where)
+        elif item in ("env", "headers"):
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                raise at.error(where, "expected a table of strings")
+            options[item] = dict(value)
+        elif item in ("timeout_s", "connect_timeout_s", "ping_interval_s"):
+            options[item] = at.number(value, where)
+        elif item == "result_limit_chars":
+            options[item] = at.integer(value, where, minimum=1)
+        elif item == "cwd":
+            options[item] = str(base / at.string(value, where))
+        else:
+            options[item] = at.string(value, where)
+    try:
+        return McpServerConfig(name=name, **options)
+    except ConfigurationError as exc:
+        raise at.error(key, str(exc)) from None
+
+
+def _from_env(env: Mapping[str, str], base: Path) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if roots := env.get("TOOLWIRE_SANDBOX_ROOTS"):
+        values["sandbox_write"] = _paths([p for p in roots.split(os.pathsep) if p], base)
+        values["sandbox_read"] = ()
+    for variable, name in (
+        ("TOOLWIRE_NETWORK_ALLOW", "network_allow"),
+        ("TOOLWIRE_NETWORK_DENY", "network_deny"),
+        ("TOOLWIRE_TOOLSETS", "toolsets"),
+    ):
+        if (raw := env.get(variable)) is not None:
+            values[name] = tuple(item.strip() for item in raw.split(",") if item.strip())
+    if url := env.get("TOOLWIRE_STORE_URL"):
+        values["store_url"] = url
+    if host := env.get("TOOLWIRE_HOST"):
+        values["http_host"] = host
+    for variable, name, low, high in (
+        ("TOOLWIRE_RESULT_BUDGET_CHARS", "result_budget_chars", 1, None),
+        ("TOOLWIRE_PORT", "http_port", 0, 65535),
+    ):
+        if (raw := env.get(variable)) is not None:
+            values[name] = _env_int(variable, raw, low, high)
+    return values
+
+
+def _env_int(variable: str, raw: str, low: int, high: int | None) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"${variable}: expected an integer, got {raw!r}") from None
+    if value < low or (high is not None and value > high):
+        bounds = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ConfigurationError(f"${variable}: must be {bounds}, got {value}")
+    return value
+
+
+def _paths(items: tuple[str, ...] | list[str], base: Path) -> tuple[str, ...]:
+    return tuple(str((base / Path(item).expanduser()).resolve()) for item in items)
+
+
+def _absolute_sqlite(url: str, base_dir: str) -> str:
+    """``sqlite:///rel.db`` → ``sqlite:////<base_dir>/rel.db``; other URLs unchanged."""
+    if not url.lower().startswith("sqlite:///") or url.startswith("sqlite:////"):
+        return url
+    relative = url[len("sqlite:///") :]
+    return "sqlite:///" + str((Path(base_dir) / relative).resolve())
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A config file's text, to point errors at the line that defines a key."""
+
+    text: str
+    name: str
+
+    def error(self, key: tuple[str, ...], problem: str) -> ConfigurationError:
+        """``<file>:<line>: <dotted.key>: <problem>``."""
+        line = key_line(self.text, key)
+        where = f"{self.name}:{line}" if line is not None else self.name
+        return ConfigurationError(f"{where}: {'.'.join(key)}: {problem}")
+
+    def string(self, value: Any, key: tuple[str, ...]) -> str:
+        if not isinstance(value, str):
+            raise self.error(key, f"expected a string, got {_kind(value)}")
+        return value
+
+    def strings(self, value: Any, key: tuple[str, ...]) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.error(key, f"expected a list of strings, got {_kind(value)}")
+        return tuple(value)
+
+    def boolean(self, value: Any, key: tuple[str, ...]) -> bool:
+        if not isinstance(value, bool):
+            raise self.error(key, f"expected true or false, got {_kind(value)}")
+        return value
+
+    def number(self, value: Any, key: tuple[str, ...]) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise self.error(key, f"expected a positive number, got {value!r}")
+        return float(value)
+
+    def integer(
+        self, value: Any, key: tuple[str, ...], *, minimum: int, maximum: int | None = None
+    ) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(key, f"expected an integer, got {_kind(value)}")
+        if value < minimum or (maximum is not None and value > maximum):
+            bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
+            raise self.error(key, f"must be {bounds}, got {value}")
+        return value
+
+
+def _kind(value: Any) -> str:
+    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a number"}
+    names.update({list: "a list", dict: "a table"})
+    return names.get(type(value), type(value).__name__)
+
+
+def read_toml_file(file: Path) -> tuple[dict[str, Any], Located]:
+    """Parse ``file``; a syntax error becomes a `ConfigurationError` with its line."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(f"cannot read config file {file}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigurationError(f"{file}: invalid TOML: {exc}") from None
+    return data, Located(text=text, name=str(file))
+
+
+def check_keys(
+    table: Mapping[str, Any], allowed: set[str], prefix: tuple[str, ...], at: Located
+) -> None:
+    """Refuse the first unknown key (a typo must not be silently ignored)."""
+    for key in table:
+        if key not in allowed:
+            raise at.error((*prefix, key), f"unknown key; expected one of {sorted(allowed)}")
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
+
+
+def key_line(text: str, key: tuple[str, ...]) -> int | None:
+    """The 1-based line that defines ``key`` (a table header or an assignment), if found."""
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            table = _split_key(header.group(1))
+            if table == key:
+                return number
+            continue
+        assign = _ASSIGN.match(line)
+        if assign:
+            full = (*table, *_split_key(assign.group(1)))
+            if full == key[: len(full)] and len(full) <= len(key):
+                return number
+    return None
+
+
+def _split_key(raw: str) -> tuple[str, ...]:
+    return tuple(part.strip().strip("\"'") for part in raw.split("."))
