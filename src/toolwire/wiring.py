@@ -1,0 +1,162 @@
+"""The default assembly: a `ToolwireConfig` → a registry with backends, tools, guard and MCP.
+
+```python
+from toolwire.config import load_config
+from toolwire.wiring import open_registry
+
+async with open_registry(load_config()) as wired:
+    outcome = await wired.registry.execute("read_file", {"path": "README.md"}, ctx)
+```
+
+`create_registry` is the synchronous part (backends, the built-in tools of the enabled
+toolsets, the command guard); `open_registry` adds what has a lifecycle — the background
+process manager and the bridged MCP servers — and closes everything on exit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import anyio
+
+from toolwire.config import ToolwireConfig
+from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.registry import ToolRegistry
+from toolwire.tools import Tool
+
+if TYPE_CHECKING:
+    from toolwire.backends.background import ProcessManager
+    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.mcp.client import McpProvider
+
+__all__ = ["BUILTIN_TOOLSETS", "Wired", "builtin_tools", "create_registry", "open_registry"]
+
+logger = logging.getLogger("toolwire.wiring")
+
+BUILTIN_TOOLSETS = ("file", "terminal", "process")
+"""The toolsets of the built-in tools (``mcp`` names the bridged MCP servers' tools)."""
+
+
+@dataclass(kw_only=True)
+class Wired:
+    """What `open_registry` assembled.
+
+    Attributes:
+        config: The configuration it was built from.
+        registry: The registry to execute calls on or serve.
+        backends: The capability backends the registry uses.
+        mcp_providers: One provider per configured MCP server (connected or retrying).
+    """
+
+    config: ToolwireConfig
+    registry: ToolRegistry
+    backends: CapabilityBackends
+    mcp_providers: list[McpProvider] = field(default_factory=list)
+
+
+def create_backends_for(config: ToolwireConfig) -> CapabilityBackends:
+    """Capability backends for ``config``: its sandbox, network policy and store."""
+    from toolwire.backends.defaults import create_backends
+
+    return create_backends(
+        working_dir=config.base_dir,
+        kv_url=config.store_url,
+        fs_read=(*config.sandbox_write, *config.sandbox_read),
+        fs_write=config.sandbox_write,
+        network={
+            "allow": list(config.network_allow),
+            "deny": list(config.network_deny),
+            "allow_private_urls": config.allow_private_urls,
+        },
+    )
+
+
+def builtin_tools(
+    config: ToolwireConfig, *, process_manager: ProcessManager | None = None
+) -> list[Tool]:
+    """The built-in tools of the toolsets ``config`` enables (every one by default).
+
+    Raises:
+        ConfigurationError: a toolset name that is neither built in nor ``mcp``.
+    """
+    from toolwire.toolbox import default_tools
+
+    tools = default_tools(process_manager=process_manager)
+    if config.toolsets is None:
+        return tools
+    known = {t.toolset for t in tools if t.toolset} | set(BUILTIN_TOOLSETS) | {"mcp"}
+    unknown = sorted(set(config.toolsets) - known)
+    if unknown:
+        raise ConfigurationError(
+            f"tools.toolsets: unknown toolset(s) {unknown}; choose from {sorted(known)}"
+        )
+    return [t for t in tools if t.toolset in config.toolsets]
+
+
+def create_registry(
+    config: ToolwireConfig,
+    *,
+    backends: CapabilityBackends | None = None,
+    process_manager: ProcessManager | None = None,
+) -> ToolRegistry:
+    """A registry with ``config``'s backends, its enabled built-in tools and the command guard.
+
+    MCP servers are not connected here (that needs an event loop): use `open_registry`.
+    The process tools need a ``process_manager``; without one they are left out.
+    """
+    from toolwire.toolbox import command_guard_hook
+
+    registry = ToolRegistry(backends=backends or create_backends_for(config))
+    registry.register_all(builtin_tools(config, process_manager=process_manager))
+    command_guard_hook(registry.hooks)
+    return registry
+
+
+@asynccontextmanager
+async def open_registry(
+    config: ToolwireConfig, *, connect_timeout_s: float | None = None
+) -> AsyncIterator[Wired]:
+    """`create_registry` plus the process manager and the MCP servers, closed on exit.
+
+    Each MCP server gets up to its ``connect_timeout_s`` (or ``connect_timeout_s`` here) to
+    connect; one that does not is logged and keeps retrying in the background, and its tools
+    appear in the registry once it connects.
+    """
+    from toolwire.backends.background import ProcessManager
+    from toolwire.mcp.bridge import bridge_into
+    from toolwire.mcp.client import McpProvider
+
+    async with AsyncExitStack() as stack:
+        backends = create_backends_for(config)
+        stack.push_async_callback(backends.aclose)
+        manager: ProcessManager | None = None
+        if config.toolsets is None or "process" in config.toolsets:
+            state = os.path.join(config.base_dir, ".toolwire", "processes")
+            manager = await stack.enter_async_context(ProcessManager(state))
+        registry = create_registry(config, backends=backends, process_manager=manager)
+        wired = Wired(config=config, registry=registry, backends=backends)
+        for server in config.mcp_servers:
+            provider = McpProvider(server)
+            stack.push_async_callback(provider.aclose)
+            await provider.start()
+            bridge_into(registry, provider)
+            wired.mcp_providers.append(provider)
+        await _wait_all(wired.mcp_providers, connect_timeout_s)
+        yield wired
+
+
+async def _wait_all(providers: Sequence[McpProvider], timeout_s: float | None) -> None:
+    async def wait(provider: McpProvider) -> None:
+        try:
+            await provider.wait_connected(timeout_s)
+        except ProviderError as exc:
+            logger.warning("%s; retrying in the background", exc)
+
+    async with anyio.create_task_group() as group:
+        for provider in providers:
+            group.start_soon(wait, provider)
