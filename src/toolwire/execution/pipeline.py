@@ -379,6 +379,17 @@ async def _pipeline(batch: _Batch, call: ToolCall) -> tuple[ToolResult, bool]:
     return result, False
 
 
+_SEAMS = (
+    "kv_store",
+    "secrets_resolver",
+    "scoped_fetch",
+    "scoped_fs",
+    "scoped_process",
+    "attachments",
+)
+"""The capability seams of a `ToolContext`; a tool sees only those it declared."""
+
+
 async def _call_context(
     batch: _Batch, tool_name: str, capabilities: Any, call_id: str, budget: int
 ) -> ToolContext | Err:
@@ -388,6 +399,8 @@ async def _call_context(
     changes: dict[str, Any] = {"result_budget_chars": budget, "tool_call_id": call_id}
     if registry.hooks.has_observers:
         changes["emit"] = _progress_emitter(registry, ctx.emit, call_id)
+    if capabilities.is_empty and any(getattr(ctx, seam) is not None for seam in _SEAMS):
+        changes.update(dict.fromkeys(_SEAMS))  # no declaration, no seams: not even the caller's
     call_ctx = ctx.derive(**changes)
     if capabilities.is_empty or registry.backends is None:
         return call_ctx
