@@ -1,0 +1,59 @@
+"""Shared CLI plumbing: loading the config, reporting errors, describing tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+from toolwire.config import ToolwireConfig, load_config
+from toolwire.errors import ConfigurationError
+from toolwire.tools import Tool
+
+__all__ = ["EXIT_ERR", "EXIT_USAGE", "fail_usage", "load", "stderr", "tool_annotations",
+           "tool_capabilities"]  # fmt: skip
+
+EXIT_ERR = 1
+"""A call answered ``Err``."""
+EXIT_USAGE = 2
+"""Bad command line or configuration (typer's own usage errors exit 2 too)."""
+
+stderr = Console(stderr=True, highlight=False)
+
+
+def fail_usage(message: str) -> NoReturn:
+    """Print ``error: <message>`` to stderr and exit 2."""
+    stderr.print(f"[bold red]error:[/] {message}", markup=True)
+    raise typer.Exit(EXIT_USAGE)
+
+
+def load(ctx: typer.Context) -> ToolwireConfig:
+    """The configuration named by ``--config`` (or found), or exit 2 with the reason."""
+    path: Path | None = ctx.obj if isinstance(ctx.obj, Path) else None
+    try:
+        return load_config(path)
+    except ConfigurationError as exc:
+        fail_usage(str(exc))
+
+
+def tool_annotations(tool: Tool) -> str:
+    """``read-only, idempotent`` ... from a tool's annotations."""
+    hints = tool.annotations
+    if hints is None:
+        return ""
+    words = [
+        ("read-only", hints.read_only),
+        ("destructive", hints.destructive),
+        ("idempotent", hints.idempotent),
+        ("open-world", hints.open_world),
+    ]
+    return ", ".join(word for word, flag in words if flag)
+
+
+def tool_capabilities(tool: Tool) -> str:
+    """``network, fs_reach, process`` ... from a tool's declaration."""
+    caps = tool.capabilities
+    kinds = ("network", "secrets", "storage", "fs_reach", "process", "attachments")
+    return ", ".join(kind for kind in kinds if getattr(caps, kind) is not None)

@@ -1,0 +1,90 @@
+"""``toolwire serve``: the configured registry over MCP, with a start-up banner on stderr."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import urlsplit, urlunsplit
+
+import anyio
+import typer
+
+from toolwire.cli.common import fail_usage, load, stderr, tool_annotations
+from toolwire.config import ToolwireConfig
+from toolwire.errors import ConfigurationError
+from toolwire.mcp.server import ServeOptions, serve_registry
+from toolwire.wiring import Wired, open_registry
+
+__all__ = ["parse_address", "serve"]
+
+
+def serve(
+    ctx: typer.Context,
+    http: Annotated[
+        str | None,
+        typer.Option("--http", metavar="HOST:PORT", help="Streamable HTTP (the default)."),
+    ] = None,
+    stdio: Annotated[bool, typer.Option("--stdio", help="Serve on stdin/stdout.")] = False,
+) -> None:
+    """Serve the tools over MCP: streamable HTTP at HOST:PORT (default from the config,
+    127.0.0.1:8765) or stdio. Prints the address, sandbox roots, store and tools on stderr."""
+    if http is not None and stdio:
+        fail_usage("choose one of --http and --stdio")
+    config = load(ctx)
+    host, port = config.http_host, config.http_port
+    if http is not None:
+        host, port = parse_address(http)
+    try:
+        anyio.run(_serve, config, "stdio" if stdio else "http", host, port)
+    except ConfigurationError as exc:
+        fail_usage(str(exc))
+    except KeyboardInterrupt:
+        stderr.print("stopped")
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:8765`` for IPv6; ``:8765`` means 127.0.0.1)."""
+    host, sep, port_text = value.rpartition(":")
+    if not sep or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        fail_usage(f"--http takes HOST:PORT, e.g. 127.0.0.1:8765 (got {value!r})")
+    return host.strip("[]") or "127.0.0.1", int(port_text)
+
+
+async def _serve(config: ToolwireConfig, transport: str, host: str, port: int) -> None:
+    async with open_registry(config) as wired:
+        options = ServeOptions(
+            working_dir=config.base_dir, result_budget_chars=config.result_budget_chars
+        )
+        await serve_registry(
+            wired.registry,
+            transport="stdio" if transport == "stdio" else "http",
+            host=host,
+            port=port,
+            options=options,
+            on_ready=lambda address: _banner(wired, address),
+        )
+
+
+def _banner(wired: Wired, address: str) -> None:
+    config = wired.config
+    where = "stdio" if address == "stdio" else f"streamable HTTP at {address}"
+    tools = list(wired.registry)
+    stderr.print(f"[bold]toolwire[/] serving {len(tools)} tools over {where}", markup=True)
+    for path, mode in config.sandbox_roots:
+        stderr.print(f"  sandbox  {path} ({mode})")
+    stderr.print(f"  store    {_without_password(config.store_url)}")
+    if config.source:
+        stderr.print(f"  config   {config.source}")
+    for provider in wired.mcp_providers:
+        state = "connected" if provider.connected else "connecting"
+        stderr.print(f"  mcp      {provider.config.name} ({state})")
+    for tool in tools:
+        hints = tool_annotations(tool)
+        stderr.print(f"  tool     {tool.name}" + (f"  [{hints}]" if hints else ""))
+
+
+def _without_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
