@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toolwire.safety.command_rules import raw_command_verdict, segment_verdict
-from toolwire.safety.command_segments import Segment, split_command
+from toolwire.safety.command_segments import CommandTooComplexError, Segment, split_command
 
 __all__ = ["GuardVerdict", "check_command"]
 
@@ -70,13 +70,17 @@ def check_command(command: str) -> GuardVerdict | None:
         command: A shell command line, as the terminal tool would run it with ``bash -c``.
 
     Returns:
-        The first `GuardVerdict` found, or ``None`` when the command passes. Never raises.
+        The first `GuardVerdict` found, or ``None`` when the command passes. A command nested
+        deeper than 8 levels (``$(...)``, backticks, ``sh -c``) is refused as ``too-complex``
+        rather than partly checked. Never raises.
     """
     try:
         return _check(command)
-    except RecursionError:
+    except (CommandTooComplexError, RecursionError):
         return GuardVerdict(
-            rule="unparseable", reason="command nesting is too deep to check", segment=""
+            rule="too-complex",
+            reason="command nests substitutions or shell scripts too deeply to check",
+            segment=command[:200],
         )
 
 

@@ -14,9 +14,10 @@ import re
 import shlex
 from dataclasses import dataclass
 
-__all__ = ["Segment", "split_command"]
+__all__ = ["MAX_NESTING", "CommandTooComplexError", "Segment", "split_command"]
 
-_MAX_DEPTH = 8
+MAX_NESTING = 8
+"""Substitutions and ``sh -c`` scripts nested deeper than this are refused, not skipped."""
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "su"})
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "fi"})
 # wrapper → options that take a separate value
@@ -39,6 +40,10 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 _WRAPPERS_WITH_ARGUMENT = frozenset({"timeout"})  # the duration before the command
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _FALLBACK_TOKEN = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
+
+
+class CommandTooComplexError(ValueError):
+    """The command nests substitutions or shell scripts deeper than `MAX_NESTING`."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -64,9 +69,13 @@ class Segment:
 
 
 def split_command(command: str, _depth: int = 0) -> list[Segment]:
-    """Every simple command ``command`` would run, nested ones included, in source order."""
-    if _depth > _MAX_DEPTH:
-        return []
+    """Every simple command ``command`` would run, nested ones included.
+
+    Raises:
+        CommandTooComplexError: nesting deeper than `MAX_NESTING` (so nothing goes unchecked).
+    """
+    if _depth > MAX_NESTING:
+        raise CommandTooComplexError(f"command nesting is deeper than {MAX_NESTING} levels")
     segments: list[Segment] = []
     for body in _substitutions(command):
         segments.extend(split_command(body, _depth + 1))
@@ -78,6 +87,8 @@ def split_command(command: str, _depth: int = 0) -> list[Segment]:
         token = tokens[index]
         if _is_operator(token):
             if ">" in token or "<" in token:
+                if words and words[-1].isdigit():
+                    words.pop()  # the file descriptor of "2>", "1>>"
                 if index + 1 < len(tokens) and not _is_operator(tokens[index + 1]):
                     redirects.append(tokens[index + 1])
                     index += 1

@@ -1,0 +1,178 @@
+"""The hardline command guard: every segment of a chained command is checked."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolwire.safety.command_guard import GuardVerdict, check_command
+from toolwire.safety.command_segments import split_command
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("rm -rf /", "rm-recursive-root"),
+        ("rm -rf /*", "rm-recursive-root"),
+        ("rm -rf ~", "rm-recursive-root"),
+        ("rm -rf ~/", "rm-recursive-root"),
+        ("rm -rf ~/*", "rm-recursive-root"),
+        ("rm -fr $HOME", "rm-recursive-root"),
+        ("rm -r -f ${HOME}/*", "rm-recursive-root"),
+        ("rm --recursive --force /usr", "rm-recursive-root"),
+        ("rm -Rf //", "rm-recursive-root"),
+        ('rm -rf "/"', "rm-recursive-root"),
+        ("/bin/rm -rf ~", "rm-recursive-root"),
+        ("\\rm -rf ~", "rm-recursive-root"),
+        ("rm --no-preserve-root -rf /", "rm-recursive-root"),
+        ("rm ~/.ssh/id_ed25519", "rm-ssh"),
+        ("rm -r $HOME/.ssh", "rm-ssh"),
+        ("gpg --delete-secret-keys ABCDEF", "gpg-delete-secret-key"),
+        ("gpg --delete-secret-key ABCDEF", "gpg-delete-secret-key"),
+        ("find / -name '*.log' -delete", "find-root-delete"),
+        ("find ~ -delete", "find-root-delete"),
+        ("dd if=/dev/zero of=/dev/sda bs=1M", "dd-device"),
+        ("dd if=img of=/dev/nvme0n1", "dd-device"),
+        ("mkfs /dev/sdb1", "mkfs"),
+        ("mkfs.ext4 /dev/sdb1", "mkfs"),
+        ("echo x > /dev/sda", "disk-write"),
+        ("cat img >/dev/nvme0n1", "disk-write"),
+        (":(){ :|:& };:", "fork-bomb"),
+        ("bomb() { bomb | bomb & }; bomb", "fork-bomb"),
+        ("chmod 4755 /usr/local/bin/x", "chmod-setuid"),
+        ("chmod 2755 x", "chmod-setuid"),
+        ("chmod u+s x", "chmod-setuid"),
+        ("chmod g+s dir", "chmod-setuid"),
+        ("setcap cap_net_raw+ep ./x", "setcap"),
+        ("echo 'me ALL=(ALL) NOPASSWD:ALL' >> /etc/sudoers", "system-file-write"),
+        ("echo root::0:0::/:/bin/sh > /etc/passwd", "system-file-write"),
+        ("echo x | sudo tee -a /etc/sudoers.d/me", "system-file-write"),
+        ("echo 1 > /proc/sys/kernel/panic", "system-file-write"),
+        ("cp evil.efi /boot/efi/x.efi", "system-file-write"),
+        ("echo key >> ~/.ssh/authorized_keys", "system-file-write"),
+        ('psql -c "DROP TABLE users"', "sql-destructive"),
+        ("mysql -e 'drop database prod'", "sql-destructive"),
+        ('psql -c "TRUNCATE TABLE events"', "sql-destructive"),
+        ("cat ~/.ssh/id_rsa", "sensitive-path"),
+        ("scp ~/.ssh/known_hosts x:", "sensitive-path"),
+        ("cat ~/.aws/credentials", "sensitive-path"),
+        ("tar czf k.tgz ~/.gnupg", "sensitive-path"),
+        ("cat ~/.netrc", "sensitive-path"),
+        ("cat /etc/shadow", "sensitive-path"),
+        ("grep root /etc/passwd", "sensitive-path"),
+        ("cat ~/.bash_history", "sensitive-path"),
+        ("less .psql_history", "sensitive-path"),
+        ("python -c \"print(open('/etc/shadow').read())\"", "sensitive-path"),
+    ],
+)
+def test_hardline_catalogue(command: str, rule: str) -> None:
+    verdict = check_command(command)
+    assert verdict is not None, command
+    assert verdict.rule == rule
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls && rm -rf ~",
+        "ls; rm -rf ~",
+        "false || rm -rf ~",
+        "cat x | rm -rf ~",
+        "sleep 1 & rm -rf ~",
+        "echo hi\nrm -rf ~",
+        "echo $(rm -rf ~)",
+        'echo "$(rm -rf ~)"',
+        "echo `rm -rf ~`",
+        'bash -c "rm -rf ~"',
+        "sh -c 'rm -rf ~'",
+        "bash -lc 'cd /tmp && rm -rf ~'",
+        "sudo sh -c 'rm -rf /'",
+        'eval "rm -rf ~"',
+        "(cd /tmp; rm -rf ~)",
+        "if true; then rm -rf ~; fi",
+        "FOO=1 sudo -u root env BAR=2 nohup rm -rf /",
+        "timeout 5 rm -rf /",
+        "find . -name x | xargs -n 1 rm -rf ~",
+        "echo ok && bash -c \"echo nested && sh -c 'rm -rf ~'\"",
+        "diff <(rm -rf ~) x",
+    ],
+)
+def test_a_dangerous_segment_anywhere_in_a_chain_is_caught(command: str) -> None:
+    verdict = check_command(command)
+    assert verdict is not None, command
+    assert verdict.rule == "rm-recursive-root"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf dist",
+        "rm -rf /tmp/x",
+        "rm -rf ./build node_modules",
+        "rm -r ~/projects/old",
+        "rm -f ~/notes.txt",
+        "ls -la /",
+        "dd if=/dev/sda of=backup.img",
+        "dd if=x of=/dev/null",
+        "chmod 755 script.sh",
+        "chmod +x script.sh",
+        "chmod 0644 f",
+        "cat /etc/passwords.json",
+        "cat .bash_history.example",
+        "cat /etc/hosts",
+        "find . -name '*.pyc' -delete",
+        "git status && pytest -q",
+        "echo 'drop the table of contents' > notes.txt",
+        "ls 2>/dev/null",
+        "make 2>&1 | tee build.log",
+        "grep -r token src/",
+        "cp a.txt b.txt",
+        "echo hi # rm -rf ~ is dangerous",
+    ],
+)
+def test_safe_look_alikes_pass(command: str) -> None:
+    assert check_command(command) is None
+
+
+def test_verdict_message_has_the_refusal_shape() -> None:
+    verdict = check_command("ls && rm -rf ~")
+    assert verdict is not None
+    assert verdict.message == (
+        "Command blocked: recursive forced delete of ~. This operation requires explicit "
+        "human approval before proceeding."
+    )
+    assert verdict.segment == "rm -rf ~"
+
+
+def test_unbalanced_quotes_are_still_checked() -> None:
+    verdict = check_command("echo 'oops && rm -rf /")
+    assert isinstance(verdict, GuardVerdict)
+
+
+def test_moderate_nesting_is_checked_through() -> None:
+    command = "rm -rf ~"
+    for _ in range(6):
+        command = f"echo $({command})"
+    verdict = check_command(command)
+    assert verdict is not None
+    assert verdict.rule == "rm-recursive-root"
+
+
+def test_nesting_too_deep_to_check_is_refused() -> None:
+    command = "ls"
+    for _ in range(30):
+        command = f"echo $({command})"
+    verdict = check_command(command)
+    assert verdict is not None
+    assert verdict.rule == "too-complex"
+
+
+def test_segments_carry_unwrapped_argv_and_redirect_targets() -> None:
+    (segment,) = split_command("FOO=1 sudo -u root rm -rf /x > out.log 2>&1")
+    assert segment.argv == ("rm", "-rf", "/x")
+    assert segment.program == "rm"
+    assert segment.redirects == ("out.log", "1")
+
+
+def test_segments_include_substitutions_and_shell_scripts() -> None:
+    programs = [s.program for s in split_command("echo \"$(whoami)\" && bash -c 'id; pwd'")]
+    assert sorted(programs) == ["bash", "echo", "id", "pwd", "whoami"]
