@@ -144,7 +144,7 @@ def test_redaction_runs_before_the_cap_so_a_cut_secret_does_not_leak() -> None:
     options = PresenterOptions(ingestion_cap_chars=20, delimit_results=False)
     text = show(ok("x" * 10 + " " + GITHUB_PAT), ECHO, options=options).text
     assert "ghp_" not in text
-    assert text.startswith("x" * 10 + " [REDACTED:")
+    assert text.startswith("x" * 10 + " [REDACTED")
 
 
 # --- ingestion cap ---------------------------------------------------------------------------
