@@ -23,17 +23,18 @@ __all__ = [
     "thin_similar_warnings",
 ]
 
+# matched against the lower-cased line (case-insensitive regexes are several times slower)
 _FAILURE_WORDS = re.compile(
-    r"(?i)\b(?:error|errors|err!|fatal|fail|failed|failing|failure|failures|panic|panicked"
-    r"|traceback|exception|segmentation fault|core dumped|aborted)\b"
+    r"\b(?:err(?:ors?)?|fa(?:tal|il(?:ed|ing|ures?)?)|panic(?:ked)?|traceback|exception"
+    r"|segmentation fault|core dumped|aborted)\b|\berr!"
 )
+_EXCEPTION_SUFFIX = re.compile(r"(?:Error|Exception|Failure)\b")
 _FAILURE_SHAPES = re.compile(
-    r"[A-Z]\w*(?:Error|Exception|Failure)\b"  # Python / JS / Java exception class names
-    r"|^E(?:\s|$)"  # pytest assertion detail lines
+    r"^E(?:\s|$)"  # pytest assertion detail lines
     r"|^\s*(?:✗|✕|×|✖|●)\s"  # jest / vitest failure bullets
     r"|^INTERNALERROR>"
 )
-_WARNING = re.compile(r"(?i)\bwarn(?:ing|ings)?\b")
+_WARNING = re.compile(r"\bwarn(?:ings?)?\b")  # on the lower-cased line
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”|`[^`]*`")
 _DIGITS = re.compile(r"\d+")
 _SEPARATOR = re.compile(r"^[\s=\-_~*#─━⎯]*$")
@@ -41,14 +42,35 @@ SIMILAR_WARNINGS_KEPT = 2
 """Warnings that differ only in quoted text and numbers are kept this many times."""
 
 
+_FAILURE_HINTS = ("err", "fail", "fatal", "panic", "trace", "exception", "segmentation", "dump",
+                  "abort", "✗", "✕", "×", "✖", "●")  # fmt: skip
+
+
 def is_failure_line(line: str) -> bool:
     """Whether ``line`` reports a failure or an error; such lines survive every reduction."""
-    return bool(_FAILURE_WORDS.search(line) or _FAILURE_SHAPES.search(line))
+    lowered = line.lower()
+    if not line.startswith("E") and not any(hint in lowered for hint in _FAILURE_HINTS):
+        return False  # cheap pre-check: none of the patterns can match
+    return bool(
+        _FAILURE_WORDS.search(lowered) or _FAILURE_SHAPES.search(line) or _has_exception_name(line)
+    )
+
+
+def _has_exception_name(line: str) -> bool:
+    """A CamelCase word ending in Error/Exception/Failure (``ValueError``, ``AssertionError``)."""
+    for match in _EXCEPTION_SUFFIX.finditer(line):
+        start = match.start()
+        while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
+            start -= 1
+        if line[start].isupper():
+            return True
+    return False
 
 
 def is_warning_line(line: str) -> bool:
     """Whether ``line`` is a warning (kept by install and build reductions)."""
-    return bool(_WARNING.search(line))
+    lowered = line.lower()
+    return "warn" in lowered and bool(_WARNING.search(lowered))
 
 
 def line_template(line: str) -> str:
