@@ -16,14 +16,15 @@ What a client gets:
   becomes ``structuredContent``; an ``Err`` is ``isError: true``.
 - progress: a tool's `ProgressEvent`s with audience ``"user"`` become
   ``notifications/progress`` when the client sent a progress token; others stay internal.
-- cancellation: ``notifications/cancelled`` cancels the call and fires its abort signal (sync
-  tools running in a thread see ``ctx.abort_signal.aborted``).
+- cancellation: ``notifications/cancelled`` cancels the call (an async tool gets anyio's
+  cancellation) and fires its abort signal, which a sync tool's abandoned thread can poll.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 import threading
 import uuid
@@ -79,7 +80,6 @@ _PROGRESS_BUFFER = 64
 _SESSIONS_KEPT = 256
 _PRESENT_IN_THREAD_CHARS = 200_000
 _MARKER_ROOM = 64
-_ABORT_GRACE_S = 5.0
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -146,9 +146,10 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     presenter = opts.presenter or _default_presenter(opts.result_budget_chars)
     sessions = _Sessions()
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
-    base_kwargs: dict[str, Any] = {"platform": "mcp"}
-    if opts.working_dir is not None:
-        base_kwargs["working_dir"] = opts.working_dir
+    base_kwargs: dict[str, Any] = {
+        "platform": "mcp",
+        "working_dir": opts.working_dir or os.getcwd(),
+    }
 
     def as_mcp(tool: Tool) -> mt.Tool:
         cached = listed.get(tool.name)
@@ -175,47 +176,53 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams
     ) -> mt.CallToolResult:
         session_id = sessions.session_id(ctx)
-        call = _Call(signal=AbortSignal())
-        wants_progress = bool(ctx.meta and ctx.meta.get("progress_token") is not None)
-        send, receive = anyio.create_memory_object_stream[ProgressEvent](_PROGRESS_BUFFER)
-        emit = _progress_emitter(send if wants_progress else None)
+        signal = AbortSignal()
         arguments = params.arguments or {}
+        wants_progress = bool(ctx.meta and ctx.meta.get("progress_token") is not None)
+        send: MemoryObjectSendStream[ProgressEvent] | None = None
+        if wants_progress:
+            send, receive = anyio.create_memory_object_stream[ProgressEvent](_PROGRESS_BUFFER)
+        emit = _progress_emitter(send)
         tool_ctx = ToolContext(
             session_id=session_id,
-            abort_signal=call.signal,
+            abort_signal=signal,
             emit=emit,
             result_budget_chars=opts.result_budget_chars,
             read_mtimes=sessions.mtimes(session_id),
             **base_kwargs,
         )
-        async with anyio.create_task_group() as group:
-            group.start_soon(call.watch)
-            if wants_progress:
+        call_id = str(ctx.request_id) if ctx.request_id is not None else "mcp"
+
+        async def run() -> mt.CallToolResult:
+            outcome = await registry.execute(params.name, arguments, tool_ctx, call_id=call_id)
+            tool = registry.get(params.name)
+            return await _to_mcp_result(outcome, tool, presenter, arguments, emit)
+
+        try:
+            if send is None:
+                return await run()
+            async with anyio.create_task_group() as group:
                 group.start_soon(_forward_progress, ctx, receive)
-            else:
-                receive.close()
-            # Shielded so that a client's cancellation reaches the call as its abort signal
-            # (which the pipeline turns into cancelling the tool), never half-way through a
-            # stage; the watcher bounds how long the aborted call may take to wind down.
-            try:
-                with call.work:
-                    outcome = await registry.execute(
-                        params.name,
-                        arguments,
-                        tool_ctx,
-                        call_id=str(ctx.request_id) if ctx.request_id is not None else "mcp",
-                    )
-                    tool = registry.get(params.name)
-                    answer = await _to_mcp_result(outcome, tool, presenter, arguments, emit)
-            finally:
-                send.close()
-                call.finish()
-        return answer
+                try:
+                    answer = await run()
+                finally:
+                    send.close()
+            return answer
+        except anyio.get_cancelled_exc_class():
+            # The client cancelled: async tools were cancelled already; a sync tool's thread
+            # (abandoned by the pipeline) learns it from its abort signal.
+            signal.abort("cancelled by the MCP client")
+            raise
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        tool = registry.get(name)
+        return dict(tool.schema) if tool is not None else None
 
     return Server(
         opts.name,
         version=_version(),
         instructions=opts.instructions,
+        get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
@@ -257,31 +264,6 @@ def _default_presenter(budget_chars: int) -> Presenter:
     # The registry already trimmed successes to the budget and appended the marker with the
     # true size; the cap leaves room for that marker so it is not cut (and the size lost).
     return Presenter(PresenterOptions(ingestion_cap_chars=budget_chars + _MARKER_ROOM))
-
-
-@dataclass(slots=True)
-class _Call:
-    """One ``tools/call``: its abort signal, its shielded work scope and the cancel watcher."""
-
-    signal: AbortSignal
-    work: anyio.CancelScope = field(default_factory=lambda: anyio.CancelScope(shield=True))
-    watcher: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    done: bool = False
-
-    async def watch(self) -> None:
-        """Wait for the client's cancellation; turn it into the abort signal."""
-        with self.watcher:
-            try:
-                await anyio.sleep_forever()
-            finally:
-                if not self.done:
-                    self.signal.abort("cancelled by the MCP client")
-                    self.work.deadline = anyio.current_time() + _ABORT_GRACE_S
-
-    def finish(self) -> None:
-        """The call is over: stop watching."""
-        self.done = True
-        self.watcher.cancel()
 
 
 def _progress_emitter(
