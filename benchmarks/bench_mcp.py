@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 
 HERE = Path(__file__).resolve()
 WARMUP = 30
@@ -91,12 +92,12 @@ async def measure(server: str, transport: str, calls: int) -> float:
     from mcp.client.stdio import StdioServerParameters
 
     argv = [str(HERE), "--serve", server, "--transport", transport]
-    process: subprocess.Popen[bytes] | None = None
+    process: anyio.abc.Process | None = None
     if transport == "stdio":
         target: Any = StdioServerParameters(command=sys.executable, args=argv)
     else:
         port = free_port()
-        process = subprocess.Popen(
+        process = await anyio.open_process(
             [sys.executable, *argv, "--port", str(port)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -117,7 +118,8 @@ async def measure(server: str, transport: str, calls: int) -> float:
     finally:
         if process is not None:
             process.terminate()
-            process.wait(10)
+            with anyio.fail_after(10):
+                await process.wait()
     return calls / elapsed
 
 

@@ -146,10 +146,12 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     presenter = opts.presenter or _default_presenter(opts.result_budget_chars)
     sessions = _Sessions()
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
-    base_kwargs: dict[str, Any] = {
-        "platform": "mcp",
-        "working_dir": opts.working_dir or os.getcwd(),
-    }
+    base_ctx = ToolContext(
+        session_id=sessions.process_id,
+        platform="mcp",
+        working_dir=opts.working_dir or os.getcwd(),
+        result_budget_chars=opts.result_budget_chars,
+    )
 
     def as_mcp(tool: Tool) -> mt.Tool:
         cached = listed.get(tool.name)
@@ -183,13 +185,12 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         if wants_progress:
             send, receive = anyio.create_memory_object_stream[ProgressEvent](_PROGRESS_BUFFER)
         emit = _progress_emitter(send)
-        tool_ctx = ToolContext(
+        tool_ctx = base_ctx.derive(  # the fast path: the changes are ours, already valid
             session_id=session_id,
+            session_key=session_id,
             abort_signal=signal,
             emit=emit,
-            result_budget_chars=opts.result_budget_chars,
             read_mtimes=sessions.mtimes(session_id),
-            **base_kwargs,
         )
         call_id = str(ctx.request_id) if ctx.request_id is not None else "mcp"
 
@@ -251,8 +252,9 @@ async def _to_mcp_result(
         text = f"internal error presenting the result of {outcome.name} ({type(exc).__name__})"
         return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], is_error=True)
     structured = result.structured if isinstance(result, Ok) else None
-    return mt.CallToolResult(
-        content=[mt.TextContent(type="text", text=text)],
+    # Built without re-validation: every field is already of the right type.
+    return mt.CallToolResult.model_construct(
+        content=[mt.TextContent.model_construct(type="text", text=text)],
         structured_content=structured,
         is_error=not result.ok,
     )
