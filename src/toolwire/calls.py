@@ -36,6 +36,8 @@ class CallOutcome:
         result: ``Ok`` or ``Err``.
         duration_ms: This call's own wall time, in milliseconds.
         cached: True when the result came from the result cache.
+        args: The validated arguments the tool ran with (after any hook replaced them);
+            ``None`` when the call was refused before its arguments were validated.
     """
 
     tool_call_id: str
@@ -43,3 +45,4 @@ class CallOutcome:
     result: ToolResult
     duration_ms: float
     cached: bool = False
+    args: Mapping[str, Any] | None = None

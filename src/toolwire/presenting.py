@@ -136,7 +136,7 @@ class Presenter:
             outcome: The call's outcome from the registry.
             tool: The tool that ran (``None`` for unknown tools: never treated as untrusted).
             args: The call's arguments (a mapping or a JSON object string), for the wrapper's
-                ``source`` label.
+                ``source`` label; ``outcome.args`` when not given.
             emit: Receives the ``user``-audience warning when a result is flagged.
         """
         opts = self.options
@@ -164,7 +164,11 @@ class Presenter:
                 text, stripped = outcome_of_strip.text, outcome_of_strip.count
             if opts.wrap_untrusted:
                 text = wrap_untrusted(
-                    text, source=source_label(tool.name, _mapping(args)), tool=tool.name
+                    text,
+                    source=source_label(
+                        tool.name, _mapping(args if args is not None else outcome.args)
+                    ),
+                    tool=tool.name,
                 )
         flagged = opts.detect_injection and untrusted and bool(rules or stripped)
         if flagged and emit is not None:

@@ -201,12 +201,13 @@ async def _run_into(
 async def _run_one(batch: _Batch, call: ToolCall) -> CallOutcome:
     started = time.perf_counter()
     cached = False
+    args: Mapping[str, Any] | None = None
     try:
         if batch.limiter is not None:
             async with batch.limiter:
-                result, cached = await _pipeline(batch, call)
+                result, cached, args = await _pipeline(batch, call)
         else:
-            result, cached = await _pipeline(batch, call)
+            result, cached, args = await _pipeline(batch, call)
     except Exception as exc:  # a bug in a stage must still answer the call
         logger.exception("toolwire pipeline failed on %s", call.name)
         result = Err(
@@ -220,6 +221,7 @@ async def _run_one(batch: _Batch, call: ToolCall) -> CallOutcome:
         result=result,
         duration_ms=(time.perf_counter() - started) * 1000.0,
         cached=cached,
+        args=args,
     )
 
 
@@ -265,16 +267,18 @@ def _validate(tool_name: str, validator: Any, raw: Any, preamble: str) -> dict[s
         )
 
 
-async def _pipeline(batch: _Batch, call: ToolCall) -> tuple[ToolResult, bool]:
+async def _pipeline(
+    batch: _Batch, call: ToolCall
+) -> tuple[ToolResult, bool, Mapping[str, Any] | None]:
     gated = _gate(batch, call)
     if isinstance(gated, Err):
-        return gated, False
+        return gated, False, None
     tool = gated.tool
     registry = batch.registry
     ctx = batch.ctx
     args = _validate(tool.name, tool.validator, call.args, "Invalid arguments")
     if isinstance(args, Err):
-        return args, False
+        return args, False, None
 
     hooks = registry.hooks
     if hooks.has_before:
@@ -282,7 +286,8 @@ async def _pipeline(batch: _Batch, call: ToolCall) -> tuple[ToolResult, bool]:
             BeforeCall(tool_name=tool.name, tool_call_id=call.id, args=args, ctx=ctx)
         )
         if decision.denied is not None:
-            return Err(decision.denied, ErrorCode.NOT_AVAILABLE, reason="hook_denied"), False
+            denied = Err(decision.denied, ErrorCode.NOT_AVAILABLE, reason="hook_denied")
+            return denied, False, args
         if decision.args is not None:
             args = _validate(
                 tool.name,
@@ -291,10 +296,10 @@ async def _pipeline(batch: _Batch, call: ToolCall) -> tuple[ToolResult, bool]:
                 "Arguments set by a hook are invalid",
             )
             if isinstance(args, Err):
-                return args, False
+                return args, False, None
 
     if ctx.dry_run:
-        return dry_run_result(tool.name, args, registry.dry_run_redactor), False
+        return dry_run_result(tool.name, args, registry.dry_run_redactor), False, args
 
     budget = call_budget(batch.per_call_budget, tool.max_result_chars)
     cache_key = None
@@ -316,11 +321,11 @@ async def _pipeline(batch: _Batch, call: ToolCall) -> tuple[ToolResult, bool]:
                         ctx=ctx.derive(result_budget_chars=budget, tool_call_id=call.id),
                     )
                 )
-            return result, True
+            return result, True, args
 
     call_ctx = await _call_context(batch, tool.name, tool.capabilities, call.id, budget)
     if isinstance(call_ctx, Err):
-        return call_ctx, False
+        return call_ctx, False, args
 
     started = time.perf_counter()
     if hooks.has_observers:
@@ -376,7 +381,7 @@ async def _pipeline(batch: _Batch, call: ToolCall) -> tuple[ToolResult, bool]:
                 ctx=call_ctx,
             )
         )
-    return result, False
+    return result, False, args
 
 
 _SEAMS = (
