@@ -143,7 +143,7 @@ def test_serve_prints_address_sandbox_store_and_tools(http_serve: tuple[str, Pat
     assert "sandbox" in banner
     assert "(read+write)" in banner
     assert "store    memory://" in banner
-    assert "tool     terminal" in banner
+    assert "tool     terminal  [destructive, open-world]" in banner
 
 
 @pytest.mark.anyio

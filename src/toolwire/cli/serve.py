@@ -69,17 +69,18 @@ def _banner(wired: Wired, address: str) -> None:
     where = "stdio" if address == "stdio" else f"streamable HTTP at {address}"
     tools = list(wired.registry)
     stderr.print(f"[bold]toolwire[/] serving {len(tools)} tools over {where}", markup=True)
-    for path, mode in config.sandbox_roots:
-        stderr.print(f"  sandbox  {path} ({mode})")
-    stderr.print(f"  store    {_without_password(config.store_url)}")
+    lines = [f"  sandbox  {path} ({mode})" for path, mode in config.sandbox_roots]
+    lines.append(f"  store    {_without_password(config.store_url)}")
     if config.source:
-        stderr.print(f"  config   {config.source}")
+        lines.append(f"  config   {config.source}")
     for provider in wired.mcp_providers:
         state = "connected" if provider.connected else "connecting"
-        stderr.print(f"  mcp      {provider.config.name} ({state})")
+        lines.append(f"  mcp      {provider.config.name} ({state})")
     for tool in tools:
         hints = tool_annotations(tool)
-        stderr.print(f"  tool     {tool.name}" + (f"  [{hints}]" if hints else ""))
+        lines.append(f"  tool     {tool.name}" + (f"  [{hints}]" if hints else ""))
+    for line in lines:
+        stderr.print(line, markup=False)
 
 
 def _without_password(url: str) -> str:
