@@ -7,6 +7,9 @@ one `CallOutcome` per call, in order, never raising. See the README and ``docs/`
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities import ToolCapabilities
 from toolwire.context import AbortSignal, Audience, ProgressEvent, ToolContext
@@ -26,6 +29,65 @@ from toolwire.registry import ToolDefinition, ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations, define_tool
 
+if TYPE_CHECKING:
+    from toolwire.backends.defaults import create_backends
+    from toolwire.backends.kv import KeyValueBackend, create_kv_backend
+    from toolwire.backends.resolver import CapabilityBackends, CapabilityScope
+    from toolwire.presenting import Presenter, PresenterOptions, present
+    from toolwire.providers import (
+        ProviderContext,
+        ToolProvider,
+        ToolSnapshot,
+        cached,
+        combined,
+        gated_tools,
+        list_tools,
+        skill_scoped_tools,
+        static_tools,
+        take_snapshot,
+    )
+    from toolwire.reducers import default_reducers
+    from toolwire.toolbox import command_guard_hook, default_tools
+
+# Heavier parts load on first use, so `import toolwire` stays cheap.
+_LAZY: dict[str, str] = {
+    "CapabilityBackends": "toolwire.backends.resolver",
+    "CapabilityScope": "toolwire.backends.resolver",
+    "KeyValueBackend": "toolwire.backends.kv",
+    "Presenter": "toolwire.presenting",
+    "PresenterOptions": "toolwire.presenting",
+    "ProviderContext": "toolwire.providers",
+    "ToolProvider": "toolwire.providers",
+    "ToolSnapshot": "toolwire.providers",
+    "cached": "toolwire.providers",
+    "combined": "toolwire.providers",
+    "command_guard_hook": "toolwire.toolbox",
+    "create_backends": "toolwire.backends.defaults",
+    "create_kv_backend": "toolwire.backends.kv",
+    "default_reducers": "toolwire.reducers",
+    "default_tools": "toolwire.toolbox",
+    "gated_tools": "toolwire.providers",
+    "list_tools": "toolwire.providers",
+    "present": "toolwire.presenting",
+    "skill_scoped_tools": "toolwire.providers",
+    "static_tools": "toolwire.providers",
+    "take_snapshot": "toolwire.providers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolwire' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
     "AbortSignal",
     "AfterCall",
@@ -34,12 +96,18 @@ __all__ = [
     "BeforeDecision",
     "CachePolicy",
     "CallOutcome",
+    "CapabilityBackends",
+    "CapabilityScope",
     "Err",
     "ErrorCode",
     "FilterOptions",
     "HookRegistry",
+    "KeyValueBackend",
     "Ok",
+    "Presenter",
+    "PresenterOptions",
     "ProgressEvent",
+    "ProviderContext",
     "ReducerContext",
     "ReducerRegistry",
     "Tool",
@@ -49,15 +117,30 @@ __all__ = [
     "ToolContext",
     "ToolDefinition",
     "ToolEvent",
+    "ToolProvider",
     "ToolRegistry",
     "ToolResult",
     "ToolResultReducer",
+    "ToolSnapshot",
     "__version__",
+    "cached",
+    "combined",
+    "command_guard_hook",
+    "create_backends",
+    "create_kv_backend",
+    "default_reducers",
+    "default_tools",
     "define_tool",
     "deny",
     "err",
+    "gated_tools",
+    "list_tools",
     "ok",
+    "present",
     "replace_args",
+    "skill_scoped_tools",
+    "static_tools",
+    "take_snapshot",
     "tool",
 ]
 

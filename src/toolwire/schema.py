@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import jsonschema
-import jsonschema.exceptions
-import jsonschema.validators
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from toolwire.errors import ToolDefinitionError
+
+if TYPE_CHECKING:  # jsonschema loads on first use: decorated tools never need it
+    import jsonschema.exceptions
 
 __all__ = [
     "ArgsInvalid",
@@ -179,6 +179,10 @@ class JsonSchemaValidator:
     __slots__ = ("_validator",)
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
+        import jsonschema
+        import jsonschema.exceptions
+        import jsonschema.validators
+
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         try:
             cls.check_schema(dict(schema))
