@@ -17,6 +17,7 @@ from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities import network, storage
 from toolwire.context import ToolContext
 from toolwire.errors import AbortedError
+from toolwire.hooks import replace_args
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
@@ -114,8 +115,31 @@ async def test_the_execute_shortcut_runs_one_call() -> None:
     registry = registry_with(seen.tool("order", returning("done"), schema=QTY))
     outcome = await registry.execute("order", {"qty": 1}, ctx(), call_id="x9")
     assert outcome == CallOutcome(
-        tool_call_id="x9", name="order", result=Ok("done"), duration_ms=outcome.duration_ms
+        tool_call_id="x9",
+        name="order",
+        result=Ok("done"),
+        duration_ms=outcome.duration_ms,
+        args={"qty": 1},
     )
+
+
+@pytest.mark.anyio
+async def test_outcomes_carry_the_arguments_the_tool_ran_with() -> None:
+    seen = Calls()
+    registry = registry_with(seen.tool("order", schema=QTY))
+    registry.hooks.before_tool_call(
+        lambda call: replace_args({"qty": 99}) if call.args["qty"] == 0 else None
+    )
+    outcomes = await registry.execute_parallel(
+        [
+            ToolCall(id="a", name="order", args='{"qty": 5}'),
+            ToolCall(id="b", name="order", args={"qty": 0}),
+            ToolCall(id="c", name="order", args={"qty": "x"}),
+            ToolCall(id="d", name="missing", args={"qty": 1}),
+        ],
+        ctx(),
+    )
+    assert [o.args for o in outcomes] == [{"qty": 5}, {"qty": 99}, None, None]
 
 
 @pytest.mark.anyio
