@@ -83,7 +83,14 @@ def test_parse_reports_malformed_json_with_its_position() -> None:
 
 
 @pytest.mark.parametrize(
-    ("raw", "kind"), [("[1, 2]", "array"), ("null", "null"), ('"s"', "string"), ("3", "number")]
+    ("raw", "kind"),
+    [
+        ("[1, 2]", "array"),
+        ("null", "null"),
+        ('"s"', "string"),
+        ("3", "number"),
+        ("true", "boolean"),
+    ],
 )
 def test_parse_refuses_json_that_is_not_an_object(raw: str, kind: str) -> None:
     with pytest.raises(ArgsInvalid, match=f"expected a JSON object, got {kind}"):
@@ -118,6 +125,30 @@ def test_missing_required_field_is_named() -> None:
     problem = _problems(JsonSchemaValidator(ORDER_SCHEMA), {})
     assert problem.detail == "customer: required field missing"
     assert problem.field == "customer"
+
+
+def test_several_missing_fields_are_each_named_once() -> None:
+    schema = {
+        "type": "object",
+        "required": ["a", "b", "c"],
+        "properties": {"n": {"type": "object", "required": ["x", "y"]}},
+    }
+    problem = _problems(JsonSchemaValidator(schema), {"b": 1, "n": {}})
+    assert problem.detail == (
+        "a: required field missing; c: required field missing; "
+        "n.x: required field missing; n.y: required field missing"
+    )
+
+
+def test_keys_matching_pattern_properties_are_not_unexpected() -> None:
+    schema = {
+        "type": "object",
+        "patternProperties": {"^x_": {"type": "integer"}},
+        "additionalProperties": False,
+    }
+    assert _problems(JsonSchemaValidator(schema), {"x_1": 1, "y": 2}).detail == (
+        "y: unexpected field"
+    )
 
 
 def test_wrong_type_names_the_path_and_the_expected_type() -> None:
@@ -272,6 +303,17 @@ def test_pydantic_malformed_json_is_reported_as_such() -> None:
 @pytest.mark.parametrize("raw", ["[1]", "3", '"text"'])
 def test_pydantic_refuses_json_that_is_not_an_object(raw: str) -> None:
     assert _problems(_pydantic(OrderModel), raw).detail == "(arguments): expected a JSON object"
+
+
+def test_pydantic_accepts_bytes() -> None:
+    assert _pydantic(OrderModel).validate(b'{"customer": "c"}') == {
+        "customer": "c",
+        "express": False,
+    }
+
+
+def test_a_pydantic_adapter_of_a_non_object_type_is_refused() -> None:
+    assert _problems(_pydantic(int), "5").detail == "(arguments): expected a JSON object"
 
 
 def test_pydantic_refuses_an_argument_of_another_type() -> None:

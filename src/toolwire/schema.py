@@ -196,11 +196,13 @@ class JsonSchemaValidator:
         problems: list[FieldProblem] = []
         for error in self._validator.iter_errors(args):
             path = list(error.absolute_path)
-            if error.validator == "required":
-                missing = _missing_field(error, args, path)
-                problems.append(
-                    FieldProblem((_format_path([*path, missing]), "required field missing"))
-                )
+            if error.validator == "required":  # one error per missing field, none naming it
+                for missing in _missing_fields(error, args, path):
+                    problem = FieldProblem(
+                        (_format_path([*path, missing]), "required field missing")
+                    )
+                    if problem not in problems:
+                        problems.append(problem)
             elif error.validator == "additionalProperties":
                 extras = _extra_fields(error, path, args)
                 for name in extras or ["(unknown)"]:
@@ -219,16 +221,16 @@ def _at(instance: Any, path: list[Any]) -> Any:
     return instance
 
 
-def _missing_field(error: jsonschema.exceptions.ValidationError, args: Any, path: list[Any]) -> str:
+def _missing_fields(
+    error: jsonschema.exceptions.ValidationError, args: Any, path: list[Any]
+) -> list[str]:
     required = error.validator_value if isinstance(error.validator_value, list) else []
     try:
         present = _at(args, path)
     except (KeyError, IndexError, TypeError):
         present = {}
-    for name in required:
-        if isinstance(present, dict) and name not in present:
-            return str(name)
-    return "(unknown)"
+    missing = [str(name) for name in required if isinstance(present, dict) and name not in present]
+    return missing or ["(unknown)"]
 
 
 def _extra_fields(
