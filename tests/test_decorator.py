@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import threading
 from typing import Any, Literal
 
@@ -11,7 +12,7 @@ import anyio.lowlevel
 import pydantic
 import pytest
 
-from toolwire.capabilities import network
+from toolwire.capabilities import ToolCapabilities, network, storage
 from toolwire.context import ToolContext
 from toolwire.decorator import to_tool_result, tool
 from toolwire.errors import ToolDefinitionError
@@ -30,6 +31,26 @@ class Address(pydantic.BaseModel):
 class Point:
     x: int
     y: int
+
+
+class Opaque:
+    """A type pydantic cannot build a schema for."""
+
+
+_OPAQUE = Opaque()
+
+
+class Greeter:
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def greet(self, name: str, ctx: ToolContext) -> str:
+        """Greet someone."""
+        return f"{self.prefix} {name} ({ctx.session_id})"
+
+    async def agreet(self, name: str) -> str:
+        """Greet someone, asynchronously."""
+        return f"{self.prefix} {name}"
 
 
 async def _run(t: Tool, args: Any, ctx: ToolContext | None = None) -> ToolResult:
@@ -236,6 +257,53 @@ def test_an_invalid_name_option_is_refused() -> None:
             return ""
 
 
+def test_a_non_callable_is_refused() -> None:
+    with pytest.raises(ToolDefinitionError, match="needs a function"):
+        tool(42)  # type: ignore[call-overload]
+
+
+def test_capabilities_may_be_given_as_tool_capabilities() -> None:
+    @tool(capabilities=ToolCapabilities.of(storage("session")))
+    def remember() -> str:
+        """Remember."""
+        return ""
+
+    assert remember.capabilities.declared == ("storage",)
+
+
+def test_a_default_that_is_not_json_is_left_out_of_the_schema() -> None:
+    @tool
+    def f(x: Any = _OPAQUE, y: int | None = None) -> str:
+        """F."""
+        return ""
+
+    assert "default" not in f.schema["properties"]["x"]
+    assert f.schema["properties"]["y"]["default"] is None
+    assert "required" not in f.schema
+
+
+def test_the_pydantic_path_without_required_fields_or_definitions() -> None:
+    @tool
+    def since(when: datetime.date = datetime.date(2020, 1, 1)) -> str:
+        """Since."""
+        return when.isoformat()
+
+    assert since.schema == {
+        "type": "object",
+        "properties": {"when": {"default": "2020-01-01", "format": "date", "type": "string"}},
+        "additionalProperties": False,
+    }
+
+
+def test_a_parameter_type_without_a_schema_is_refused_at_decoration() -> None:
+    with pytest.raises(ToolDefinitionError, match="cannot be turned into a JSON schema"):
+
+        @tool
+        def f(x: Opaque | None = None) -> str:
+            """F."""
+            return ""
+
+
 # -- validation -------------------------------------------------------------------------------
 
 
@@ -398,3 +466,25 @@ async def test_a_returned_dict_reaches_the_caller_as_json_and_structured() -> No
         return {"n": 3}
 
     assert await _run(stats, {}) == Ok('{"n": 3}', structured={"n": 3})
+
+
+@pytest.mark.anyio
+async def test_bound_methods_become_tools_without_self() -> None:
+    greeter = Greeter("hello")
+    sync_tool, async_tool = tool(greeter.greet), tool(greeter.agreet)
+    assert sync_tool.name == "greet"
+    assert sync_tool.schema["required"] == ["name"]
+    assert list(async_tool.schema["properties"]) == ["name"]
+    assert await _run(sync_tool, {"name": "ada"}) == Ok("hello ada (s)")
+    assert await _run(async_tool, {"name": "ada"}) == Ok("hello ada")
+
+
+@pytest.mark.anyio
+async def test_pydantic_path_arguments_arrive_as_python_values() -> None:
+    @tool
+    def since(when: datetime.date = datetime.date(2020, 1, 1)) -> str:
+        """Since."""
+        return repr(when)
+
+    assert await _run(since, '{"when": "2021-02-03"}') == Ok("datetime.date(2021, 2, 3)")
+    assert await _run(since, "{}") == Ok("datetime.date(2020, 1, 1)")
