@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from decimal import Decimal
 
@@ -63,6 +64,11 @@ def test_decimals_become_their_exact_string() -> None:
     assert AmplifierResult(success=True, output=Decimal("1.10")).get_serialized_output() == "1.10"
     nested = AmplifierResult(success=True, output={"price": Decimal("0.1000000000000000055")})
     assert json.loads(nested.get_serialized_output()) == {"price": "0.1000000000000000055"}
+
+
+def test_other_values_inside_json_are_made_json_able() -> None:
+    view = AmplifierResult(success=True, output={"when": datetime.date(2024, 5, 1), "n": {1, 2}})
+    assert json.loads(view.get_serialized_output()) == {"when": "2024-05-01", "n": [1, 2]}
 
 
 def test_none_output_on_success_is_empty() -> None:

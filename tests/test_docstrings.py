@@ -114,6 +114,11 @@ def test_a_google_docstring_the_fast_path_cannot_read_goes_to_griffe() -> None:
     assert parsed == ParsedDocstring(description="Do it.", params={"y": "The y."})
 
 
+def test_an_item_less_indented_than_the_first_goes_to_griffe() -> None:
+    doc = "Do it.\n\nArgs:\n        a: First.\n    b: Second.\n"
+    assert parse_docstring(doc) == _griffe(doc)
+
+
 def test_arguments_and_parameters_headers_are_accepted() -> None:
     for header in ("Arguments", "Parameters", "Params"):
         assert parse_docstring(f"Do.\n\n{header}:\n    x: The x.\n").params == {"x": "The x."}

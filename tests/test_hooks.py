@@ -288,6 +288,27 @@ def test_progress_reaches_sync_observers_and_skips_async_ones_cleanly() -> None:
     assert event.data["progress"] is progress
 
 
+def test_a_failing_observer_does_not_stop_progress_delivery() -> None:
+    hooks = HookRegistry()
+    seen: list[ToolEvent] = []
+
+    def broken(event: ToolEvent) -> None:
+        raise RuntimeError("observer bug")
+
+    hooks.observe(broken)
+    hooks.observe(seen.append)
+    hooks.emit_progress_nowait(ProgressEvent(tool_name="t", message="m"), "c1")
+    assert len(seen) == 1
+
+
+@pytest.mark.anyio
+async def test_after_handlers_limited_to_tools_skip_the_others() -> None:
+    hooks = HookRegistry()
+    hooks.after_tool_call(lambda call: Ok("rewritten"), tools=["terminal"])
+    assert await hooks.run_after(_after(Ok("kept"), name="read_file")) == Ok("kept")
+    assert await hooks.run_after(_after(Ok("kept"), name="terminal")) == Ok("rewritten")
+
+
 # -- through the registry ---------------------------------------------------------------------
 
 

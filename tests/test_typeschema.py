@@ -122,6 +122,7 @@ class Point:
         Point,
         Colour,
         list[Model],
+        set[Model],
         dict[int, str],
         dict[str, Model],
         tuple[int, str],
