@@ -23,6 +23,7 @@ What a client gets:
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import socket
@@ -176,7 +177,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams
-    ) -> mt.CallToolResult:
+    ) -> dict[str, Any]:
         session_id = sessions.session_id(ctx)
         signal = AbortSignal()
         arguments = params.arguments or {}
@@ -194,7 +195,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         )
         call_id = str(ctx.request_id) if ctx.request_id is not None else "mcp"
 
-        async def run() -> mt.CallToolResult:
+        async def run() -> dict[str, Any]:
             outcome = await registry.execute(params.name, arguments, tool_ctx, call_id=call_id)
             tool = registry.get(params.name)
             return await _to_mcp_result(outcome, tool, presenter, arguments, emit)
@@ -219,14 +220,17 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         tool = registry.get(name)
         return dict(tool.schema) if tool is not None else None
 
-    return Server(
+    server: Server[Any] = Server(
         opts.name,
         version=_version(),
         instructions=opts.instructions,
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
-        on_call_tool=call_tool,
     )
+    # Registered directly so the handler can answer with the wire dict: the runner validates
+    # and dumps every result anyway, and building a model first would do that work twice.
+    server.add_request_handler("tools/call", mt.CallToolRequestParams, call_tool)
+    return server
 
 
 async def _to_mcp_result(
@@ -235,7 +239,8 @@ async def _to_mcp_result(
     presenter: Presenter,
     args: dict[str, Any],
     emit: ProgressEmitter,
-) -> mt.CallToolResult:
+) -> dict[str, Any]:
+    """The ``tools/call`` result, in its wire shape."""
     result = outcome.result
     size = len(result.value) if isinstance(result, Ok) else len(result.error)
 
@@ -250,14 +255,20 @@ async def _to_mcp_result(
     except Exception as exc:  # fail closed: never hand the client an unpresented result
         logger.exception("presenting the result of %s failed", outcome.name)
         text = f"internal error presenting the result of {outcome.name} ({type(exc).__name__})"
-        return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], is_error=True)
-    structured = result.structured if isinstance(result, Ok) else None
-    # Built without re-validation: every field is already of the right type.
-    return mt.CallToolResult.model_construct(
-        content=[mt.TextContent.model_construct(type="text", text=text)],
-        structured_content=structured,
-        is_error=not result.ok,
-    )
+        return _wire(text, is_error=True)
+    answer = _wire(text, is_error=not result.ok)
+    if isinstance(result, Ok) and result.structured is not None:
+        answer["structuredContent"] = result.structured
+    return answer
+
+
+def _wire(text: str, *, is_error: bool) -> dict[str, Any]:
+    # ``resultType`` is required on 2026-07-28 links; older surfaces drop it.
+    return {
+        "content": [{"type": "text", "text": text}],
+        "isError": is_error,
+        "resultType": "complete",
+    }
 
 
 def _default_presenter(budget_chars: int) -> Presenter:
@@ -322,8 +333,16 @@ async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = Non
     from mcp.server.stdio import stdio_server
 
     server = create_mcp_server(registry, options)
+    _freeze_startup_objects()
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
+
+
+def _freeze_startup_objects() -> None:
+    """Move everything allocated so far (modules, schemas, the registry) out of the garbage
+    collector's view: a long-running server otherwise rescans it on every full collection."""
+    gc.collect()
+    gc.freeze()
 
 
 def create_http_app(
@@ -355,6 +374,7 @@ async def serve_http(
     import uvicorn
 
     app = create_http_app(registry, options, host=host)
+    _freeze_startup_objects()
     sock = _bind(host, port)
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
