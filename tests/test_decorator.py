@@ -362,6 +362,16 @@ async def test_the_context_is_injected() -> None:
 
 
 @pytest.mark.anyio
+async def test_the_context_is_injected_into_async_functions() -> None:
+    @tool
+    async def who(name: str, ctx: ToolContext) -> str:
+        """Who."""
+        return f"{name}@{ctx.session_id}"
+
+    assert await _run(who, {"name": "ada"}, ToolContext(session_id="s2")) == Ok("ada@s2")
+
+
+@pytest.mark.anyio
 async def test_sync_functions_run_on_a_worker_thread() -> None:
     @tool
     def thread_id() -> str:
