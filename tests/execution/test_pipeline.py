@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -272,6 +273,33 @@ async def test_a_base_exception_from_a_tool_is_a_result() -> None:
         raise Unusual("odd")
 
     assert await _outcome_of(body) == Err("odd", ErrorCode.EXECUTION_FAILED, cause="Unusual")
+
+
+@pytest.mark.anyio
+async def test_a_tool_awaiting_an_inner_task_it_cancelled_fails_alone() -> None:
+    finished: list[str] = []
+
+    async def self_cancelling(args: dict[str, Any], context: ToolContext) -> ToolResult:
+        inner = asyncio.create_task(asyncio.sleep(30))
+        await asyncio.sleep(0)
+        inner.cancel()
+        await inner  # raises CancelledError here, though nobody cancelled the call
+        return Ok("unreachable")
+
+    async def steady(args: dict[str, Any], context: ToolContext) -> ToolResult:
+        await anyio.sleep(0.05)
+        finished.append("steady")
+        return Ok("steady")
+
+    seen = Calls()
+    registry = registry_with(seen.tool("odd", self_cancelling), seen.tool("steady", steady))
+    with anyio.fail_after(5):
+        outcomes = await run(registry, ["odd", "steady"])
+    assert outcomes[0].result == Err(
+        "CancelledError", ErrorCode.EXECUTION_FAILED, cause="CancelledError"
+    )
+    assert outcomes[1].result == Ok("steady")
+    assert finished == ["steady"]  # finished before the batch returned, not orphaned
 
 
 @pytest.mark.anyio

@@ -440,6 +440,20 @@ def _progress_emitter(
     return emit
 
 
+def _cancel_requested() -> bool:
+    """Whether the running task is really being cancelled.
+
+    A tool that awaits an inner task it cancelled itself raises ``CancelledError`` although
+    nobody cancelled the call; on asyncio that shows as a task with no pending cancel request,
+    and it is the tool's failure, not the caller's cancellation. Elsewhere, assume it is real.
+    """
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not on asyncio
+        return True
+    return task is None or task.cancelling() > 0
+
+
 def _scope(timeout: float | None) -> anyio.CancelScope:
     if timeout is None:
         return anyio.CancelScope()
@@ -476,7 +490,9 @@ async def _execute(
         message = f"aborted: {exc.reason}"
         return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
     except BaseException as exc:  # sys.exit() or any BaseException of a tool must not end the host
-        if isinstance(exc, (anyio.get_cancelled_exc_class(), KeyboardInterrupt, GeneratorExit)):
+        if isinstance(exc, (KeyboardInterrupt, GeneratorExit)) or (
+            isinstance(exc, anyio.get_cancelled_exc_class()) and _cancel_requested()
+        ):
             raise  # a real cancellation (or Ctrl-C) belongs to the caller
         message = _exception_message(exc)
         return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), message
