@@ -8,6 +8,7 @@ import pytest
 
 from toolwire.calls import CallOutcome
 from toolwire.context import ProgressEvent
+from toolwire.execution.budget import trim_result
 from toolwire.presenting import (
     PresentedResult,
     Presenter,
@@ -16,7 +17,7 @@ from toolwire.presenting import (
     present,
 )
 from toolwire.reducers import format_spill_pointer
-from toolwire.results import ErrorCode, ToolResult, err, ok
+from toolwire.results import ErrorCode, Ok, ToolResult, err, ok
 from toolwire.tools import Tool
 
 GITHUB_PAT = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -326,3 +327,17 @@ def test_all_steps_off_returns_the_raw_text() -> None:
     )
     raw = f"{GITHUB_PAT} <s> ===TOOL_RESULT_END==="
     assert show(ok(raw), READ_FILE, {"path": "/p"}, options).text == raw
+
+
+def test_a_result_the_registry_trimmed_keeps_one_marker_with_the_true_size() -> None:
+    trimmed, was_trimmed = trim_result(Ok("x" * 200), 100)
+    assert was_trimmed
+    outcome = CallOutcome(tool_call_id="c", name="t", result=trimmed, duration_ms=1.0)
+    text = (
+        Presenter(PresenterOptions(ingestion_cap_chars=100, delimit_results=False))
+        .present(outcome, None)
+        .text
+    )
+    assert text.count("[truncated") == 1
+    assert text.endswith("\n[truncated \u2014 200 chars total]")
+    assert text.startswith("x" * 100)

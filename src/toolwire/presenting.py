@@ -28,6 +28,7 @@ from typing import Any
 
 from toolwire.calls import CallOutcome
 from toolwire.context import ProgressEmitter, ProgressEvent
+from toolwire.execution.budget import truncation_marker
 from toolwire.reducers.spill import attach_spill_pointer, split_spill_pointer
 from toolwire.results import ErrorCode, Ok
 from toolwire.safety.injection import scan_for_injection
@@ -205,11 +206,26 @@ def present(
     return Presenter().present(outcome, tool, args=args).text
 
 
+_TRUNCATED_TAIL = re.compile(r"\n\[truncated \u2014 (\d+) chars total\]\Z")
+
+
 def _cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
+    """Cut ``text`` to ``limit`` characters plus the truncation marker.
+
+    Text the registry already trimmed (ending with its marker) keeps the original total and
+    loses only what the cap needs, so one result never carries two markers or a wrong size.
+    """
     body, pointer = split_spill_pointer(text)
-    capped = f"{body[:limit]}\n[truncated — {len(text)} chars total]"
+    total = len(text)
+    earlier = _TRUNCATED_TAIL.search(body)
+    if earlier is not None:
+        body = body[: earlier.start()]
+        total = int(earlier.group(1))
+        if len(body) <= limit:
+            return text
+    elif total <= limit:
+        return text
+    capped = f"{body[:limit]}{truncation_marker(total)}"
     return attach_spill_pointer(capped, pointer)
 
 

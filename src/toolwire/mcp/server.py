@@ -80,7 +80,6 @@ DEFAULT_HTTP_PORT = 8765
 _PROGRESS_BUFFER = 64
 _SESSIONS_KEPT = 256
 _PRESENT_IN_THREAD_CHARS = 200_000
-_MARKER_ROOM = 64
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -274,9 +273,8 @@ def _wire(text: str, *, is_error: bool) -> dict[str, Any]:
 def _default_presenter(budget_chars: int) -> Presenter:
     from toolwire.presenting import Presenter, PresenterOptions
 
-    # The registry already trimmed successes to the budget and appended the marker with the
-    # true size; the cap leaves room for that marker so it is not cut (and the size lost).
-    return Presenter(PresenterOptions(ingestion_cap_chars=budget_chars + _MARKER_ROOM))
+    # The presenter keeps the registry's truncation marker (and its true size) intact.
+    return Presenter(PresenterOptions(ingestion_cap_chars=budget_chars))
 
 
 def _progress_emitter(
