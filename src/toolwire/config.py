@@ -47,7 +47,7 @@ from typing import Any
 
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.client import McpServerConfig
+from toolwire.mcp.settings import McpServerConfig
 
 __all__ = ["CONFIG_FILE_NAME", "DEFAULT_STORE_URL", "ToolwireConfig", "load_config"]
 

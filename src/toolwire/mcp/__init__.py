@@ -1,23 +1,46 @@
 """MCP both ways: `McpProvider` brings an MCP server's tools in, `serve_registry` serves ours.
 
-See ``docs/mcp.md``.
+Names load on first use, so reading a config file (which needs only `McpServerConfig`) does
+not import the MCP SDK. See ``docs/mcp.md``.
 """
 
 from __future__ import annotations
 
-from toolwire.mcp.bridge import bridge_into
-from toolwire.mcp.client import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpProvider, McpServerConfig
-from toolwire.mcp.conversion import result_from_mcp, rewrite_definitions
-from toolwire.mcp.server import (
-    DEFAULT_HTTP_HOST,
-    DEFAULT_HTTP_PORT,
-    ServeOptions,
-    create_http_app,
-    create_mcp_server,
-    serve_http,
-    serve_registry,
-    serve_stdio,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolwire.mcp.bridge import bridge_into
+    from toolwire.mcp.client import McpProvider
+    from toolwire.mcp.conversion import result_from_mcp, rewrite_definitions
+    from toolwire.mcp.server import (
+        DEFAULT_HTTP_HOST,
+        DEFAULT_HTTP_PORT,
+        ServeOptions,
+        create_http_app,
+        create_mcp_server,
+        serve_http,
+        serve_registry,
+        serve_stdio,
+    )
+    from toolwire.mcp.settings import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpServerConfig
+
+_WHERE = {
+    "DEFAULT_HTTP_HOST": "server",
+    "DEFAULT_HTTP_PORT": "server",
+    "DEFAULT_MCP_RESULT_LIMIT_CHARS": "settings",
+    "McpProvider": "client",
+    "McpServerConfig": "settings",
+    "ServeOptions": "server",
+    "bridge_into": "bridge",
+    "create_http_app": "server",
+    "create_mcp_server": "server",
+    "result_from_mcp": "conversion",
+    "rewrite_definitions": "conversion",
+    "serve_http": "server",
+    "serve_registry": "server",
+    "serve_stdio": "server",
+}
 
 __all__ = [
     "DEFAULT_HTTP_HOST",
@@ -35,3 +58,16 @@ __all__ = [
     "serve_registry",
     "serve_stdio",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolwire.mcp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"toolwire.mcp.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

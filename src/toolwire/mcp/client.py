@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -40,14 +40,14 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from toolwire.context import ProgressEvent, ToolContext
-from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.errors import ProviderError
 from toolwire.mcp.conversion import (
     annotations_from_mcp,
-    check_server_name,
     local_tool_name,
     result_from_mcp,
     rewrite_definitions,
 )
+from toolwire.mcp.settings import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpServerConfig
 from toolwire.mcp.transports import open_transport
 from toolwire.providers.base import ProviderContext
 from toolwire.results import Err, ErrorCode, ToolResult
@@ -57,78 +57,9 @@ __all__ = ["DEFAULT_MCP_RESULT_LIMIT_CHARS", "McpProvider", "McpServerConfig"]
 
 logger = logging.getLogger("toolwire.mcp")
 
-DEFAULT_MCP_RESULT_LIMIT_CHARS = 50_000
-"""The default cap on one MCP tool result, in characters."""
 _MAX_PAGES = 100
 _BACKOFF_START_S = 0.25
 _BACKOFF_MAX_S = 5.0
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class McpServerConfig:
-    """One MCP server to bridge. Give ``command`` (stdio) or ``url`` (streamable HTTP).
-
-    Attributes:
-        name: The ``<server>`` in ``mcp__<server>__<tool>``; no ``__``.
-        command: Executable of a stdio server.
-        args: Its arguments.
-        env: Extra environment variables for the stdio server.
-        cwd: Its working directory.
-        url: Endpoint of a streamable HTTP server (``http://host:port/mcp``).
-        headers: HTTP headers sent with every request (``Authorization``, ...).
-        result_limit_chars: Cap on each result of this server's tools.
-        timeout_s: Per-call timeout.
-        connect_timeout_s: How long connecting (and listing the tools) may take.
-        ping_interval_s: Keepalive ping period; ``None`` disables it.
-        tools: Only these remote tool names are bridged (``None``: all).
-        protocol: ``"auto"`` (2026-07-28 when the server speaks it, else the handshake) or
-            ``"legacy"`` (always the initialize handshake).
-    """
-
-    name: str
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] | None = None
-    cwd: str | None = None
-    url: str | None = None
-    headers: Mapping[str, str] | None = None
-    result_limit_chars: int = DEFAULT_MCP_RESULT_LIMIT_CHARS
-    timeout_s: float = 60.0
-    connect_timeout_s: float = 10.0
-    ping_interval_s: float | None = 30.0
-    tools: tuple[str, ...] | None = None
-    protocol: Literal["auto", "legacy"] = "auto"
-
-    def __post_init__(self) -> None:
-        check_server_name(self.name)
-        if (self.command is None) == (self.url is None):
-            raise ConfigurationError(
-                f"MCP server {self.name!r}: give exactly one of command (stdio) or url "
-                "(streamable HTTP)"
-            )
-        if self.url is not None and not self.url.startswith(("http://", "https://")):
-            raise ConfigurationError(
-                f"MCP server {self.name!r}: url must start with http:// or https://"
-            )
-        if self.result_limit_chars < 1:
-            raise ConfigurationError(f"MCP server {self.name!r}: result_limit_chars must be >= 1")
-        for what in ("timeout_s", "connect_timeout_s"):
-            if not getattr(self, what) > 0:
-                raise ConfigurationError(f"MCP server {self.name!r}: {what} must be positive")
-        if self.ping_interval_s is not None and not self.ping_interval_s > 0:
-            raise ConfigurationError(
-                f"MCP server {self.name!r}: ping_interval_s must be positive or None"
-            )
-        if self.protocol not in ("auto", "legacy"):
-            raise ConfigurationError(f"MCP server {self.name!r}: protocol must be auto or legacy")
-        object.__setattr__(self, "args", tuple(self.args))
-        if self.tools is not None:
-            object.__setattr__(self, "tools", tuple(self.tools))
-
-    @property
-    def transport(self) -> Literal["stdio", "http"]:
-        """``"stdio"`` or ``"http"``."""
-        return "stdio" if self.command is not None else "http"
 
 
 @dataclass(slots=True)

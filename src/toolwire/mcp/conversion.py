@@ -24,7 +24,7 @@ from typing import Any
 
 import mcp_types as mt
 
-from toolwire.errors import ConfigurationError
+from toolwire.mcp.settings import MCP_TOOL_PREFIX, check_server_name
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.tools import TOOL_NAME_PATTERN, ToolAnnotations
 
@@ -40,34 +40,14 @@ __all__ = [
     "rewrite_definitions",
 ]
 
-MCP_TOOL_PREFIX = "mcp__"
 NO_OUTPUT = "(no output)"
 """What an empty successful MCP result reads as."""
 STRUCTURED_HEADER = "\n\n--- Structured Data ---\n"
 """Separates a result's text from its ``structuredContent`` JSON."""
 
-_SERVER_NAME = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
 _SCHEMA_MAPS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 )
-
-
-def check_server_name(name: str) -> str:
-    """Return ``name`` when it can be the ``<server>`` part of ``mcp__<server>__<tool>``.
-
-    Raises:
-        ConfigurationError: the name is empty, uses characters outside ``[A-Za-z0-9_-]``,
-            contains ``__`` or starts or ends with ``_`` (any of which would make the split of
-            ``mcp__<server>__<tool>`` ambiguous).
-    """
-    if not isinstance(name, str) or not _SERVER_NAME.match(name):
-        raise ConfigurationError(
-            f"MCP server name {name!r} is invalid: use letters, digits, '-' and single '_' "
-            "(no '__', no leading or trailing '_'), e.g. 'github' or 'my-files'"
-        )
-    if len(MCP_TOOL_PREFIX) + len(name) + 3 > 64:
-        raise ConfigurationError(f"MCP server name {name!r} is too long to leave room for tools")
-    return name
 
 
 def local_tool_name(server: str, remote: str) -> str:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream
     from mcp.shared.message import SessionMessage
 
-    from toolwire.mcp.client import McpServerConfig
+    from toolwire.mcp.settings import McpServerConfig
 
 __all__ = ["open_transport"]
 
