@@ -30,9 +30,12 @@ from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations, define_tool
 
 if TYPE_CHECKING:
+    from toolwire.backends.background import ProcessManager
     from toolwire.backends.defaults import create_backends
     from toolwire.backends.kv import KeyValueBackend, create_kv_backend
     from toolwire.backends.resolver import CapabilityBackends, CapabilityScope
+    from toolwire.config import ToolwireConfig, load_config
+    from toolwire.mcp import McpProvider, McpServerConfig, ServeOptions, serve_registry
     from toolwire.presenting import Presenter, PresenterOptions, present
     from toolwire.providers import (
         ProviderContext,
@@ -48,27 +51,37 @@ if TYPE_CHECKING:
     )
     from toolwire.reducers import default_reducers
     from toolwire.toolbox import command_guard_hook, default_tools
+    from toolwire.wiring import create_registry, open_registry
 
 # Heavier parts load on first use, so `import toolwire` stays cheap.
 _LAZY: dict[str, str] = {
     "CapabilityBackends": "toolwire.backends.resolver",
     "CapabilityScope": "toolwire.backends.resolver",
     "KeyValueBackend": "toolwire.backends.kv",
+    "McpProvider": "toolwire.mcp",
+    "McpServerConfig": "toolwire.mcp",
     "Presenter": "toolwire.presenting",
     "PresenterOptions": "toolwire.presenting",
+    "ProcessManager": "toolwire.backends.background",
     "ProviderContext": "toolwire.providers",
+    "ServeOptions": "toolwire.mcp",
     "ToolProvider": "toolwire.providers",
     "ToolSnapshot": "toolwire.providers",
+    "ToolwireConfig": "toolwire.config",
     "cached": "toolwire.providers",
     "combined": "toolwire.providers",
     "command_guard_hook": "toolwire.toolbox",
     "create_backends": "toolwire.backends.defaults",
     "create_kv_backend": "toolwire.backends.kv",
+    "create_registry": "toolwire.wiring",
     "default_reducers": "toolwire.reducers",
     "default_tools": "toolwire.toolbox",
     "gated_tools": "toolwire.providers",
     "list_tools": "toolwire.providers",
+    "load_config": "toolwire.config",
+    "open_registry": "toolwire.wiring",
     "present": "toolwire.presenting",
+    "serve_registry": "toolwire.mcp",
     "skill_scoped_tools": "toolwire.providers",
     "static_tools": "toolwire.providers",
     "take_snapshot": "toolwire.providers",
@@ -103,13 +116,17 @@ __all__ = [
     "FilterOptions",
     "HookRegistry",
     "KeyValueBackend",
+    "McpProvider",
+    "McpServerConfig",
     "Ok",
     "Presenter",
     "PresenterOptions",
+    "ProcessManager",
     "ProgressEvent",
     "ProviderContext",
     "ReducerContext",
     "ReducerRegistry",
+    "ServeOptions",
     "Tool",
     "ToolAnnotations",
     "ToolCall",
@@ -122,12 +139,14 @@ __all__ = [
     "ToolResult",
     "ToolResultReducer",
     "ToolSnapshot",
+    "ToolwireConfig",
     "__version__",
     "cached",
     "combined",
     "command_guard_hook",
     "create_backends",
     "create_kv_backend",
+    "create_registry",
     "default_reducers",
     "default_tools",
     "define_tool",
@@ -135,9 +154,12 @@ __all__ = [
     "err",
     "gated_tools",
     "list_tools",
+    "load_config",
     "ok",
+    "open_registry",
     "present",
     "replace_args",
+    "serve_registry",
     "skill_scoped_tools",
     "static_tools",
     "take_snapshot",
