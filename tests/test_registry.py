@@ -308,6 +308,20 @@ def test_filter_options_with_an_unknown_key_are_a_configuration_error() -> None:
         ToolRegistry(reducers=None).definitions(None, {"allowed_servers": ["x"]})
 
 
+def test_an_allowlist_given_as_a_string_is_a_configuration_error() -> None:
+    registry = ToolRegistry(reducers=None)
+    registry.register(_tool("read_file"))
+    with pytest.raises(ConfigurationError, match=r"\['read_file'\]"):
+        registry.definitions("read_file")
+
+
+@pytest.mark.anyio
+async def test_execute_parallel_refuses_an_allowlist_given_as_a_string() -> None:
+    registry = ToolRegistry(reducers=None)
+    with pytest.raises(ConfigurationError, match="list of tool names"):
+        await registry.execute_parallel([], ToolContext(session_id="s"), allowed_tools="x")
+
+
 def test_filter_options_given_a_string_are_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="list of names"):
         FilterOptions(exclude_tools="terminal")  # type: ignore[arg-type]

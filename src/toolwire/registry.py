@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
-from toolwire.errors import RegistrationError
+from toolwire.errors import ConfigurationError, RegistrationError
 from toolwire.execution.cache import ResultCache
 from toolwire.execution.gates import (
     FilterOptions,
@@ -199,8 +199,13 @@ class ToolRegistry:
         Gates: availability (checked on every call), the toolset allowlist for built-ins
         (``None`` unrestricted, ``[]`` none; ``always_include`` bypasses it), then the filters.
         The gated list is cached until the registry changes.
+
+        Raises:
+            ConfigurationError: ``filter_opts`` has unknown keys, or ``allowed_tools`` is a
+                single string instead of a list.
         """
         opts = coerce_filter_options(filter_opts)
+        _check_allowed(allowed_tools)
         allowed = None if allowed_tools is None else frozenset(allowed_tools)
         key = (
             None if allowed is None else tuple(sorted(allowed)),
@@ -243,12 +248,13 @@ class ToolRegistry:
         result with a stable error code. See `toolwire.execution.pipeline` for the stages.
 
         Raises:
-            ConfigurationError: ``filter_opts`` is a mapping with unknown keys (a programming
-                error, not a model error).
+            ConfigurationError: ``filter_opts`` is a mapping with unknown keys, or
+                ``allowed_tools`` is a single string (programming errors, not model errors).
         """
         from toolwire.execution.pipeline import run_batch
 
         opts = coerce_filter_options(filter_opts)
+        _check_allowed(allowed_tools)
         return await run_batch(self, calls, ctx, allowed_tools, opts, turn_attachments)
 
     async def execute(
@@ -257,6 +263,14 @@ class ToolRegistry:
         """Run one call; a shortcut for a one-element `execute_parallel`."""
         outcomes = await self.execute_parallel([ToolCall(id=call_id, name=name, args=args)], ctx)
         return outcomes[0]
+
+
+def _check_allowed(allowed_tools: Sequence[str] | None) -> None:
+    if isinstance(allowed_tools, str):
+        raise ConfigurationError(
+            f"allowed_tools takes a list of tool names, not the string {allowed_tools!r}; "
+            f"pass [{allowed_tools!r}]"
+        )
 
 
 def _is_available(tool: Tool) -> bool:
