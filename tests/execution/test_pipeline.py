@@ -519,6 +519,30 @@ async def test_a_failing_resolver_denies_the_call() -> None:
 
 
 @pytest.mark.anyio
+async def test_a_hook_or_reducer_calling_sys_exit_still_answers_every_call() -> None:
+    def exiting(*_: Any) -> Any:
+        sys.exit("plugin gave up")
+
+    for install in ("before", "after", "reducer"):
+        seen = Calls()
+        reducers = ReducerRegistry()
+        if install == "reducer":
+            reducers.register(Reducer("t", exiting))
+        registry = registry_with(seen.tool("t"), seen.tool("other"), reducers=reducers)
+        if install == "before":
+            registry.hooks.before_tool_call(exiting, tools=["t"])
+        if install == "after":
+            registry.hooks.after_tool_call(exiting, tools=["t"])
+        outcomes = await run(registry, ["t", "other"])
+        result = outcomes[0].result
+        assert isinstance(result, Err), install
+        assert result.error.startswith("internal error while running t: ")
+        assert outcomes[1].result == Ok("other ok")
+        if install == "before":
+            assert seen.names == ["other"]
+
+
+@pytest.mark.anyio
 async def test_odd_calls_each_get_an_outcome_and_nothing_raises() -> None:
     seen = Calls()
     registry = registry_with(seen.tool("order", schema=QTY))

@@ -208,7 +208,9 @@ async def _run_one(batch: _Batch, call: ToolCall) -> CallOutcome:
                 result, cached, args = await _pipeline(batch, call)
         else:
             result, cached, args = await _pipeline(batch, call)
-    except Exception as exc:  # a bug in a stage must still answer the call
+    except BaseException as exc:  # a bug in a stage, or a hook's sys.exit(), still answers
+        if _belongs_to_caller(exc):
+            raise
         logger.exception("toolwire pipeline failed on %s", call.name)
         result = Err(
             f"internal error while running {call.name}: {_exception_message(exc)}",
@@ -440,6 +442,13 @@ def _progress_emitter(
     return emit
 
 
+def _belongs_to_caller(exc: BaseException) -> bool:
+    """A real cancellation, Ctrl-C or generator exit: re-raised, never turned into a result."""
+    if isinstance(exc, KeyboardInterrupt | GeneratorExit):
+        return True
+    return isinstance(exc, anyio.get_cancelled_exc_class()) and _cancel_requested()
+
+
 def _cancel_requested() -> bool:
     """Whether the running task is really being cancelled.
 
@@ -490,10 +499,8 @@ async def _execute(
         message = f"aborted: {exc.reason}"
         return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
     except BaseException as exc:  # sys.exit() or any BaseException of a tool must not end the host
-        if isinstance(exc, (KeyboardInterrupt, GeneratorExit)) or (
-            isinstance(exc, anyio.get_cancelled_exc_class()) and _cancel_requested()
-        ):
-            raise  # a real cancellation (or Ctrl-C) belongs to the caller
+        if _belongs_to_caller(exc):
+            raise
         message = _exception_message(exc)
         return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), message
     finally:
