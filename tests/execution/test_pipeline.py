@@ -15,14 +15,14 @@ from exec_helpers import Calls, ctx, registry_with, returning, run
 from toolwire.backends.kv import MemoryKeyValueBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome, ToolCall
-from toolwire.capabilities import network, storage
-from toolwire.context import ToolContext
+from toolwire.capabilities import attachments, network, storage
+from toolwire.context import ProgressEvent, ToolContext
 from toolwire.errors import AbortedError
 from toolwire.hooks import replace_args
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import NetworkPolicy
+from toolwire.seams import Attachment, NetworkPolicy
 from toolwire.tools import define_tool
 
 QTY = {
@@ -494,6 +494,51 @@ async def test_the_personality_network_policy_on_the_context_reaches_the_resolve
     finally:
         await fetcher.aclose()
     assert outcome.result == Ok("('personal.example',)")
+
+
+@pytest.mark.anyio
+async def test_turn_attachments_reach_a_tool_that_declared_their_kind() -> None:
+    async def listing(args: dict[str, Any], context: ToolContext) -> ToolResult:
+        assert context.attachments is not None
+        return Ok(",".join(a.ref for a in context.attachments.list()))
+
+    photo = Attachment(ref="a1", kind="image", url="file:///tmp/a1.png")
+    notes = Attachment(ref="a2", kind="file", url="file:///tmp/a2.txt")
+    registry = registry_with(
+        Calls().tool("images", listing, capabilities=[attachments(["image"])]),
+        backends=CapabilityBackends(),
+    )
+    outcomes = await registry.execute_parallel(
+        [ToolCall(id="1", name="images")], ctx(), turn_attachments=[photo, notes]
+    )
+    assert outcomes[0].result == Ok("a1")
+
+
+@pytest.mark.anyio
+async def test_a_nested_batch_keeps_its_own_context_and_the_outer_one_is_untouched() -> None:
+    inner_events: list[ProgressEvent] = []
+    outer_events: list[ProgressEvent] = []
+
+    async def leaf(args: dict[str, Any], context: ToolContext) -> ToolResult:
+        context.emit(ProgressEvent(tool_name="leaf", message=context.session_id))
+        await anyio.sleep(0.01)
+        return Ok(context.session_id)
+
+    async def outer(args: dict[str, Any], context: ToolContext) -> ToolResult:
+        inner_ctx = ctx(session_id="inner", emit=inner_events.append)
+        (nested,) = await registry.execute_parallel([ToolCall(id="n", name="leaf")], inner_ctx)
+        context.emit(ProgressEvent(tool_name="outer", message=context.session_id))
+        return Ok(f"{nested.result.value}/{context.session_id}")  # type: ignore[union-attr]
+
+    seen = Calls()
+    registry = registry_with(seen.tool("outer", outer), seen.tool("leaf", leaf))
+    registry.hooks.observe(lambda event: None)  # progress goes through the observer wiring too
+    outcomes = await run(
+        registry, ["outer", "leaf"], ctx(session_id="top", emit=outer_events.append)
+    )
+    assert [o.result for o in outcomes] == [Ok("inner/top"), Ok("top")]
+    assert [e.message for e in inner_events] == ["inner"]
+    assert sorted(e.message for e in outer_events) == ["top", "top"]
 
 
 @pytest.mark.anyio
