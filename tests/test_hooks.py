@@ -155,6 +155,13 @@ async def test_a_handler_that_raises_denies_naming_the_hook() -> None:
 
 
 @pytest.mark.anyio
+async def test_a_denial_with_an_empty_reason_still_gives_one() -> None:
+    hooks = HookRegistry()
+    hooks.before_tool_call(lambda call: BeforeDecision(deny="  "), name="terse")
+    assert (await hooks.run_before(_before())).denied == "denied by the 'terse' hook"
+
+
+@pytest.mark.anyio
 async def test_a_handler_returning_something_else_denies() -> None:
     hooks = HookRegistry()
     hooks.before_tool_call(lambda call: True, name="sloppy")  # type: ignore[arg-type,return-value]

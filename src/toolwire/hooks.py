@@ -277,8 +277,9 @@ class HookRegistry:
                     denied=f"Tool {call.tool_name} was blocked: the '{entry.name}' hook returned "
                     f"{type(decision).__name__}, not a BeforeDecision"
                 )
-            if decision.deny is not None:
-                return BeforeOutcome(denied=decision.deny)
+            if decision.deny is not None:  # the model must always read a reason
+                reason = decision.deny.strip() or f"denied by the '{entry.name}' hook"
+                return BeforeOutcome(denied=reason)
             if decision.args is not None:
                 args = decision.args
                 changed = True
