@@ -131,6 +131,15 @@ def test_cache_true_means_the_default_policy() -> None:
     assert _tool(cache=True).cache == CachePolicy()
 
 
+def test_cache_false_means_no_caching() -> None:
+    assert _tool(cache=False).cache is None
+
+
+def test_cache_of_another_type_is_refused() -> None:
+    with pytest.raises(ToolDefinitionError, match="CachePolicy"):
+        _tool(cache={"ttl_s": 5})
+
+
 def test_cache_policy_defaults() -> None:
     policy = CachePolicy()
     assert (policy.ttl_s, policy.max_entries, policy.key_fn) == (300.0, 1000, None)

@@ -132,6 +132,12 @@ class Tool:
                 )
         if self.cache is True:  # type: ignore[comparison-overlap,unused-ignore]
             object.__setattr__(self, "cache", CachePolicy())
+        elif self.cache is False:  # type: ignore[comparison-overlap,unused-ignore]
+            object.__setattr__(self, "cache", None)
+        elif self.cache is not None and not isinstance(self.cache, CachePolicy):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: cache must be True, False, None or a CachePolicy"
+            )
         if self.validator is None:
             try:
                 object.__setattr__(self, "validator", JsonSchemaValidator(self.schema))
