@@ -85,16 +85,28 @@ class SqliteKeyValueBackend(KeyValueBackend):
         if self._path != ":memory:":
             Path(self._path).parent.mkdir(parents=True, exist_ok=True)
         connection = sqlite3.connect(self._path, timeout=self._busy_timeout_s, isolation_level=None)
-        try:
-            connection.execute("PRAGMA journal_mode = WAL")
-            # In WAL mode NORMAL loses no committed data when the process dies; only a power
-            # cut can lose the last commits (never tear them).
-            connection.execute("PRAGMA synchronous = NORMAL")
-            connection.execute(_SCHEMA)
-        except sqlite3.Error:
-            connection.close()
-            raise
-        return connection
+        # Switching to WAL and creating the table can answer SQLITE_BUSY at once, without the
+        # busy handler, while another connection opens the same new file: retry until the
+        # busy timeout is spent.
+        deadline = time.monotonic() + self._busy_timeout_s
+        pause = 0.005
+        while True:
+            try:
+                connection.execute("PRAGMA journal_mode = WAL")
+                # In WAL mode NORMAL loses no committed data when the process dies; only a
+                # power cut can lose the last commits (never tear them).
+                connection.execute("PRAGMA synchronous = NORMAL")
+                connection.execute(_SCHEMA)
+                return connection
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                    connection.close()
+                    raise
+            except sqlite3.Error:
+                connection.close()
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
     async def get_value(self, namespace: Namespace, key: str) -> str | None:
         def get(connection: sqlite3.Connection) -> str | None:
