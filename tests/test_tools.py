@@ -217,3 +217,17 @@ def test_define_tool_defaults_to_no_capabilities() -> None:
 def test_define_tool_refuses_an_unknown_option_by_name() -> None:
     with pytest.raises(ToolDefinitionError, match=r"define_tool\('t'\).*colour"):
         define_tool(name="t", description="d", schema=OBJECT, execute=_execute, colour="red")
+
+
+def test_a_non_callable_is_available_is_refused_at_definition() -> None:
+    async def run(args: dict[str, object], ctx: object) -> object:
+        return None
+
+    with pytest.raises(ToolDefinitionError, match="is_available must be a function"):
+        Tool(
+            name="t",
+            description="d",
+            schema={"type": "object"},
+            execute=run,  # type: ignore[arg-type]
+            is_available=True,
+        )  # type: ignore[arg-type]

@@ -177,7 +177,8 @@ class ToolContext:
         current_turn: 1-based turn counter.
         message_count: Messages in the session so far.
         abort_signal: Fires when the user cancels or the turn times out.
-        emit: Receives `ProgressEvent`s.
+        emit: Receives `ProgressEvent`s. A sync tool (run in a worker thread) calls it from
+            that thread, so an emitter you pass must be thread-safe.
         result_budget_chars: Characters the success value may hold before it is trimmed.
         storage: A turn-scoped `ScopedFs` for the framework's own files.
         read_mtimes: Absolute path → `ReadRecord`, for STALE_WRITE checks; ``None`` disables them.

@@ -238,7 +238,11 @@ class HookRegistry:
                 logger.exception("toolwire observer %r failed on %s", observer, event.name)
 
     def emit_progress_nowait(self, event: ProgressEvent, tool_call_id: str) -> None:
-        """Deliver a progress event to sync observers (async ones are skipped: no loop hop)."""
+        """Deliver a progress event to observers, synchronously, from the emitting thread.
+
+        Progress may come from a worker thread (sync tools), so an async observer cannot be
+        awaited here: it receives ``tool:pre``/``tool:post``/``tool:error`` but not progress.
+        """
         wrapped = ToolEvent(
             name="progress",
             tool_name=event.tool_name,

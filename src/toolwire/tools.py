@@ -115,6 +115,11 @@ class Tool:
             raise ToolDefinitionError(
                 f'tool {self.name!r}: schema must be a JSON Schema object with "type": "object"'
             )
+        if self.is_available is not None and not callable(self.is_available):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: is_available must be a function returning bool (or None), "
+                f"got {type(self.is_available).__name__}"
+            )
         if not callable(self.execute):
             raise ToolDefinitionError(f"tool {self.name!r}: execute must be an async callable")
         if self.max_result_chars is not None and self.max_result_chars < 1:

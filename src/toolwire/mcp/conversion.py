@@ -58,7 +58,7 @@ def local_tool_name(server: str, remote: str) -> str:
     """
     safe = re.sub(r"[^A-Za-z0-9_-]", "_", remote) or "_"
     name = f"{MCP_TOOL_PREFIX}{server}__{safe}"
-    if len(name) <= 64 and TOOL_NAME_PATTERN.match(name):
+    if len(name) <= 64 and TOOL_NAME_PATTERN.fullmatch(name):
         return name
     digest = hashlib.sha256(remote.encode("utf-8")).hexdigest()[:8]
     return f"{name[: 64 - 9]}_{digest}"
