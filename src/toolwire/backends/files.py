@@ -25,16 +25,15 @@ Blocking calls run in a worker thread. POSIX only.
 from __future__ import annotations
 
 import builtins
-import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import anyio.to_thread
 
+from toolwire.backends.atomic import replace_atomically
 from toolwire.errors import ConfigurationError, PathNotReachableError
 from toolwire.safety.sensitive_paths import is_sensitive
 from toolwire.seams import DirEntry
@@ -278,26 +277,7 @@ def _write_atomic(target: str, payload: bytes) -> None:
         mode: int | None = stat.S_IMODE(os.lstat(target).st_mode)
     except FileNotFoundError:
         mode = None
-    temp = os.path.join(parent, f".{name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    replace_atomically(target, payload, temp_name=f".{name}.", mode=mode)
 
 
 def _list_entries(target: str) -> builtins.list[DirEntry]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets as _random
 import stat
 from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
@@ -24,6 +23,7 @@ from urllib.parse import quote, unquote
 
 import anyio.to_thread
 
+from toolwire.backends.atomic import replace_atomically
 from toolwire.errors import ConfigurationError, SecretNotDeclaredError
 
 __all__ = [
@@ -246,25 +246,8 @@ def _write_secret(directory: str, path: str, value: str) -> None:
     if not stat.S_ISDIR(os.lstat(directory).st_mode):
         raise ConfigurationError(f"the secrets vault {directory!r} is not a directory")
     os.chmod(directory, 0o700)
-    temp = os.path.join(directory, f"{_TEMP_PREFIX}{_random.token_hex(8)}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), 0o600)
-            handle.write((value + "\n").encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    payload = (value + "\n").encode("utf-8")
+    replace_atomically(path, payload, temp_name=_TEMP_PREFIX, mode=0o600, create_mode=0o600)
 
 
 def _list_names(directory: str) -> list[str]:
