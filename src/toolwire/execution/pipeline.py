@@ -25,20 +25,21 @@ finish first, the calls after it start after it.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from toolwire.calls import CallOutcome, ToolCall
-from toolwire.context import ProgressEvent, ToolContext
-from toolwire.errors import AbortedError
+from toolwire.context import ToolContext
+from toolwire.execution.batch import Batch, exception_message
 from toolwire.execution.budget import call_budget, split_budget, trim_result
+from toolwire.execution.call_context import call_context
 from toolwire.execution.dry_run import dry_run_result
 from toolwire.execution.gates import FilterOptions, RegisteredTool, check_call
+from toolwire.execution.running import belongs_to_caller, run_tool
 from toolwire.hooks import AfterCall, BeforeCall, ToolEvent
 from toolwire.reducers.registry import ReducerContext, safe_reduce
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
@@ -51,57 +52,6 @@ if TYPE_CHECKING:
 __all__ = ["run_batch"]
 
 logger = logging.getLogger("toolwire.execution")
-
-
-class _Batch:
-    """The state one `execute_parallel` call shares across its calls."""
-
-    __slots__ = (
-        "allowed",
-        "attachments",
-        "ctx",
-        "filters",
-        "limiter",
-        "per_call_budget",
-        "registry",
-        "running",
-        "unsubscribe",
-    )
-
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        ctx: ToolContext,
-        allowed: frozenset[str] | None,
-        filters: FilterOptions | None,
-        attachments: tuple[Attachment, ...],
-        per_call_budget: int,
-        limiter: anyio.CapacityLimiter | None,
-    ) -> None:
-        self.registry = registry
-        self.ctx = ctx
-        self.allowed = allowed
-        self.filters = filters
-        self.attachments = attachments
-        self.per_call_budget = per_call_budget
-        self.limiter = limiter
-        self.running: set[anyio.CancelScope] = set()
-        self.unsubscribe: Callable[[], None] | None = None
-
-    def track(self, scope: anyio.CancelScope) -> None:
-        """Cancel ``scope`` when the abort signal fires (subscribing on first use)."""
-        self.running.add(scope)
-        if self.unsubscribe is None:
-            self.unsubscribe = self.ctx.abort_signal.subscribe(self._cancel_all)
-
-    def _cancel_all(self) -> None:
-        for scope in tuple(self.running):
-            scope.cancel()
-
-    def close(self) -> None:
-        if self.unsubscribe is not None:
-            self.unsubscribe()
-            self.unsubscribe = None
 
 
 def _as_call(raw: Any, index: int) -> ToolCall:
@@ -120,12 +70,6 @@ def _as_call(raw: Any, index: int) -> ToolCall:
     return ToolCall(id=f"call_{index}", name=f"<{type(raw).__name__}>", args="{}")
 
 
-def _exception_message(exc: BaseException) -> str:
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return str(exc) or type(exc).__name__
-
-
 async def run_batch(
     registry: ToolRegistry,
     calls: Sequence[ToolCall | Mapping[str, Any]],
@@ -139,7 +83,7 @@ async def run_batch(
     if not normalised:
         return []
     limit = registry.max_concurrency
-    batch = _Batch(
+    batch = Batch(
         registry,
         ctx,
         None if allowed_tools is None else frozenset(allowed_tools),
@@ -177,7 +121,7 @@ def _segments(registry: ToolRegistry, calls: list[ToolCall]) -> list[list[tuple[
 
 
 async def _run_concurrently(
-    batch: _Batch, segment: list[tuple[int, ToolCall]], outcomes: list[CallOutcome | None]
+    batch: Batch, segment: list[tuple[int, ToolCall]], outcomes: list[CallOutcome | None]
 ) -> None:
     """Run a segment's calls at once. Each call answers for itself and never raises, so on
     asyncio a plain ``gather`` is as structured as a task group (an outer cancellation cancels
@@ -193,12 +137,12 @@ async def _run_concurrently(
 
 
 async def _run_into(
-    batch: _Batch, call: ToolCall, outcomes: list[CallOutcome | None], index: int
+    batch: Batch, call: ToolCall, outcomes: list[CallOutcome | None], index: int
 ) -> None:
     outcomes[index] = await _run_one(batch, call)
 
 
-async def _run_one(batch: _Batch, call: ToolCall) -> CallOutcome:
+async def _run_one(batch: Batch, call: ToolCall) -> CallOutcome:
     started = time.perf_counter()
     cached = False
     args: Mapping[str, Any] | None = None
@@ -209,11 +153,11 @@ async def _run_one(batch: _Batch, call: ToolCall) -> CallOutcome:
         else:
             result, cached, args = await _pipeline(batch, call)
     except BaseException as exc:  # a bug in a stage, or a hook's sys.exit(), still answers
-        if _belongs_to_caller(exc):
+        if belongs_to_caller(exc):
             raise
         logger.exception("toolwire pipeline failed on %s", call.name)
         result = Err(
-            f"internal error while running {call.name}: {_exception_message(exc)}",
+            f"internal error while running {call.name}: {exception_message(exc)}",
             ErrorCode.EXECUTION_FAILED,
             cause=type(exc).__name__,
         )
@@ -227,7 +171,7 @@ async def _run_one(batch: _Batch, call: ToolCall) -> CallOutcome:
     )
 
 
-def _gate(batch: _Batch, call: ToolCall) -> RegisteredTool | Err:
+def _gate(batch: Batch, call: ToolCall) -> RegisteredTool | Err:
     entry = batch.registry.entry(call.name) if isinstance(call.name, str) else None
     if entry is None:
         return Err(f"Unknown tool: {call.name}", ErrorCode.NOT_AVAILABLE, reason="unknown_tool")
@@ -270,7 +214,7 @@ def _validate(tool_name: str, validator: Any, raw: Any, preamble: str) -> dict[s
 
 
 async def _pipeline(
-    batch: _Batch, call: ToolCall
+    batch: Batch, call: ToolCall
 ) -> tuple[ToolResult, bool, Mapping[str, Any] | None]:
     gated = _gate(batch, call)
     if isinstance(gated, Err):
@@ -325,7 +269,7 @@ async def _pipeline(
                 )
             return result, True, args
 
-    call_ctx = await _call_context(batch, tool.name, tool.capabilities, call.id, budget)
+    call_ctx = await call_context(batch, tool.name, tool.capabilities, call.id, budget)
     if isinstance(call_ctx, Err):
         return call_ctx, False, args
 
@@ -336,7 +280,7 @@ async def _pipeline(
                 name="tool:pre", tool_name=tool.name, tool_call_id=call.id, data={"input": args}
             )
         )
-    result, failure = await _execute(batch, tool, args, call_ctx)
+    result, failure = await run_tool(batch, tool, args, call_ctx)
     if failure is not None and hooks.has_observers:
         await hooks.emit(
             ToolEvent(
@@ -384,135 +328,3 @@ async def _pipeline(
             )
         )
     return result, False, args
-
-
-_SEAMS = (
-    "kv_store",
-    "secrets_resolver",
-    "scoped_fetch",
-    "scoped_fs",
-    "scoped_process",
-    "attachments",
-)
-"""The capability seams of a `ToolContext`; a tool sees only those it declared."""
-
-
-async def _call_context(
-    batch: _Batch, tool_name: str, capabilities: Any, call_id: str, budget: int
-) -> ToolContext | Err:
-    """The context this call's tool sees: its budget, its id, progress wiring, its seams."""
-    ctx = batch.ctx
-    registry = batch.registry
-    changes: dict[str, Any] = {"result_budget_chars": budget, "tool_call_id": call_id}
-    if registry.hooks.has_observers:
-        changes["emit"] = _progress_emitter(registry, ctx.emit, call_id)
-    if capabilities.is_empty and any(getattr(ctx, seam) is not None for seam in _SEAMS):
-        changes.update(dict.fromkeys(_SEAMS))  # no declaration, no seams: not even the caller's
-    call_ctx = ctx.derive(**changes)
-    if capabilities.is_empty or registry.backends is None:
-        return call_ctx
-    from toolwire.backends.resolver import CapabilityScope, resolve_capabilities
-
-    try:
-        resolved = resolve_capabilities(
-            tool_name,
-            capabilities,
-            CapabilityScope.from_context(ctx, batch.attachments),
-            registry.backends,
-        )
-        return resolved.apply(call_ctx)
-    except Exception as exc:  # a failing resolver denies
-        return Err(
-            f"Tool {tool_name}: its capabilities could not be resolved ({_exception_message(exc)})",
-            ErrorCode.NOT_AVAILABLE,
-            reason="capability_resolution_failed",
-        )
-
-
-def _progress_emitter(
-    registry: ToolRegistry, inner: Callable[[ProgressEvent], None], call_id: str
-) -> Callable[[ProgressEvent], None]:
-    def emit(event: ProgressEvent) -> None:
-        try:
-            inner(event)
-        except Exception:
-            logger.exception("toolwire: the context's emit failed")
-        registry.hooks.emit_progress_nowait(event, call_id)
-
-    return emit
-
-
-def _belongs_to_caller(exc: BaseException) -> bool:
-    """A real cancellation, Ctrl-C or generator exit: re-raised, never turned into a result."""
-    if isinstance(exc, KeyboardInterrupt | GeneratorExit):
-        return True
-    return isinstance(exc, anyio.get_cancelled_exc_class()) and _cancel_requested()
-
-
-def _cancel_requested() -> bool:
-    """Whether the running task is really being cancelled.
-
-    A tool that awaits an inner task it cancelled itself raises ``CancelledError`` although
-    nobody cancelled the call; on asyncio that shows as a task with no pending cancel request,
-    and it is the tool's failure, not the caller's cancellation. Elsewhere, assume it is real.
-    """
-    try:
-        task = asyncio.current_task()
-    except RuntimeError:  # not on asyncio
-        return True
-    return task is None or task.cancelling() > 0
-
-
-def _scope(timeout: float | None) -> anyio.CancelScope:
-    if timeout is None:
-        return anyio.CancelScope()
-    return anyio.CancelScope(deadline=anyio.current_time() + timeout)
-
-
-async def _execute(
-    batch: _Batch, tool: Any, args: dict[str, Any], ctx: ToolContext
-) -> tuple[ToolResult, str | None]:
-    """Run the tool under its timeout and the abort signal; returns (result, failure text).
-
-    The whole coroutine runs inside the scope. Running its first step outside (to skip the scope
-    for tools that never suspend) breaks every tool that enters a cancel scope or task group of
-    its own before its first ``await`` (``anyio.fail_after``, ``create_task_group``, httpx):
-    anyio then sees scopes exited out of order and raises out of the batch.
-    """
-    signal = ctx.abort_signal
-    if signal.aborted:
-        message = f"aborted: {signal.reason}"
-        return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
-    timeout = tool.timeout_s if tool.timeout_s is not None else batch.registry.default_timeout_s
-    result: Any = None
-    scope: anyio.CancelScope | None = None
-    try:
-        pending = tool.execute(args, ctx)
-        if inspect.isawaitable(pending):
-            scope = _scope(timeout)
-            batch.track(scope)
-            with scope:
-                result = await pending
-        else:
-            result = pending
-    except AbortedError as exc:
-        message = f"aborted: {exc.reason}"
-        return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
-    except BaseException as exc:  # sys.exit() or any BaseException of a tool must not end the host
-        if _belongs_to_caller(exc):
-            raise
-        message = _exception_message(exc)
-        return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), message
-    finally:
-        if scope is not None:
-            batch.running.discard(scope)
-    if scope is not None and scope.cancelled_caught:
-        if signal.aborted:
-            message = f"aborted: {signal.reason}"
-            return Err(message, ErrorCode.EXECUTION_FAILED, cause="aborted"), message
-        message = f"Tool {tool.name} timed out after {timeout:g} s"
-        return Err(message, ErrorCode.EXECUTION_FAILED, cause="timeout"), message
-    if not isinstance(result, Ok | Err):
-        message = f"Tool {tool.name} returned {type(result).__name__}, not a ToolResult"
-        return Err(message, ErrorCode.EXECUTION_FAILED, cause="bad_result"), message
-    return result, None
