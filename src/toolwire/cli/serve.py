@@ -11,7 +11,8 @@ import typer
 from toolwire.cli.common import fail_usage, load, stderr, tool_annotations
 from toolwire.config import ToolwireConfig
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.server import ServeOptions, serve_registry
+from toolwire.mcp.server import ServeOptions
+from toolwire.mcp.serving import serve_registry
 from toolwire.wiring import Wired, open_registry
 
 __all__ = ["parse_address", "serve"]

@@ -17,12 +17,9 @@ if TYPE_CHECKING:
         DEFAULT_HTTP_HOST,
         DEFAULT_HTTP_PORT,
         ServeOptions,
-        create_http_app,
         create_mcp_server,
-        serve_http,
-        serve_registry,
-        serve_stdio,
     )
+    from toolwire.mcp.serving import create_http_app, serve_http, serve_registry, serve_stdio
     from toolwire.mcp.settings import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpServerConfig
 
 _WHERE = {
@@ -33,13 +30,13 @@ _WHERE = {
     "McpServerConfig": "settings",
     "ServeOptions": "server",
     "bridge_into": "bridge",
-    "create_http_app": "server",
+    "create_http_app": "serving",
     "create_mcp_server": "server",
     "result_from_mcp": "conversion",
     "rewrite_definitions": "conversion",
-    "serve_http": "server",
-    "serve_registry": "server",
-    "serve_stdio": "server",
+    "serve_http": "serving",
+    "serve_registry": "serving",
+    "serve_stdio": "serving",
 }
 
 __all__ = [
