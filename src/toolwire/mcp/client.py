@@ -39,10 +39,13 @@ from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from toolwire import __version__
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.errors import ProviderError
 from toolwire.mcp.conversion import (
     annotations_from_mcp,
+    error_from_mcp,
+    local_names,
     local_tool_name,
     result_from_mcp,
     rewrite_definitions,
@@ -219,7 +222,7 @@ class McpProvider:
             mode=self.config.protocol,
             read_timeout_seconds=self.config.timeout_s,
             message_handler=on_message,
-            client_info=mt.Implementation(name="toolwire", version=_version()),
+            client_info=mt.Implementation(name="toolwire", version=__version__),
             cache=None,
         )
         # The deadline covers connecting, subscribing and the first listing, then is lifted.
@@ -316,27 +319,13 @@ class McpProvider:
 
     def _convert(self, remote: _RemoteTools) -> _Tools:
         tools: _Tools = []
-        seen: set[str] = set()
-        for spec in remote:
-            if self.config.tools is not None and spec.name not in self.config.tools:
-                continue
-            name = local_tool_name(self.config.name, spec.name)
-            if name in seen:
-                logger.warning(
-                    "MCP server %r: tool %r maps to %s, already taken; skipped",
-                    self.config.name,
-                    spec.name,
-                    name,
-                )
-                continue
+        for name, spec in local_names(self.config.name, remote, self.config.tools):
             try:
                 tools.append(self._tool(name, spec))
             except Exception as exc:
                 logger.warning(
                     "MCP server %r: tool %r skipped: %s", self.config.name, spec.name, exc
                 )
-                continue
-            seen.add(name)
         return tools
 
     def _tool(self, name: str, spec: mt.Tool) -> Tool:
@@ -394,7 +383,9 @@ class McpProvider:
                     progress_callback=on_progress,
                 )
             except MCPError as exc:
-                return self._mcp_error(link, exc)
+                if exc.code == mt.CONNECTION_CLOSED:
+                    link.lost.set()
+                return error_from_mcp(server, exc.code, exc.message, self.config.timeout_s)
             except Exception as exc:  # the transport broke under the call
                 link.lost.set()
                 return Err(
@@ -410,28 +401,6 @@ class McpProvider:
                 f"aborted: {ctx.abort_signal.reason}", ErrorCode.EXECUTION_FAILED, cause="aborted"
             )
         return result_from_mcp(result)
-
-    def _mcp_error(self, link: _Link, exc: MCPError) -> ToolResult:
-        server = self.config.name
-        if exc.code == mt.CONNECTION_CLOSED:
-            link.lost.set()
-            return Err(
-                f"MCP server '{server}' is not connected (the connection closed; the call may "
-                "or may not have run)",
-                ErrorCode.NOT_AVAILABLE,
-                reason="mcp_disconnected",
-            )
-        if exc.code == mt.REQUEST_TIMEOUT:
-            return Err(
-                f"MCP server '{server}' did not answer within {self.config.timeout_s:g} s",
-                ErrorCode.EXECUTION_FAILED,
-                cause="timeout",
-            )
-        return Err(
-            f"MCP server '{server}' refused the call: {exc.message} (code {exc.code})",
-            ErrorCode.EXECUTION_FAILED,
-            cause="mcp_protocol_error",
-        )
 
 
 async def _forward_event(source: anyio.Event, target: anyio.Event) -> None:
@@ -449,12 +418,3 @@ def _describe(exc: BaseException | None) -> str:
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     return str(exc) or type(exc).__name__
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("toolwire")
-    except PackageNotFoundError:
-        return "0"

@@ -18,8 +18,9 @@ import base64
 import binascii
 import hashlib
 import json
+import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import mcp_types as mt
@@ -35,6 +36,8 @@ __all__ = [
     "annotations_from_mcp",
     "annotations_to_mcp",
     "check_server_name",
+    "error_from_mcp",
+    "local_names",
     "local_tool_name",
     "result_from_mcp",
     "rewrite_definitions",
@@ -48,6 +51,8 @@ STRUCTURED_HEADER = "\n\n--- Structured Data ---\n"
 _SCHEMA_MAPS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 )
+
+logger = logging.getLogger("toolwire.mcp")
 
 
 def local_tool_name(server: str, remote: str) -> str:
@@ -193,3 +198,50 @@ def _decoded_size(data: str) -> int:
         return len(base64.b64decode(data, validate=True))
     except (binascii.Error, ValueError):
         return len(data)
+
+
+def error_from_mcp(server: str, code: int, message: str, timeout_s: float) -> Err:
+    """The result for an MCP error answered to a ``tools/call``.
+
+    A closed connection is ``not_available`` (the call may or may not have run); a request
+    timeout and any other protocol error are ``execution_failed``.
+    """
+    if code == mt.CONNECTION_CLOSED:
+        return Err(
+            f"MCP server '{server}' is not connected (the connection closed; the call may "
+            "or may not have run)",
+            ErrorCode.NOT_AVAILABLE,
+            reason="mcp_disconnected",
+        )
+    if code == mt.REQUEST_TIMEOUT:
+        return Err(
+            f"MCP server '{server}' did not answer within {timeout_s:g} s",
+            ErrorCode.EXECUTION_FAILED,
+            cause="timeout",
+        )
+    return Err(
+        f"MCP server '{server}' refused the call: {message} (code {code})",
+        ErrorCode.EXECUTION_FAILED,
+        cause="mcp_protocol_error",
+    )
+
+
+def local_names(
+    server: str, remote: Sequence[mt.Tool], only: Collection[str] | None = None
+) -> list[tuple[str, mt.Tool]]:
+    """``(mcp__<server>__<name>, spec)`` for each remote tool kept: those in ``only`` (all when
+    ``None``), skipping (with a warning) any whose local name an earlier one already took."""
+    kept: list[tuple[str, mt.Tool]] = []
+    seen: set[str] = set()
+    for spec in remote:
+        if only is not None and spec.name not in only:
+            continue
+        name = local_tool_name(server, spec.name)
+        if name in seen:
+            logger.warning(
+                "MCP server %r: tool %r maps to %s, already taken; skipped", server, spec.name, name
+            )
+            continue
+        seen.add(name)
+        kept.append((name, spec))
+    return kept

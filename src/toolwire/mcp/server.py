@@ -40,6 +40,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
+from toolwire import __version__
 from toolwire.calls import CallOutcome
 from toolwire.context import (
     DEFAULT_RESULT_BUDGET_CHARS,
@@ -208,7 +209,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
 
     server: Server[Any] = Server(
         opts.name,
-        version=_version(),
+        version=__version__,
         instructions=opts.instructions,
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
@@ -311,12 +312,3 @@ async def _forward_progress(
                 await ctx.session.report_progress(value, total, event.message)
             except Exception:
                 logger.debug("progress notification dropped", exc_info=True)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("toolwire")
-    except PackageNotFoundError:
-        return "0"
