@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import os
@@ -99,10 +100,13 @@ class AbortSignal:
         for subscriber in subscribers:
             if subscriber.thread_id == here:
                 subscriber.callback()
-            else:
+            elif isinstance(subscriber.target, asyncio.AbstractEventLoop):
                 # RuntimeError: that loop has already closed, so nobody is waiting there.
                 with contextlib.suppress(RuntimeError):
-                    anyio.from_thread.run_sync(subscriber.callback, token=subscriber.token)
+                    subscriber.target.call_soon_threadsafe(subscriber.callback)
+            else:
+                with contextlib.suppress(RuntimeError):
+                    anyio.from_thread.run_sync(subscriber.callback, token=subscriber.target)
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Run ``callback`` on the current event loop when the signal fires.
@@ -110,7 +114,9 @@ class AbortSignal:
         Must be called from inside an event loop. Returns a function that unsubscribes; when the
         signal has already fired, ``callback`` runs at once.
         """
-        subscriber = _Subscriber(callback, current_token(), threading.get_ident())
+        loop = asyncio._get_running_loop()  # cheap on asyncio; other backends need a token
+        target: asyncio.AbstractEventLoop | EventLoopToken = loop or current_token()
+        subscriber = _Subscriber(callback, target, threading.get_ident())
         with self._lock:
             if self._reason is None:
                 self._subscribers.append(subscriber)
@@ -144,11 +150,16 @@ class AbortSignal:
 
 
 class _Subscriber:
-    __slots__ = ("callback", "thread_id", "token")
+    __slots__ = ("callback", "target", "thread_id")
 
-    def __init__(self, callback: Callable[[], None], token: EventLoopToken, thread_id: int) -> None:
+    def __init__(
+        self,
+        callback: Callable[[], None],
+        target: asyncio.AbstractEventLoop | EventLoopToken,
+        thread_id: int,
+    ) -> None:
         self.callback = callback
-        self.token = token
+        self.target = target
         self.thread_id = thread_id
 
 

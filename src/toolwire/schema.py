@@ -262,7 +262,11 @@ class PydanticValidator:
     def validate(self, raw: str | Mapping[str, Any]) -> dict[str, Any]:
         """Parse and validate; raises `ArgsInvalid` naming every bad field."""
         try:
-            if isinstance(raw, str | bytes):
+            if type(raw) is str:  # the common case first: a JSON string from the model
+                value = self._core.validate_json(raw if raw and not raw.isspace() else "{}")
+                if type(value) is dict:
+                    return value
+            elif isinstance(raw, bytes):
                 if not raw.strip():
                     raw = "{}"
                 value = self._core.validate_json(raw)

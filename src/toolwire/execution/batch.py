@@ -14,7 +14,17 @@ from toolwire.seams import Attachment
 if TYPE_CHECKING:
     from toolwire.registry import ToolRegistry
 
-__all__ = ["Batch", "exception_message"]
+__all__ = ["SEAMS", "Batch", "exception_message"]
+
+SEAMS = (
+    "kv_store",
+    "secrets_resolver",
+    "scoped_fetch",
+    "scoped_fs",
+    "scoped_process",
+    "attachments",
+)
+"""The capability seams of a `ToolContext`; a tool sees only those it declared."""
 
 
 class Batch:
@@ -29,6 +39,7 @@ class Batch:
         "per_call_budget",
         "registry",
         "running",
+        "seam_reset",
         "unsubscribe",
     )
 
@@ -51,6 +62,16 @@ class Batch:
         self.limiter = limiter
         self.running: set[anyio.CancelScope] = set()
         self.unsubscribe: Callable[[], None] | None = None
+        has_seams = (
+            ctx.kv_store is not None
+            or ctx.secrets_resolver is not None
+            or ctx.scoped_fetch is not None
+            or ctx.scoped_fs is not None
+            or ctx.scoped_process is not None
+            or ctx.attachments is not None
+        )
+        self.seam_reset: dict[str, None] | None = dict.fromkeys(SEAMS) if has_seams else None
+        """What clears the caller's seams from the context of a tool that declared none."""
 
     def track(self, scope: anyio.CancelScope) -> None:
         """Cancel ``scope`` when the abort signal fires (subscribing on first use)."""

@@ -17,16 +17,6 @@ __all__ = ["call_context"]
 
 logger = logging.getLogger("toolwire.execution")
 
-_SEAMS = (
-    "kv_store",
-    "secrets_resolver",
-    "scoped_fetch",
-    "scoped_fs",
-    "scoped_process",
-    "attachments",
-)
-"""The capability seams of a `ToolContext`; a tool sees only those it declared."""
-
 
 async def call_context(
     batch: Batch, tool_name: str, capabilities: Any, call_id: str, budget: int
@@ -37,8 +27,8 @@ async def call_context(
     changes: dict[str, Any] = {"result_budget_chars": budget, "tool_call_id": call_id}
     if registry.hooks.has_observers:
         changes["emit"] = _progress_emitter(registry, ctx.emit, call_id)
-    if capabilities.is_empty and any(getattr(ctx, seam) is not None for seam in _SEAMS):
-        changes.update(dict.fromkeys(_SEAMS))  # no declaration, no seams: not even the caller's
+    if capabilities.is_empty and batch.seam_reset is not None:
+        changes.update(batch.seam_reset)  # no declaration, no seams: not even the caller's
     call_ctx = ctx.derive(**changes)
     if capabilities.is_empty or registry.backends is None:
         return call_ctx

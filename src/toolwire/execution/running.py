@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import math
+from collections.abc import Coroutine, Generator
+from types import CoroutineType
 from typing import Any
 
 import anyio
@@ -37,10 +40,50 @@ def _cancel_requested() -> bool:
     return task is None or task.cancelling() > 0
 
 
-def _scope(timeout: float | None) -> anyio.CancelScope:
-    if timeout is None:
-        return anyio.CancelScope()
-    return anyio.CancelScope(deadline=anyio.current_time() + timeout)
+class _Resume:
+    """Awaits the rest of a coroutine whose first step already ran (inside the same scope).
+
+    Values and exceptions pass straight through, so the event loop and the cancel scope around
+    this await see exactly what they would have seen awaiting the coroutine itself.
+    """
+
+    __slots__ = ("_coro", "_first")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], first: Any) -> None:
+        self._coro = coro
+        self._first = first
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, value = self._coro, self._first
+        while True:
+            try:
+                sent = yield value
+            except BaseException as exc:  # cancellation and everything else go to the coroutine
+                try:
+                    value = coro.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    value = coro.send(sent)
+                except StopIteration as done:
+                    return done.value
+
+
+async def _run_in_scope(
+    pending: Coroutine[Any, Any, Any], scope: anyio.CancelScope, timeout: float | None, batch: Batch
+) -> Any:
+    """Run ``pending`` inside ``scope`` (already entered), arming the deadline and the abort
+    subscription only when the coroutine suspends: a tool that finishes in its first step cannot
+    be interrupted anyway (cancellation lands at an ``await``), so it pays for neither."""
+    try:
+        first = pending.send(None)
+    except StopIteration as done:
+        return done.value
+    if timeout is not None:
+        scope.deadline = anyio.current_time() + timeout
+    batch.track(scope)  # an abort that already fired cancels the scope right here
+    return await _Resume(pending, first)
 
 
 async def run_tool(
@@ -48,10 +91,11 @@ async def run_tool(
 ) -> tuple[ToolResult, str | None]:
     """Run the tool under its timeout and the abort signal; returns (result, failure text).
 
-    The whole coroutine runs inside the scope. Running its first step outside (to skip the scope
-    for tools that never suspend) breaks every tool that enters a cancel scope or task group of
-    its own before its first ``await`` (``anyio.fail_after``, ``create_task_group``, httpx):
-    anyio then sees scopes exited out of order and raises out of the batch.
+    The whole coroutine runs inside the scope, first step included: running it outside (to skip
+    the scope for tools that never suspend) breaks every tool that enters a cancel scope or task
+    group of its own before its first ``await`` (``anyio.fail_after``, ``create_task_group``,
+    httpx), since anyio then sees scopes exited out of order. The deadline timer, though, is
+    armed only once the tool suspends.
     """
     signal = ctx.abort_signal
     if signal.aborted:
@@ -62,8 +106,14 @@ async def run_tool(
     scope: anyio.CancelScope | None = None
     try:
         pending = tool.execute(args, ctx)
-        if inspect.isawaitable(pending):
-            scope = _scope(timeout)
+        if type(pending) is CoroutineType:
+            scope = anyio.CancelScope()
+            with scope:
+                result = await _run_in_scope(pending, scope, timeout, batch)
+        elif inspect.isawaitable(pending):
+            scope = anyio.CancelScope(
+                deadline=math.inf if timeout is None else anyio.current_time() + timeout
+            )
             batch.track(scope)
             with scope:
                 result = await pending
