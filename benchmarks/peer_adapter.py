@@ -29,7 +29,7 @@ class Toolwire(Adapter):  # type: ignore[misc]
     """The registry's full pipeline; one `execute_parallel` per batch."""
 
     name = "toolwire"
-    batch_path = "one ToolRegistry.execute_parallel (anyio task group; sync fns in worker threads)"
+    batch_path = "one ToolRegistry.execute_parallel (gather on asyncio; sync fns in worker threads)"
 
     async def register(self, spec: str, fns: list[Any]) -> bool:
         self.registry = ToolRegistry()
