@@ -163,6 +163,14 @@ class ScopedFs(Protocol):
         """Create a directory and its parents; a no-op when it exists."""
         ...
 
+    async def remove(self, path: str) -> bool:
+        """Delete a file (or a symbolic link, never its target); ``False`` when it was absent.
+
+        Raises:
+            IsADirectoryError: the path is a directory.
+        """
+        ...
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ProcessResult:

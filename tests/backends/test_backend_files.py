@@ -446,3 +446,32 @@ def test_canonical_paths_are_absolute_and_free_of_dot_segments(path: str) -> Non
     assert result.startswith("/")
     assert not result.startswith("//")
     assert all(seg not in (".", "..") for seg in result.split("/"))
+
+
+async def test_remove_deletes_a_file_in_write_reach(root: Path) -> None:
+    assert await fs_for(root).remove(str(root / "hello.txt")) is True
+    assert not (root / "hello.txt").exists()
+
+
+async def test_remove_of_a_missing_file_reports_false(root: Path) -> None:
+    assert await fs_for(root).remove(str(root / "absent.txt")) is False
+
+
+async def test_remove_needs_write_reach(root: Path) -> None:
+    with pytest.raises(PathNotReachableError) as exc:
+        await fs_for(root, write=False).remove(str(root / "hello.txt"))
+    refused(exc)
+    assert (root / "hello.txt").exists()
+
+
+async def test_remove_refuses_a_directory(root: Path) -> None:
+    (root / "sub").mkdir()
+    with pytest.raises(IsADirectoryError):
+        await fs_for(root).remove(str(root / "sub"))
+    assert (root / "sub").is_dir()
+
+
+async def test_remove_of_a_link_deletes_the_link_not_its_target(root: Path) -> None:
+    (root / "link").symlink_to(root / "hello.txt")
+    assert await fs_for(root).remove(str(root / "link")) is True
+    assert (root / "hello.txt").read_text() == "hello"

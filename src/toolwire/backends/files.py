@@ -225,9 +225,37 @@ class ReachScopedFs:
         """Modification time in seconds since the epoch, or ``None`` when missing."""
         return await self._run(path, "read", _mtime)
 
+    async def remove(self, path: str) -> bool:
+        """Delete a file or a symbolic link (a write); ``False`` when it did not exist.
+
+        A link is removed itself, never its target; both the path and what it resolves to
+        must be in write reach.
+
+        Raises:
+            IsADirectoryError: the path is a directory (directories are never removed).
+        """
+
+        def remove_entry() -> bool:
+            self.check_reach(path, "write")
+            lexical = canonical_path(path, self._base_dir) or path  # absolute once checked
+            parent = self.check_reach(os.path.dirname(lexical), "write")
+            return _remove(os.path.join(parent, os.path.basename(lexical)))
+
+        return await anyio.to_thread.run_sync(remove_entry)
+
     async def mkdir(self, path: str) -> None:
         """Create a directory and its parents; a no-op when it exists."""
         await self._run(path, "write", lambda target: os.makedirs(target, exist_ok=True))
+
+
+def _remove(target: str) -> bool:
+    try:
+        if stat.S_ISDIR(os.lstat(target).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "directories are not removed", target)
+        os.unlink(target)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _follow_first_link(path: str, prefix: str) -> str | None:

@@ -6,10 +6,8 @@ keeps the head (60 %) and the tail (40 %) of what fits, a line saying how much w
 and the spill pointer line ``[full output: <path> (<n> chars)]`` that the reducers preserve.
 When the file cannot be written the notice says so and there is no pointer.
 
-Each spill prunes the spill files older than 24 hours. `ScopedFs` has no delete, so the
-pruning runs ``rm -f`` through the tool's ``ScopedProcess`` on the files it listed, all direct
-children of the spill directory (which the write just proved to be in write reach) whose names
-have the spill-file shape.
+Each spill prunes the spill files older than 24 hours, through the same ``ScopedFs``: only
+direct children of the spill directory whose names have the spill-file shape.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ import time
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
 from toolwire.reducers.spill import format_spill_pointer
-from toolwire.seams import ScopedFs, ScopedProcess
+from toolwire.seams import ScopedFs
 from toolwire.toolbox.protected import STATE_DIR_NAME
 
 __all__ = [
@@ -59,14 +57,11 @@ async def spill_output(ctx: ToolContext, output: str) -> tuple[str | None, str |
         await fs.write(path, output)
     except (CapabilityError, OSError) as exc:
         return None, str(exc)
-    if ctx.scoped_process is not None:
-        await prune_spill_files(fs, ctx.scoped_process, directory)
+    await prune_spill_files(fs, directory)
     return path, None
 
 
-async def prune_spill_files(
-    fs: ScopedFs, process: ScopedProcess, directory: str, *, now: float | None = None
-) -> list[str]:
+async def prune_spill_files(fs: ScopedFs, directory: str, *, now: float | None = None) -> list[str]:
     """Delete spill files in ``directory`` older than `SPILL_MAX_AGE_S`; returns their paths.
 
     Never raises: a spill must not fail because an old file could not be removed.
@@ -79,14 +74,10 @@ async def prune_spill_files(
                 continue
             path = os.path.join(directory, entry.name)
             mtime = await fs.mtime(path)
-            if mtime is not None and mtime < cutoff:
+            if mtime is not None and mtime < cutoff and await fs.remove(path):
                 old.append(path)
-        if old:
-            await process.spawn(
-                "bash", ["-c", 'rm -f -- "$@"', "toolwire-spill-prune", *old], timeout=30
-            )
     except (CapabilityError, OSError):
-        return []
+        return old
     return old
 
 
