@@ -469,3 +469,29 @@ def test_definitions_match_the_spec_gates(
         registry.register(_PREBUILT[name, spec["always_include"]], plugin_id=_PLUGIN.get(name))
     expected = [n for n, spec in tools.items() if _expected(n, spec, allowed, opts)]
     assert _names(registry, allowed, opts) == expected
+
+
+@pytest.mark.anyio
+async def test_aclose_runs_cleanups_last_first_once_even_when_one_fails() -> None:
+    ran: list[str] = []
+
+    async def async_cleanup() -> None:
+        ran.append("async")
+
+    def failing() -> None:
+        ran.append("failing")
+        raise RuntimeError("boom")
+
+    registry = ToolRegistry(reducers=None)
+    registry.add_cleanup(lambda: ran.append("sync"))
+    registry.add_cleanup(failing)
+    registry.add_cleanup(async_cleanup)
+    async with registry:
+        pass
+    await registry.aclose()
+    assert ran == ["async", "failing", "sync"]
+
+
+def test_add_cleanup_refuses_a_non_callable() -> None:
+    with pytest.raises(RegistrationError, match="add_cleanup"):
+        ToolRegistry(reducers=None).add_cleanup("not callable")  # type: ignore[arg-type]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Self, TypedDict
 
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
@@ -30,6 +32,7 @@ DEFAULT_TIMEOUT_S = 300.0
 """The per-call timeout for tools that set no ``timeout_s`` of their own."""
 
 _DEFAULT: Any = object()
+logger = logging.getLogger("toolwire.registry")
 
 
 class ToolDefinition(TypedDict):
@@ -89,8 +92,39 @@ class ToolRegistry:
         self.definition_order = definition_order
         self.dry_run_redactor = dry_run_redactor
         self.result_cache = ResultCache()
+        self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
         self._entries: dict[str, RegisteredTool] = {}
         self._definitions: dict[tuple[Any, ...], list[tuple[RegisteredTool, ToolDefinition]]] = {}
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def add_cleanup(self, cleanup: Callable[[], Awaitable[None] | None]) -> None:
+        """Run ``cleanup`` (sync or async) when the registry closes; the last added runs first.
+
+        For what the registered tools hold, e.g. ``registry.add_cleanup(manager.aclose)`` for
+        the process tools' `ProcessManager`, so no child process outlives the registry.
+        """
+        if not callable(cleanup):
+            raise RegistrationError(f"add_cleanup() takes a callable, got {cleanup!r}")
+        self._cleanups.append(cleanup)
+
+    async def aclose(self) -> None:
+        """Run the cleanups, last added first. Each runs once; one that fails is logged and
+        the others still run."""
+        while self._cleanups:
+            cleanup = self._cleanups.pop()
+            try:
+                pending = cleanup()
+                if inspect.isawaitable(pending):
+                    await pending
+            except Exception:
+                logger.exception("toolwire: a registry cleanup failed")
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     # -- registration -------------------------------------------------------------------------
 

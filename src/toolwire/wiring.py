@@ -113,6 +113,8 @@ def create_registry(
 
     registry = ToolRegistry(backends=backends or create_backends_for(config))
     registry.register_all(builtin_tools(config, process_manager=process_manager))
+    if process_manager is not None:  # no background process outlives the registry
+        registry.add_cleanup(process_manager.aclose)
     command_guard_hook(registry.hooks)
     return registry
 

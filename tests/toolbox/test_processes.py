@@ -183,6 +183,22 @@ async def test_aclose_leaves_no_orphans_and_refuses_new_starts(tmp_path: Path) -
         await manager.start("true", owner="p", cwd=str(tmp_path))
 
 
+async def test_closing_the_registry_stops_the_process_tree_it_started(
+    tmp_path: Path, work: Path
+) -> None:
+    manager = ProcessManager(str(tmp_path / "procs"), stop_grace_s=1.0)
+    backends = CapabilityBackends(fs_read=(str(work),), fs_write=(str(work),))
+    registry = ToolRegistry(backends=backends)
+    registry.register_all(process_tools(manager))
+    registry.add_cleanup(manager.aclose)
+    pidfile = tmp_path / "grandchild.pid"
+    async with registry:
+        await _start(registry, _ctx(work), TREE.format(pidfile=pidfile))
+        grandchild = await read_pid(pidfile)
+        assert alive(grandchild)
+    assert not alive(grandchild)
+
+
 async def test_child_environment_is_scrubbed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
