@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 import uuid
 from collections.abc import AsyncIterator
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_helpers import REGISTRY_SERVER, SDK_SERVER, HttpServer
+from mcp_helpers import REGISTRY_SERVER, SDK_SERVER, HttpServer, start_http_server, stop
 
 from toolwire import Err, Ok, ToolContext, ToolRegistry
 from toolwire.context import AbortSignal, ProgressEvent
@@ -211,6 +212,32 @@ async def test_reconnects_after_the_server_process_dies(markers: Path) -> None:
         assert await call(provider, "add", {"a": 1, "b": 1}) == Ok(
             f'2{STRUCTURED_HEADER}{{\n  "result": 2\n}}', structured={"result": 2}
         )
+
+
+async def test_reconnects_over_http_after_the_server_restarts(
+    markers: Path, tmp_path: Path
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {"TOOLWIRE_TEST_MARKERS": str(markers), "TEST_PORT": str(port)}
+    first = start_http_server(REGISTRY_SERVER, tmp_path, env, name="first")
+    config = McpServerConfig(
+        name="phoenixhttp", url=first.url, connect_timeout_s=WAIT_S, ping_interval_s=0.2
+    )
+    second = None
+    try:
+        async with McpProvider(config) as provider:
+            assert isinstance(await call(provider, "echo", {"text": "before"}), Ok)
+            stop(first.process)
+            await wait_until(lambda: not provider.connected, "the lost connection noticed")
+            second = start_http_server(REGISTRY_SERVER, tmp_path, env, name="second")
+            await wait_until(lambda: provider.connected, "reconnected")
+            assert isinstance(await call(provider, "echo", {"text": "after"}), Ok)
+    finally:
+        stop(first.process)
+        if second is not None:
+            stop(second.process)
 
 
 async def test_a_disconnected_server_answers_not_available(markers: Path) -> None:

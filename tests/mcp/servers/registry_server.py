@@ -151,7 +151,7 @@ def main() -> None:
         lambda: serve_registry(
             build_registry(),
             transport=transport,  # type: ignore[arg-type]
-            port=0,
+            port=int(os.environ.get("TEST_PORT", "0")),
             options=options,
             on_ready=ready,
         )
