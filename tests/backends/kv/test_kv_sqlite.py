@@ -133,3 +133,41 @@ async def test_a_failing_increment_does_not_undo_writes_batched_with_it(tmp_path
         assert len(failures) == 20
         assert await store.list("k") == sorted(f"k{i}" for i in range(20))
         assert await store.get("text") == "not a number"
+
+
+async def test_a_read_does_not_wait_for_another_connection_holding_the_write_lock(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "kv.db"
+    async with SqliteKeyValueBackend(path, busy_timeout_s=30.0) as backend:
+        store = backend.scoped("t", "tool:t")
+        await store.set("k", "committed")
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("UPDATE toolwire_kv SET value = 'uncommitted'")
+            with anyio.fail_after(5):  # a reader that waited would sit out the 30 s busy timeout
+                assert await store.get("k") == "committed"
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+
+
+async def test_values_on_both_sides_of_the_inline_read_limit_come_back_whole(
+    tmp_path: Path,
+) -> None:
+    async with SqliteKeyValueBackend(tmp_path / "kv.db") as backend:
+        store = backend.scoped("t", "tool:t")
+        for size in (65_535, 65_536, 65_537, 200_000):
+            value = "é" * size
+            await store.set(f"k{size}", value)
+            assert await store.get(f"k{size}") == value
+
+
+async def test_a_write_from_another_backend_is_seen_by_the_next_read(tmp_path: Path) -> None:
+    path = tmp_path / "kv.db"
+    async with SqliteKeyValueBackend(path) as first, SqliteKeyValueBackend(path) as second:
+        await first.scoped("t", "tool:t").set("k", "one")
+        assert await second.scoped("t", "tool:t").get("k") == "one"
+        await first.scoped("t", "tool:t").set("k", "two")
+        assert await second.scoped("t", "tool:t").get("k") == "two"

@@ -36,6 +36,12 @@ CREATE TABLE IF NOT EXISTS toolwire_kv (
 """
 _LIVE = "(expires_at IS NULL OR expires_at > ?)"
 _GET = f"SELECT value FROM toolwire_kv WHERE tool = ? AND scope_id = ? AND key = ? AND {_LIVE}"
+_INLINE_CHARS = 65_536
+"""Values up to this many characters are read on the event loop; longer ones on the thread."""
+_GET_HEAD = (
+    f"SELECT substr(value, 1, {_INLINE_CHARS + 1}) FROM toolwire_kv "
+    f"WHERE tool = ? AND scope_id = ? AND key = ? AND {_LIVE}"
+)
 _GET_WITH_EXPIRY = (
     "SELECT value, expires_at FROM toolwire_kv WHERE tool = ? AND scope_id = ? AND key = ?"
 )
@@ -63,6 +69,12 @@ class SqliteKeyValueBackend(KeyValueBackend):
     The file and its parent directories are created on first use. Several backends (or
     processes) may open the same file; writers wait up to ``busy_timeout_s`` for each other.
 
+    Writes, listings and purges run on the connection thread (batched into shared
+    transactions). A point read of a value up to 64 Ki characters runs on the event loop
+    itself, on a second, read-only connection: a WAL reader never waits for a writer, so it
+    costs microseconds, far less than a hop to a thread. Longer values, and a reader that finds
+    the database busy, go through the thread.
+
     Args:
         path: The database file (``":memory:"`` for a private in-memory database).
         busy_timeout_s: How long a write waits for another connection's lock.
@@ -72,6 +84,8 @@ class SqliteKeyValueBackend(KeyValueBackend):
         self._path = os.fspath(path)
         self._busy_timeout_s = busy_timeout_s
         self._thread = ConnectionThread(self._connect, name=f"toolwire-kv-sqlite:{self._path}")
+        self._reader: sqlite3.Connection | None = None
+        self._inline_reads = self._path != ":memory:"  # a second connection sees another db
 
     @property
     def path(self) -> str:
@@ -108,7 +122,33 @@ class SqliteKeyValueBackend(KeyValueBackend):
             time.sleep(pause)
             pause = min(pause * 2, 0.1)
 
+    async def _read_connection(self) -> sqlite3.Connection:
+        if self._reader is None:
+            await self._thread.run(lambda connection: None, writes=False)  # file and schema
+            reader = sqlite3.connect(
+                self._path, timeout=0, isolation_level=None, check_same_thread=False
+            )
+            reader.execute("PRAGMA query_only = 1")
+            if self._reader is None:
+                self._reader = reader
+            else:  # another task opened one meanwhile
+                reader.close()
+        return self._reader
+
     async def get_value(self, namespace: Namespace, key: str) -> str | None:
+        if self._inline_reads and not self._thread.closed:
+            reader = await self._read_connection()
+            try:
+                row = reader.execute(
+                    _GET_HEAD, (namespace.tool, namespace.scope_id, key, time.time())
+                ).fetchone()
+            except sqlite3.Error:  # busy (recovery, checkpoint) or worse: the thread says which
+                row = ()
+            if row is None:
+                return None
+            if row and len(row[0]) <= _INLINE_CHARS:
+                return str(row[0])
+
         def get(connection: sqlite3.Connection) -> str | None:
             row = connection.execute(
                 _GET, (namespace.tool, namespace.scope_id, key, time.time())
@@ -166,3 +206,6 @@ class SqliteKeyValueBackend(KeyValueBackend):
 
     async def aclose(self) -> None:
         await self._thread.aclose()
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None

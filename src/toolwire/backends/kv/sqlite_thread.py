@@ -77,6 +77,11 @@ class ConnectionThread:
         self._open_error: StoreError | None = None
         self._closed = False
 
+    @property
+    def closed(self) -> bool:
+        """Whether `aclose` was called."""
+        return self._closed
+
     async def run(self, function: Callable[[sqlite3.Connection], T], *, writes: bool) -> T:
         """Run ``function(connection)`` on the thread; batched writers share a transaction.
 
