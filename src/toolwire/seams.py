@@ -159,6 +159,11 @@ class ScopedFs(Protocol):
         """Modification time in seconds since the epoch, or ``None`` when missing."""
         ...
 
+    async def size(self, path: str) -> int | None:
+        """The file's size in bytes, or ``None`` when missing (check before reading a file
+        that could be huge)."""
+        ...
+
     async def mkdir(self, path: str) -> None:
         """Create a directory and its parents; a no-op when it exists."""
         ...

@@ -475,3 +475,12 @@ async def test_remove_of_a_link_deletes_the_link_not_its_target(root: Path) -> N
     (root / "link").symlink_to(root / "hello.txt")
     assert await fs_for(root).remove(str(root / "link")) is True
     assert (root / "hello.txt").read_text() == "hello"
+
+
+async def test_size_reports_bytes_or_none_and_needs_read_reach(root: Path, tmp_path: Path) -> None:
+    fs = fs_for(root)
+    assert await fs.size(str(root / "hello.txt")) == 5
+    assert await fs.size(str(root / "absent.txt")) is None
+    with pytest.raises(PathNotReachableError) as exc:
+        await fs.size(str(tmp_path / "outside" / "secret.txt"))
+    refused(exc)

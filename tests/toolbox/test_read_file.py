@@ -10,6 +10,7 @@ from toolbox_helpers import error_of, ok_value, run
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
+from toolwire.toolbox.common import MAX_TEXT_FILE_BYTES
 
 pytestmark = pytest.mark.anyio
 
@@ -131,3 +132,20 @@ def test_text_starting_with_a_printable_signature_is_still_text() -> None:
     assert not is_binary(b"ID3 tags explained\n")
     assert is_binary(b"\x7fELF\x02\x01\x01")
     assert is_binary(b"%PDF-1.7\n")
+
+
+@pytest.mark.parametrize("tool_name", ["read_file", "patch_file"])
+async def test_a_file_over_the_size_limit_is_refused_before_it_is_read(
+    registry: ToolRegistry, ctx: ToolContext, work: Path, tool_name: str
+) -> None:
+    huge = work / "huge.log"
+    with huge.open("wb") as handle:  # sparse: no 64 MiB actually written
+        handle.truncate(MAX_TEXT_FILE_BYTES + 1)
+    args = {"path": "huge.log"}
+    if tool_name == "patch_file":
+        args.update(old_text="a", new_text="b")
+    error = error_of(await run(registry, ctx, tool_name, **args))
+    assert error.code == ErrorCode.EXECUTION_FAILED
+    assert error.cause == "file_too_large"
+    assert f"{MAX_TEXT_FILE_BYTES + 1:,} bytes" in error.error
+    assert "terminal" in error.error

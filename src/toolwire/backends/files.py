@@ -243,9 +243,20 @@ class ReachScopedFs:
 
         return await anyio.to_thread.run_sync(remove_entry)
 
+    async def size(self, path: str) -> int | None:
+        """The file's size in bytes (a read), or ``None`` when it does not exist."""
+        return await self._run(path, "read", _size)
+
     async def mkdir(self, path: str) -> None:
         """Create a directory and its parents; a no-op when it exists."""
         await self._run(path, "write", lambda target: os.makedirs(target, exist_ok=True))
+
+
+def _size(target: str) -> int | None:
+    try:
+        return os.stat(target).st_size
+    except FileNotFoundError:
+        return None
 
 
 def _remove(target: str) -> bool:

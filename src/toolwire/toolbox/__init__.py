@@ -1,14 +1,13 @@
 """The built-in tools. Each reaches the world only through its `ToolContext` seams.
 
 ```python
-from toolwire import ToolRegistry
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.resolver import create_backends
+from toolwire import ProcessManager, ToolRegistry, create_backends
 from toolwire.toolbox import command_guard_hook, default_tools
 
-async with ProcessManager("/var/lib/agent/processes") as manager:
-    registry = ToolRegistry(backends=create_backends())
+manager = ProcessManager("/var/lib/agent/processes")
+async with ToolRegistry(backends=create_backends()) as registry:
     registry.register_all(default_tools(process_manager=manager))
+    registry.add_cleanup(manager.aclose)  # no background process outlives the registry
     command_guard_hook(registry.hooks)
 ```
 

@@ -22,13 +22,31 @@ from toolwire.results import Err, ErrorCode
 
 __all__ = [
     "FILE_LOCKS",
+    "MAX_TEXT_FILE_BYTES",
     "SETUP_HINT",
     "PathLocks",
     "display_path",
     "missing_seam",
     "refused",
     "resolve_path",
+    "too_large",
 ]
+
+MAX_TEXT_FILE_BYTES = 64 * 1024 * 1024
+"""The largest file read_file and patch_file load; a larger one is refused before it is read."""
+
+
+def too_large(target: str, size: int | None) -> Err | None:
+    """The answer for a file over `MAX_TEXT_FILE_BYTES`, or ``None`` when it fits."""
+    if size is None or size <= MAX_TEXT_FILE_BYTES:
+        return None
+    return Err(
+        f"{target} is {size:,} bytes, over the {MAX_TEXT_FILE_BYTES // (1024 * 1024)} MiB the file "
+        "tools load; read parts of it with the terminal (head, tail, sed -n 'a,bp', grep)",
+        ErrorCode.EXECUTION_FAILED,
+        cause="file_too_large",
+    )
+
 
 SETUP_HINT = (
     "create the registry with backends=create_backends() (or CapabilityBackends(...) granting "

@@ -20,7 +20,7 @@ from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.seams import ReadRecord, ScopedFs
-from toolwire.toolbox.common import FILE_LOCKS, missing_seam, refused, resolve_path
+from toolwire.toolbox.common import FILE_LOCKS, missing_seam, refused, resolve_path, too_large
 from toolwire.toolbox.filetypes import describe_binary, is_binary
 from toolwire.toolbox.protected import write_refusal
 from toolwire.toolbox.stale import check_not_stale, refresh_record
@@ -122,6 +122,9 @@ async def read_file(
             before = await fs.mtime(target)
             if before is None:
                 return Err(f"Cannot read {target}: file not found", ErrorCode.EXECUTION_FAILED)
+            oversized = too_large(target, await fs.size(target))
+            if oversized is not None:
+                return oversized
             data = await fs.read_bytes(target)
             if await fs.mtime(target) != before:
                 return Err(

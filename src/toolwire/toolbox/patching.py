@@ -17,7 +17,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.toolbox.common import FILE_LOCKS, missing_seam, refused, resolve_path
+from toolwire.toolbox.common import FILE_LOCKS, missing_seam, refused, resolve_path, too_large
 from toolwire.toolbox.diagnosis import explain_no_match, line_of, preview
 from toolwire.toolbox.files import verify_written
 from toolwire.toolbox.protected import write_refusal
@@ -105,6 +105,9 @@ async def patch_file(ctx: ToolContext, path: str, old_text: str, new_text: str) 
             stale = await check_not_stale(ctx, fs, target)
             if stale is not None:
                 return stale
+            oversized = too_large(target, await fs.size(target))
+            if oversized is not None:
+                return oversized
             try:
                 text = (await fs.read_bytes(target)).decode("utf-8")
             except UnicodeDecodeError:

@@ -88,6 +88,9 @@ class _Walk:
 
     async def search_file(self, path: str) -> None:
         try:
+            size = await self.fs.size(path)
+            if size is None or size > MAX_FILE_BYTES:
+                return
             data = await self.fs.read_bytes(path)
         except (OSError, CapabilityError):
             return
