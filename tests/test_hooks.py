@@ -10,7 +10,7 @@ import pytest
 
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.errors import RegistrationError
-from toolwire.hooks import (
+from toolwire.execution.hooks import (
     AfterCall,
     BeforeCall,
     BeforeDecision,

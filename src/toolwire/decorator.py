@@ -22,7 +22,6 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, NotRequired, TypeVar, overload
 
-import anyio.to_thread
 import pydantic
 import pydantic_core
 from typing_extensions import TypedDict
@@ -33,6 +32,7 @@ from toolwire.docstrings import DocstringStyle, parse_docstring
 from toolwire.errors import ToolDefinitionError
 from toolwire.results import Err, Ok, ToolResult
 from toolwire.schema import ArgsValidator, PydanticValidator
+from toolwire.threads import run_in_worker
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations
 from toolwire.typeschema import fast_type_schema
 
@@ -257,8 +257,7 @@ def _make_execute(
     async def execute_in_thread(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if ctx_name is not None:
             args = {**args, ctx_name: ctx}
-        call = functools.partial(fn, **args)
-        return to_tool_result(await anyio.to_thread.run_sync(call, abandon_on_cancel=True))
+        return to_tool_result(await run_in_worker(functools.partial(fn, **args)))
 
     return execute_in_thread
 

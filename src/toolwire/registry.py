@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import logging
 from collections import Counter
@@ -10,7 +11,8 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypedDict
 
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
-from toolwire.errors import ConfigurationError, RegistrationError
+from toolwire.errors import RegistrationError
+from toolwire.execution.admit import OPEN, Admission
 from toolwire.execution.cache import ResultCache
 from toolwire.execution.gates import (
     FilterOptions,
@@ -18,7 +20,11 @@ from toolwire.execution.gates import (
     coerce_filter_options,
     visible_in_definitions,
 )
-from toolwire.hooks import HookRegistry
+from toolwire.execution.hooks import HookRegistry
+from toolwire.execution.pipeline import Pipeline
+from toolwire.execution.settings import DEFAULT_TIMEOUT_S, PipelineSettings
+from toolwire.providers.base import ProviderContext
+from toolwire.providers.snapshot import ToolSnapshot
 from toolwire.seams import Attachment
 from toolwire.tools import Tool
 
@@ -27,9 +33,6 @@ if TYPE_CHECKING:
     from toolwire.reducers.registry import ReducerRegistry
 
 __all__ = ["DEFAULT_TIMEOUT_S", "ToolDefinition", "ToolRegistry"]
-
-DEFAULT_TIMEOUT_S = 300.0
-"""The per-call timeout for tools that set no ``timeout_s`` of their own."""
 
 _DEFAULT: Any = object()
 logger = logging.getLogger("toolwire.registry")
@@ -46,9 +49,14 @@ class ToolDefinition(TypedDict):
 class ToolRegistry:
     """Holds tools and runs a model's batch of calls through the pipeline.
 
+    The registry keeps registration, lookup, definitions and its lifecycle; running a batch is
+    the job of a `toolwire.execution.pipeline.Pipeline` built from frozen settings. A registry
+    is also a `ToolProvider` (``id``, ``list(ctx)``): its available tools.
+
     Args:
         backends: Capability backends; tools that declare capabilities are refused
-            (``not_available``) when there are none.
+            (``not_available``) when there are none. Closing the registry stops the background
+            processes of their process backend.
         reducers: Per-tool result reducers; the built-in reducers by default, ``None`` for none.
         hooks: Observers and before/after handlers (a fresh `HookRegistry` by default).
         default_timeout_s: Timeout for tools without ``timeout_s``; ``None`` for no limit.
@@ -57,6 +65,8 @@ class ToolRegistry:
             prompt prefix byte-stable whatever the registration order.
         dry_run_redactor: Applied to every string argument shown in dry-run results; the
             secret redactor of `toolwire.safety` by default.
+        result_cache: Where tools with ``cache=`` keep results (a fresh one by default).
+        provider_id: The registry's ``id`` as a tool provider.
     """
 
     def __init__(
@@ -69,32 +79,81 @@ class ToolRegistry:
         max_concurrency: int | None = None,
         definition_order: Literal["registration", "sorted"] = "registration",
         dry_run_redactor: Callable[[str], str] | None = _DEFAULT,
+        result_cache: ResultCache | None = None,
+        provider_id: str = "registry",
     ) -> None:
-        if max_concurrency is not None and max_concurrency < 1:
-            raise RegistrationError(f"max_concurrency must be >= 1 or None, got {max_concurrency}")
-        if default_timeout_s is not None and not default_timeout_s > 0:
-            raise RegistrationError(
-                f"default_timeout_s must be positive or None, got {default_timeout_s}"
-            )
-        if definition_order not in ("registration", "sorted"):
-            raise RegistrationError("definition_order must be 'registration' or 'sorted'")
+        _check_options(max_concurrency, default_timeout_s, definition_order, provider_id)
         if reducers is _DEFAULT:
-            from toolwire.reducers.registry import default_reducers
+            from toolwire.reducers.defaults import default_reducers
 
             reducers = default_reducers()
         if dry_run_redactor is _DEFAULT:
             dry_run_redactor = _redact_known_secrets
-        self.backends = backends
-        self.reducers = reducers
-        self.hooks = hooks if hooks is not None else HookRegistry()
-        self.default_timeout_s = default_timeout_s
-        self.max_concurrency = max_concurrency
-        self.definition_order = definition_order
-        self.dry_run_redactor = dry_run_redactor
-        self.result_cache = ResultCache()
-        self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
+        self._settings = PipelineSettings(
+            backends=backends,
+            reducers=reducers,
+            hooks=hooks if hooks is not None else HookRegistry(),
+            default_timeout_s=default_timeout_s,
+            max_concurrency=max_concurrency,
+            dry_run_redactor=dry_run_redactor,
+            result_cache=result_cache if result_cache is not None else ResultCache(),
+        )
         self._entries: dict[str, RegisteredTool] = {}
+        self._pipeline = Pipeline(self._settings, self._entries.get)
+        self._definition_order: Literal["registration", "sorted"] = definition_order
+        self._provider_id = provider_id
+        self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
         self._definitions: dict[tuple[Any, ...], list[tuple[RegisteredTool, ToolDefinition]]] = {}
+        processes = getattr(backends, "processes", None)
+        if processes is not None:  # no background process outlives the registry
+            self.add_cleanup(processes.aclose)
+
+    # -- settings (fixed at construction) -----------------------------------------------------
+
+    @property
+    def settings(self) -> PipelineSettings:
+        """The frozen settings every batch runs under."""
+        return self._settings
+
+    @property
+    def backends(self) -> CapabilityBackends | None:
+        """The capability backends."""
+        return self._settings.backends
+
+    @property
+    def reducers(self) -> ReducerRegistry | None:
+        """The per-tool result reducers."""
+        return self._settings.reducers
+
+    @property
+    def hooks(self) -> HookRegistry:
+        """Observers and before/after handlers; add to it at any time."""
+        return self._settings.hooks
+
+    @property
+    def default_timeout_s(self) -> float | None:
+        """The timeout of tools without ``timeout_s``."""
+        return self._settings.default_timeout_s
+
+    @property
+    def max_concurrency(self) -> int | None:
+        """How many calls of a batch may run at once."""
+        return self._settings.max_concurrency
+
+    @property
+    def definition_order(self) -> Literal["registration", "sorted"]:
+        """The order of `definitions`."""
+        return self._definition_order
+
+    @property
+    def dry_run_redactor(self) -> Callable[[str], str] | None:
+        """What dry-run results pass string arguments through."""
+        return self._settings.dry_run_redactor
+
+    @property
+    def result_cache(self) -> ResultCache:
+        """The results of tools with ``cache=``."""
+        return self._settings.result_cache
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -199,16 +258,31 @@ class ToolRegistry:
         entry = self._entries.get(name)
         return entry.plugin_id if entry is not None else None
 
-    def available(self) -> list[Tool]:
-        """Every tool whose ``is_available`` is absent or returns true."""
-        return [e.tool for e in self._entries.values() if _is_available(e.tool)]
+    def available(self) -> builtins.list[Tool]:
+        """Every tool available right now (`Tool.currently_available`), in registration order."""
+        return [e.tool for e in self._entries.values() if e.tool.currently_available()]
 
-    def for_toolset(self, toolset: str) -> list[Tool]:
+    def for_toolset(self, toolset: str) -> builtins.list[Tool]:
         """The available tools of one toolset."""
         return [t for t in self.available() if t.toolset == toolset]
 
+    # -- as a ToolProvider --------------------------------------------------------------------
+
     @property
-    def names(self) -> list[str]:
+    def id(self) -> str:
+        """The registry's id as a `ToolProvider` (``provider_id``, ``"registry"`` by default)."""
+        return self._provider_id
+
+    def list(self, ctx: ProviderContext) -> builtins.list[Tool]:
+        """The available tools, as a provider answers: a new list, in registration order.
+
+        So ``take_snapshot(registry, ctx)`` freezes what the model may see this iteration, and
+        ``execute_parallel(..., snapshot=...)`` runs only that.
+        """
+        return self.available()
+
+    @property
+    def names(self) -> builtins.list[str]:
         """Registered names, in registration order."""
         return list(self._entries)
 
@@ -227,20 +301,22 @@ class ToolRegistry:
         self,
         allowed_tools: Sequence[str] | None = None,
         filter_opts: FilterOptions | Mapping[str, Any] | None = None,
-    ) -> list[ToolDefinition]:
-        """The tool definitions to send the model, after every gate.
+        *,
+        snapshot: ToolSnapshot | None = None,
+    ) -> builtins.list[ToolDefinition]:
+        """The tool definitions to send the model, after the same gates calls go through.
 
-        Gates: availability (checked on every call), the toolset allowlist for built-ins
-        (``None`` unrestricted, ``[]`` none; ``always_include`` bypasses it), then the filters.
-        The gated list is cached until the registry changes.
+        Gates: the snapshot (only its tools, when given), the toolset allowlist for built-ins
+        (``None`` unrestricted, ``[]`` none; ``always_include`` bypasses it), the filters, and
+        availability (checked on every call, by `Tool.currently_available`). The gated list is
+        cached until the registry changes.
 
         Raises:
-            ConfigurationError: ``filter_opts`` has unknown keys, or ``allowed_tools`` is a
-                single string instead of a list.
+            ConfigurationError: ``filter_opts`` has unknown keys, ``allowed_tools`` is a single
+                string instead of a list, or ``snapshot`` is not a `ToolSnapshot`.
         """
-        opts = coerce_filter_options(filter_opts)
-        _check_allowed(allowed_tools)
-        allowed = None if allowed_tools is None else frozenset(allowed_tools)
+        admission = Admission.of(allowed_tools, coerce_filter_options(filter_opts), snapshot)
+        allowed, opts = admission.allowed, admission.filters
         key = (
             None if allowed is None else tuple(sorted(allowed)),
             None if opts is None else opts.cache_key,
@@ -248,7 +324,7 @@ class ToolRegistry:
         gated = self._definitions.get(key)
         if gated is None:
             entries = list(self._entries.values())
-            if self.definition_order == "sorted":
+            if self._definition_order == "sorted":
                 entries.sort(key=lambda e: e.tool.name)
             gated = [
                 (entry, _definition(entry.tool))
@@ -263,7 +339,8 @@ class ToolRegistry:
                 parameters=definition["parameters"],
             )
             for entry, definition in gated
-            if entry.tool.is_available is None or _is_available(entry.tool)
+            if (snapshot is None or entry.tool.name in snapshot)
+            and (entry.tool.is_available is None or entry.tool.currently_available())
         ]
 
     # -- execution ----------------------------------------------------------------------------
@@ -275,21 +352,26 @@ class ToolRegistry:
         allowed_tools: Sequence[str] | None = None,
         filter_opts: FilterOptions | Mapping[str, Any] | None = None,
         turn_attachments: Sequence[Attachment] | None = None,
-    ) -> list[CallOutcome]:
+        *,
+        snapshot: ToolSnapshot | None = None,
+    ) -> builtins.list[CallOutcome]:
         """Run a model's batch of calls; one `CallOutcome` per call, in input order.
 
         Never raises for anything a call, a tool, a hook or a reducer does: every failure is a
-        result with a stable error code. See `toolwire.execution.pipeline` for the stages.
+        result with a stable error code. With ``snapshot``, a call to a tool the model was not
+        shown this iteration is answered ``not_available`` (``not_offered``) and never runs. See
+        `toolwire.execution` for the stages.
 
         Raises:
-            ConfigurationError: ``filter_opts`` is a mapping with unknown keys, or
-                ``allowed_tools`` is a single string (programming errors, not model errors).
+            ConfigurationError: ``filter_opts`` is a mapping with unknown keys, ``allowed_tools``
+                is a single string, or ``snapshot`` is not a `ToolSnapshot` (programming
+                errors, not model errors).
         """
-        from toolwire.execution.pipeline import run_batch
-
-        opts = coerce_filter_options(filter_opts)
-        _check_allowed(allowed_tools)
-        return await run_batch(self, calls, ctx, allowed_tools, opts, turn_attachments)
+        if allowed_tools is None and filter_opts is None and snapshot is None:
+            admission = OPEN
+        else:
+            admission = Admission.of(allowed_tools, coerce_filter_options(filter_opts), snapshot)
+        return await self._pipeline.run_batch(calls, ctx, admission, turn_attachments)
 
     async def execute(
         self, name: str, args: str | Mapping[str, Any], ctx: ToolContext, *, call_id: str = "call_0"
@@ -299,21 +381,22 @@ class ToolRegistry:
         return outcomes[0]
 
 
-def _check_allowed(allowed_tools: Sequence[str] | None) -> None:
-    if isinstance(allowed_tools, str):
-        raise ConfigurationError(
-            f"allowed_tools takes a list of tool names, not the string {allowed_tools!r}; "
-            f"pass [{allowed_tools!r}]"
+def _check_options(
+    max_concurrency: int | None,
+    default_timeout_s: float | None,
+    definition_order: str,
+    provider_id: str,
+) -> None:
+    if max_concurrency is not None and max_concurrency < 1:
+        raise RegistrationError(f"max_concurrency must be >= 1 or None, got {max_concurrency}")
+    if default_timeout_s is not None and not default_timeout_s > 0:
+        raise RegistrationError(
+            f"default_timeout_s must be positive or None, got {default_timeout_s}"
         )
-
-
-def _is_available(tool: Tool) -> bool:
-    if tool.is_available is None:
-        return True
-    try:
-        return bool(tool.is_available())
-    except Exception:
-        return False  # fail closed: a crashing gate hides the tool
+    if definition_order not in ("registration", "sorted"):
+        raise RegistrationError("definition_order must be 'registration' or 'sorted'")
+    if not isinstance(provider_id, str) or not provider_id:
+        raise RegistrationError(f"provider_id must be a non-empty string, got {provider_id!r}")
 
 
 def _definition(tool: Tool) -> ToolDefinition:

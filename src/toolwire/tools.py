@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,7 +75,8 @@ class Tool:
         capabilities: What the tool needs from the world; empty = no side effects.
         toolset: Group label (``file``, ``web``, ...), used by toolset gating.
         max_result_chars: Lowers this tool's share of the output budget.
-        is_available: Called whenever definitions are built or a call is gated; ``False`` hides it.
+        is_available: Called whenever definitions are built or a call is gated; anything but
+            ``True`` (or an exception) hides it. See `currently_available`.
         always_include: Bypasses the toolset allowlist (never ``exclude_tools``).
         output_is_untrusted: Results carry adversary-controlled text; the presenter wraps them.
         timeout_s: Per-call timeout; ``None`` uses the registry's default.
@@ -120,6 +122,11 @@ class Tool:
                 f"tool {self.name!r}: is_available must be a function returning bool (or None), "
                 f"got {type(self.is_available).__name__}"
             )
+        if inspect.iscoroutinefunction(self.is_available):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: is_available must be a plain function returning bool; it is "
+                "called on every listing and call, so it cannot be async (cache the answer)"
+            )
         if not callable(self.execute):
             raise ToolDefinitionError(f"tool {self.name!r}: execute must be an async callable")
         if self.max_result_chars is not None and self.max_result_chars < 1:
@@ -148,6 +155,20 @@ class Tool:
                 object.__setattr__(self, "validator", JsonSchemaValidator(self.schema))
             except ToolDefinitionError as exc:
                 raise ToolDefinitionError(f"tool {self.name!r}: {exc}") from None
+
+    def currently_available(self) -> bool:
+        """The one availability rule, used by definitions, calls, snapshots and providers.
+
+        Available when ``is_available`` is absent or returns exactly ``True``; ``False``, any
+        other value and an exception all hide the tool (fail closed).
+        """
+        check = self.is_available
+        if check is None:
+            return True
+        try:
+            return check() is True
+        except Exception:
+            return False
 
     @property
     def is_mcp(self) -> bool:

@@ -11,7 +11,7 @@ from exec_helpers import Calls, ctx, registry_with, run
 from toolwire.calls import ToolCall
 from toolwire.context import ToolContext
 from toolwire.execution.cache import ResultCache, canonical_args
-from toolwire.hooks import AfterCall, deny
+from toolwire.execution.hooks import AfterCall, deny
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.tools import CachePolicy
 
@@ -189,9 +189,10 @@ async def test_the_cache_is_keyed_by_session_personality_and_arguments() -> None
 @pytest.mark.anyio
 async def test_the_ttl_expires_entries() -> None:
     seen = Calls()
-    registry = registry_with(seen.tool("lookup", cache=CachePolicy(ttl_s=60)))
     clock = Clock()
-    registry.result_cache = ResultCache(clock)
+    registry = registry_with(
+        seen.tool("lookup", cache=CachePolicy(ttl_s=60)), result_cache=ResultCache(clock)
+    )
     await run(registry, ["lookup"])
     clock.now += 61
     (outcome,) = await run(registry, ["lookup"])

@@ -326,7 +326,8 @@ async def test_a_sequential_tool_is_a_barrier() -> None:
     assert seq_end == seq_start + 1  # nothing ran alongside it
     assert {"end c0", "end c1"} <= set(log[:seq_start])
     assert {"start c3", "start c4"} <= set(log[seq_end:])
-    assert log[0:2] == ["start c0", "start c1"]  # the calls before it still ran together
+    # the calls before it still ran together (in either order: trio shuffles its run queue)
+    assert set(log[0:2]) == {"start c0", "start c1"}
 
 
 @pytest.mark.anyio

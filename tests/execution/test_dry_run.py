@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from toolwire.calls import ToolCall
 from toolwire.capabilities import network
 from toolwire.execution.dry_run import MAX_DRY_RUN_STRING, dry_run_result, redact_args
-from toolwire.hooks import deny
+from toolwire.execution.hooks import deny
 from toolwire.results import Err, ErrorCode, Ok
 from toolwire.tools import CachePolicy
 

@@ -23,7 +23,7 @@ from toolwire.capabilities import storage
 from toolwire.context import ToolContext
 from toolwire.execution.budget import call_budget, split_budget, truncation_marker
 from toolwire.execution.gates import FilterOptions
-from toolwire.hooks import AfterCall, BeforeCall, BeforeDecision, deny
+from toolwire.execution.hooks import AfterCall, BeforeCall, BeforeDecision, deny
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.schema import JsonSchemaValidator

@@ -8,7 +8,7 @@ import pytest
 from toolbox_helpers import error_of, run
 
 from toolwire.context import ToolContext
-from toolwire.hooks import replace_args
+from toolwire.execution.hooks import replace_args
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
 from toolwire.toolbox import command_guard_hook

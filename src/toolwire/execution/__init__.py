@@ -1,8 +1,26 @@
-"""The stages of `ToolRegistry.execute_parallel`, one module each.
+"""How `ToolRegistry.execute_parallel` runs a batch: one module per stage.
 
-``gates`` (unknown, surface, allowlist, filters), ``budget`` (split and post-trim), ``dry_run``
-(synthetic results), ``cache`` (opt-in result cache) and ``pipeline`` (the order they run in).
-"""
+```
+ToolCall[] ─► admit ─► validate ─► before ─► dry_run ─► cache ─► budget ─► resolve ─► run ─► finish ─► CallOutcome[]
+```
+
+| module | what |
+| --- | --- |
+| ``pipeline`` | `Pipeline`: the order of the stages, concurrency, sequential barriers |
+| ``admit`` | every gate: snapshot, unknown, surface, allowlist, filters, availability, backends |
+| ``validate`` | the model's arguments against the tool's compiled validator |
+| ``before`` | before-hooks: deny, or replace the arguments (validated again) |
+| ``dry_run`` | a synthetic result; the tool never runs |
+| ``cache`` | the opt-in result cache |
+| ``budget`` | the batch's output budget: split, capped per tool, post-trim |
+| ``resolve`` | the call's `ToolContext` and its capability seams |
+| ``run`` | the tool under its timeout and the abort signal (``interrupts``) |
+| ``finish`` | reduce, trim, cache store, ``tool:post``, after-hooks |
+
+Beside them: ``settings`` (what a registry fixes), ``batch`` (one batch's shared state),
+``gates`` (the allowlist and filter rules) and ``hooks`` (`HookRegistry`, events). Nothing
+here imports the registry.
+"""  # noqa: E501
 
 from toolwire.execution.gates import FilterOptions
 

@@ -1,22 +1,20 @@
-"""The state one `execute_parallel` call shares across its calls."""
+"""`Batch`: the state one `execute_parallel` call shares across its calls."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import anyio
 
 from toolwire.context import ToolContext
-from toolwire.execution.gates import FilterOptions
+from toolwire.execution.admit import Admission
+from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.seams import Attachment
 
-if TYPE_CHECKING:
-    from toolwire.registry import ToolRegistry
+__all__ = ["SEAM_FIELDS", "Batch", "Cancellable", "exception_message"]
 
-__all__ = ["SEAMS", "Batch", "exception_message"]
-
-SEAMS = (
+SEAM_FIELDS = (
     "kv_store",
     "secrets_resolver",
     "scoped_fetch",
@@ -27,63 +25,82 @@ SEAMS = (
 """The capability seams of a `ToolContext`; a tool sees only those it declared."""
 
 
+class Cancellable(Protocol):
+    """A running call the batch's abort signal can interrupt."""
+
+    def cancel(self) -> None:
+        """Interrupt the call (from the event loop's thread)."""
+        ...
+
+
 class Batch:
-    """The state one `execute_parallel` call shares across its calls."""
+    """The state one `execute_parallel` call shares across its calls.
+
+    Attributes:
+        settings: The registry's settings.
+        lookup: Finds a registered tool by name.
+        ctx: The caller's context; each call derives its own from it.
+        admission: The allowlist, filters and snapshot of this batch.
+        attachments: The turn's attachments.
+        per_call_budget: Each call's share of ``ctx.result_budget_chars``.
+        limiter: Caps how many calls run at once (``None``: no cap).
+        running: The calls in flight that the abort signal must interrupt.
+        seam_reset: What clears the caller's seams from the context of a tool that declared
+            none (``None`` when the caller's context carries no seams).
+    """
 
     __slots__ = (
-        "allowed",
+        "admission",
         "attachments",
         "ctx",
-        "filters",
         "limiter",
+        "lookup",
         "per_call_budget",
-        "registry",
         "running",
         "seam_reset",
+        "settings",
         "unsubscribe",
     )
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        settings: PipelineSettings,
+        lookup: ToolLookup,
         ctx: ToolContext,
-        allowed: frozenset[str] | None,
-        filters: FilterOptions | None,
+        admission: Admission,
         attachments: tuple[Attachment, ...],
         per_call_budget: int,
-        limiter: anyio.CapacityLimiter | None,
     ) -> None:
-        self.registry = registry
+        self.settings = settings
+        self.lookup = lookup
         self.ctx = ctx
-        self.allowed = allowed
-        self.filters = filters
+        self.admission = admission
         self.attachments = attachments
         self.per_call_budget = per_call_budget
-        self.limiter = limiter
-        self.running: set[anyio.CancelScope] = set()
+        limit = settings.max_concurrency
+        self.limiter = anyio.CapacityLimiter(limit) if limit is not None else None
+        self.running: set[Cancellable] = set()
         self.unsubscribe: Callable[[], None] | None = None
-        has_seams = (
-            ctx.kv_store is not None
-            or ctx.secrets_resolver is not None
-            or ctx.scoped_fetch is not None
-            or ctx.scoped_fs is not None
-            or ctx.scoped_process is not None
-            or ctx.attachments is not None
-        )
-        self.seam_reset: dict[str, None] | None = dict.fromkeys(SEAMS) if has_seams else None
-        """What clears the caller's seams from the context of a tool that declared none."""
+        state = ctx.__dict__
+        has_seams = any(state.get(name) is not None for name in SEAM_FIELDS)
+        self.seam_reset: dict[str, None] | None = dict.fromkeys(SEAM_FIELDS) if has_seams else None
 
-    def track(self, scope: anyio.CancelScope) -> None:
-        """Cancel ``scope`` when the abort signal fires (subscribing on first use)."""
-        self.running.add(scope)
+    def track(self, call: Cancellable) -> None:
+        """Interrupt ``call`` when the abort signal fires (subscribing on first use)."""
+        self.running.add(call)
         if self.unsubscribe is None:
             self.unsubscribe = self.ctx.abort_signal.subscribe(self._cancel_all)
 
+    def untrack(self, call: Cancellable) -> None:
+        """``call`` has ended."""
+        self.running.discard(call)
+
     def _cancel_all(self) -> None:
-        for scope in tuple(self.running):
-            scope.cancel()
+        for call in tuple(self.running):
+            call.cancel()
 
     def close(self) -> None:
+        """Stop listening to the abort signal."""
         if self.unsubscribe is not None:
             self.unsubscribe()
             self.unsubscribe = None

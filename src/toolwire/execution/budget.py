@@ -1,4 +1,5 @@
-"""The per-turn output budget: split across a batch, capped per tool, enforced by a post-trim."""
+"""Stage 6, budget: the per-turn output budget, split across a batch, capped per tool and
+enforced by a post-trim."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The opt-in result cache: successful, untruncated results only; never in dry-run.
+"""Stage 5, cache: the opt-in result cache — successful, untruncated results only; never in
+dry-run.
 
 Keys are ``(tool, session, personality, canonical arguments)``; each tool keeps at most its
 policy's ``max_entries`` (least recently used evicted first), each entry lives ``ttl_s``.
@@ -11,14 +12,18 @@ import json
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 import pydantic_core
 
+from toolwire.context import ToolContext
 from toolwire.results import Ok
-from toolwire.tools import CachePolicy
+from toolwire.tools import CachePolicy, Tool
 
-__all__ = ["ResultCache", "canonical_args"]
+__all__ = ["CacheKey", "ResultCache", "canonical_args", "look_up"]
+
+CacheKey: TypeAlias = tuple[str, str, str]
+"""``(session, personality, canonical arguments)``; the tool name selects the per-tool cache."""
 
 
 def canonical_args(args: Mapping[str, Any]) -> str:
@@ -32,17 +37,17 @@ class ResultCache:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._by_tool: dict[str, OrderedDict[tuple[str, str, str], tuple[float, Ok]]] = {}
+        self._by_tool: dict[str, OrderedDict[CacheKey, tuple[float, Ok]]] = {}
 
     @staticmethod
     def key(
         policy: CachePolicy, session_id: str, personality_id: str | None, args: Mapping[str, Any]
-    ) -> tuple[str, str, str]:
+    ) -> CacheKey:
         """The cache key of a call (the tool name selects the per-tool cache)."""
         arg_key = policy.key_fn(dict(args)) if policy.key_fn else canonical_args(args)
         return (session_id, personality_id or "", arg_key)
 
-    def get(self, tool_name: str, key: tuple[str, str, str]) -> Ok | None:
+    def get(self, tool_name: str, key: CacheKey) -> Ok | None:
         """The cached result, or ``None`` (expired entries are dropped on read)."""
         entries = self._by_tool.get(tool_name)
         if not entries:
@@ -57,9 +62,7 @@ class ResultCache:
         entries.move_to_end(key)
         return result
 
-    def put(
-        self, tool_name: str, key: tuple[str, str, str], result: Ok, policy: CachePolicy
-    ) -> None:
+    def put(self, tool_name: str, key: CacheKey, result: Ok, policy: CachePolicy) -> None:
         """Store ``result`` for ``policy.ttl_s`` seconds, evicting the least recently used."""
         entries = self._by_tool.setdefault(tool_name, OrderedDict())
         entries[key] = (self._clock() + policy.ttl_s, result)
@@ -76,3 +79,17 @@ class ResultCache:
 
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._by_tool.values())
+
+
+def look_up(
+    cache: ResultCache, tool: Tool, ctx: ToolContext, args: Mapping[str, Any]
+) -> tuple[CacheKey | None, Ok | None]:
+    """The call's cache key and the cached result, for a tool that opted in.
+
+    ``(None, None)`` for a tool without a cache policy.
+    """
+    policy = tool.cache
+    if policy is None:
+        return None, None
+    key = cache.key(policy, ctx.session_id, ctx.personality_id, args)
+    return key, cache.get(tool.name, key)

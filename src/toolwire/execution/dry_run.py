@@ -1,4 +1,5 @@
-"""Dry-run: a synthetic result that shows what would have run, with the arguments redacted."""
+"""Stage 4, dry-run: a synthetic result that shows what would have run, with the arguments
+redacted."""
 
 from __future__ import annotations
 

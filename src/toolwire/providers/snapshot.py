@@ -24,7 +24,7 @@ from toolwire.providers.base import (
     list_tools,
     provider_id,
 )
-from toolwire.results import ErrorCode, err
+from toolwire.results import Err, ErrorCode, err
 from toolwire.tools import Tool
 
 __all__ = ["NOT_OFFERED", "ToolSnapshot", "take_snapshot"]
@@ -104,7 +104,7 @@ class ToolSnapshot:
                 "parameters": copy.deepcopy(dict(tool.schema)),
             }
             for tool in self.tools
-            if _available(tool)
+            if tool.currently_available()
         ]
 
     def restrict(self, definitions: Iterable[D]) -> list[D]:
@@ -116,20 +116,21 @@ class ToolSnapshot:
         """
         return [d for d in definitions if d.get("name") in self._by_name]
 
-    def refuse(self, call: ToolCall) -> CallOutcome:
-        """The ``not_available`` outcome for a call to a tool outside the snapshot."""
+    def refusal(self, name: str) -> Err:
+        """The ``not_available`` result for a call to ``name`` outside the snapshot."""
         listed = self.allowed_tools()[:_MAX_LISTED_NAMES]
         more = ", ..." if len(self.tools) > _MAX_LISTED_NAMES else ""
         offered = f"Available tools: {', '.join(listed)}{more}." if listed else "No tools."
+        return err(
+            f"Unknown tool: {name} (not offered this turn). {offered}",
+            ErrorCode.NOT_AVAILABLE,
+            reason=NOT_OFFERED,
+        )
+
+    def refuse(self, call: ToolCall) -> CallOutcome:
+        """The ``not_available`` outcome for a call to a tool outside the snapshot."""
         return CallOutcome(
-            tool_call_id=call.id,
-            name=call.name,
-            result=err(
-                f"Unknown tool: {call.name} (not offered this turn). {offered}",
-                ErrorCode.NOT_AVAILABLE,
-                reason=NOT_OFFERED,
-            ),
-            duration_ms=0.0,
+            tool_call_id=call.id, name=call.name, result=self.refusal(call.name), duration_ms=0.0
         )
 
     def partition(self, calls: Sequence[ToolCall]) -> tuple[list[ToolCall], dict[int, CallOutcome]]:
@@ -165,15 +166,6 @@ class ToolSnapshot:
             )
         outcomes = iter(ran)
         return [refused[i] if i in refused else next(outcomes) for i in range(len(calls))]
-
-
-def _available(tool: Tool) -> bool:
-    if tool.is_available is None:
-        return True
-    try:
-        return tool.is_available() is True
-    except Exception:
-        return False
 
 
 async def take_snapshot(

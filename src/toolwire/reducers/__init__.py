@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from toolwire.reducers.kanban import KanbanListReducer
 from toolwire.reducers.read_file import ReadFileReducer
+from toolwire.reducers.defaults import default_reducers
 from toolwire.reducers.registry import (
     ReducerContext,
     ReducerRegistry,
     ToolResultReducer,
-    default_reducers,
     safe_reduce,
 )
 from toolwire.reducers.spill import (

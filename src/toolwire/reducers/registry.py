@@ -20,7 +20,6 @@ __all__ = [
     "ReducerContext",
     "ReducerRegistry",
     "ToolResultReducer",
-    "default_reducers",
     "safe_reduce",
 ]
 
@@ -145,16 +144,3 @@ class ReducerRegistry:
 
     def __repr__(self) -> str:
         return f"ReducerRegistry({sorted(self._reducers)!r})"
-
-
-def default_reducers() -> ReducerRegistry:
-    """A fresh registry with the built-ins: ``terminal``, ``read_file`` and ``kanban_list``."""
-    from toolwire.reducers.kanban import KanbanListReducer
-    from toolwire.reducers.read_file import ReadFileReducer
-    from toolwire.reducers.terminal import TerminalReducer
-
-    registry = ReducerRegistry()
-    registry.register(TerminalReducer())
-    registry.register(ReadFileReducer())
-    registry.register(KanbanListReducer())
-    return registry

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from toolwire.hooks import BeforeCall, BeforeDecision, HookRegistry, deny
+from toolwire.execution.hooks import BeforeCall, BeforeDecision, HookRegistry, deny
 from toolwire.safety.command_guard import check_command
 
 __all__ = ["GUARDED_TOOLS", "GUARD_PRIORITY", "command_guard_hook", "guard_command_call"]

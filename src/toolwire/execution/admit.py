@@ -1,0 +1,115 @@
+"""Stage 1, admit: may this call run at all? Every gate, in one place.
+
+In order (the first that refuses answers the call ``not_available``):
+
+1. the provider snapshot: a tool the model was not shown this iteration (``not_offered``);
+2. unknown tool (``Unknown tool: <name>``);
+3. surface exclusion, toolset allowlist, MCP/plugin filters (see `toolwire.execution.gates`);
+4. availability: `Tool.currently_available` — the same rule definitions use;
+5. capabilities declared but no backends configured (fail closed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolwire.calls import ToolCall
+from toolwire.errors import ConfigurationError
+from toolwire.execution.gates import FilterOptions, RegisteredTool, check_call
+from toolwire.execution.settings import ToolLookup
+from toolwire.providers.snapshot import ToolSnapshot
+from toolwire.results import Err, ErrorCode
+
+__all__ = ["OPEN", "Admission", "admit", "check_allowed_tools"]
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """Who may call what in one batch: the allowlist, the filters and the snapshot.
+
+    Attributes:
+        allowed: Built-in tools allowed (``None``: all; empty: none).
+        filters: MCP, plugin and surface filters.
+        snapshot: The tools the model was shown this iteration; others are refused.
+    """
+
+    allowed: frozenset[str] | None = None
+    filters: FilterOptions | None = None
+    snapshot: ToolSnapshot | None = None
+
+    @classmethod
+    def of(
+        cls,
+        allowed_tools: Sequence[str] | None,
+        filters: FilterOptions | None,
+        snapshot: ToolSnapshot | None,
+    ) -> Admission:
+        """Check and freeze the caller's arguments.
+
+        Raises:
+            ConfigurationError: ``allowed_tools`` is one string, or ``snapshot`` is not a
+                `ToolSnapshot` (programming errors, not model errors).
+        """
+        check_allowed_tools(allowed_tools)
+        if snapshot is not None and not isinstance(snapshot, ToolSnapshot):
+            raise ConfigurationError(
+                f"snapshot= takes a ToolSnapshot (from take_snapshot), got "
+                f"{type(snapshot).__name__}"
+            )
+        allowed = None if allowed_tools is None else frozenset(allowed_tools)
+        return cls(allowed, filters, snapshot)
+
+    @property
+    def is_open(self) -> bool:
+        """True when nothing but the registry itself restricts the calls."""
+        return self.allowed is None and self.filters is None and self.snapshot is None
+
+
+OPEN = Admission()
+"""No allowlist, no filters, no snapshot."""
+
+
+def check_allowed_tools(allowed_tools: Any) -> None:
+    """Refuse ``allowed_tools="name"``: a string would be read as a list of letters.
+
+    Raises:
+        ConfigurationError: it is a string.
+    """
+    if isinstance(allowed_tools, str):
+        raise ConfigurationError(
+            f"allowed_tools takes a list of tool names, not the string {allowed_tools!r}; "
+            f"pass [{allowed_tools!r}]"
+        )
+
+
+def admit(
+    lookup: ToolLookup, admission: Admission, has_backends: bool, call: ToolCall
+) -> RegisteredTool | Err:
+    """The registered tool the call may run, or the refusal it is answered with."""
+    name = call.name
+    snapshot = admission.snapshot
+    if snapshot is not None and name not in snapshot:
+        return snapshot.refusal(name)
+    entry = lookup(name) if type(name) is str else None
+    if entry is None:
+        return Err(f"Unknown tool: {name}", ErrorCode.NOT_AVAILABLE, reason="unknown_tool")
+    if not admission.is_open:
+        denied = check_call(entry, admission.allowed, admission.filters)
+        if denied is not None:
+            return denied
+    tool = entry.tool
+    if tool.is_available is not None and not tool.currently_available():
+        return Err(
+            f"Tool {name} is not currently available",
+            ErrorCode.NOT_AVAILABLE,
+            reason="unavailable",
+        )
+    if not has_backends and not tool.capabilities.is_empty:
+        return Err(
+            f"Tool {name} declares capabilities but no capability backends are configured",
+            ErrorCode.NOT_AVAILABLE,
+            reason="no_backends",
+        )
+    return entry

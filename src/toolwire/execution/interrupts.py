@@ -1,0 +1,192 @@
+"""Interrupting a running tool: its deadline and the abort signal, on either anyio backend.
+
+A tool that finishes in its first step (most tools that never wait) cannot be interrupted at
+all — cancellation lands at an ``await`` — so neither driver arms anything until the tool
+first suspends:
+
+- **asyncio** (`drive_on_asyncio`): the first step runs with no cancel scope around it, and
+  only when the coroutine suspends is a deadline timer armed and the call registered with the
+  batch's abort signal. Interrupting it is a native ``Task.cancel()`` that the driver takes
+  back with ``Task.uncancel()``, exactly as ``asyncio.timeout`` does, so anyio scopes and task
+  groups the tool opened (even in its first step) keep working and a cancellation the caller
+  requested is never mistaken for ours. One difference from an anyio scope: a native
+  cancellation also reaches a tool suspended inside a shielded scope of its own.
+- **other backends** (trio): the whole coroutine runs inside an anyio `CancelScope` whose
+  deadline and abort subscription are set once the tool suspends.
+
+Both raise `Interrupted` when our interruption ended the call, and let every other exception,
+the caller's own cancellation included, through unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Coroutine, Generator
+from typing import Any
+
+import anyio
+
+from toolwire.execution.batch import Batch
+
+__all__ = ["Interrupted", "Resume", "drive_in_scope", "drive_on_asyncio", "is_closing"]
+
+_CLOSING = "_toolwire_closing"
+_REDELIVER_S = 0.05
+"""How often an interruption is delivered again to a tool that swallowed it."""
+
+
+class Interrupted(Exception):
+    """The call's deadline passed or the abort signal fired while it ran."""
+
+
+class Resume:
+    """Awaits the rest of a coroutine whose first step already ran.
+
+    Values and exceptions pass straight through, so the event loop and any cancel scope around
+    this await see exactly what they would have seen awaiting the coroutine itself.
+    ``closing`` records that the coroutine is being closed from outside — a ``GeneratorExit``
+    thrown in while its own task is not the one running (a ``GeneratorExit`` the tool raised in
+    a worker thread is thrown in by its own task) — which is the caller's business, not a
+    failure of the tool.
+    """
+
+    __slots__ = ("_coro", "_first", "_task", "closing")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], first: Any) -> None:
+        self._coro = coro
+        self._first = first
+        self._task = _running_task()
+        self.closing = False
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, value = self._coro, self._first
+        while True:
+            try:
+                sent = yield value
+            except BaseException as exc:  # cancellation and everything else go to the coroutine
+                if isinstance(exc, GeneratorExit) and _running_task() is not self._task:
+                    self.closing = True
+                    setattr(exc, _CLOSING, True)
+                try:
+                    value = coro.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    value = coro.send(sent)
+                except StopIteration as done:
+                    return done.value
+
+
+class _NativeGuard:
+    """Cancels one task for one call, natively, and knows which cancellations were its own."""
+
+    __slots__ = ("_base", "_done", "_handles", "_loop", "_requests", "_task")
+
+    def __init__(self, task: asyncio.Task[Any], timeout: float | None) -> None:
+        self._task = task
+        self._loop = task.get_loop()
+        self._base = task.cancelling()
+        self._requests = 0
+        self._done = False
+        self._handles: list[asyncio.Handle] = []
+        if timeout is not None and timeout != math.inf:
+            self._handles.append(self._loop.call_later(timeout, self._fire))
+
+    def cancel(self) -> None:
+        """Interrupt the call (the abort path); deferred when called from the call itself."""
+        if asyncio.current_task() is self._task:
+            self._handles.append(self._loop.call_soon(self._fire))
+        else:
+            self._fire()
+
+    def _fire(self) -> None:
+        if self._done:
+            return
+        self._requests += 1
+        self._task.cancel("toolwire: the call was interrupted")
+        # delivered again while the call runs, like an anyio scope, if the tool swallows it
+        self._handles.append(self._loop.call_later(_REDELIVER_S, self._fire))
+
+    def claim(self) -> bool:
+        """After a `CancelledError`: take our requests back; True when they were all of it."""
+        mine = self._requests
+        self.close()
+        return mine > 0 and self._task.cancelling() <= self._base
+
+    def close(self) -> None:
+        """The call is over: disarm, and take back requests the tool swallowed."""
+        self._done = True
+        for handle in self._handles:
+            handle.cancel()
+        self._handles.clear()
+        while self._requests:
+            self._task.uncancel()
+            self._requests -= 1
+
+
+async def drive_on_asyncio(
+    coro: Coroutine[Any, Any, Any], timeout: float | None, batch: Batch
+) -> Any:
+    """Run ``coro`` to its end on asyncio; see the module docstring."""
+    try:
+        first = coro.send(None)
+    except StopIteration as done:
+        return done.value
+    task = asyncio.current_task()
+    assert task is not None  # a coroutine suspending on asyncio runs in a task
+    guard = _NativeGuard(task, timeout)
+    batch.track(guard)  # an abort that already fired interrupts at the first await
+    rest = Resume(coro, first)
+    try:
+        return await rest
+    except asyncio.CancelledError:
+        if not rest.closing and guard.claim():
+            raise Interrupted from None
+        raise
+    finally:
+        batch.untrack(guard)
+        guard.close()
+
+
+async def drive_in_scope(
+    coro: Coroutine[Any, Any, Any], timeout: float | None, batch: Batch
+) -> Any:
+    """Run ``coro`` inside an anyio cancel scope armed when it first suspends (any backend).
+
+    The whole coroutine runs inside the scope, first step included: entering a scope after a
+    first step that opened scopes of its own would exit them out of order.
+    """
+    scope = anyio.CancelScope()
+    try:
+        with scope:
+            try:
+                first = coro.send(None)
+            except StopIteration as done:
+                return done.value
+            if timeout is not None:
+                scope.deadline = anyio.current_time() + timeout
+            batch.track(scope)  # an abort that already fired cancels the scope right here
+            value = await Resume(coro, first)
+    finally:
+        batch.untrack(scope)
+    if scope.cancelled_caught:
+        raise Interrupted
+    return value
+
+
+def _running_task() -> object:
+    """The task running now (asyncio's, or anyio's id of it elsewhere); ``None`` outside one."""
+    try:
+        if asyncio._get_running_loop() is not None:
+            return asyncio.current_task()
+        return anyio.get_current_task().id
+    except Exception:
+        return None
+
+
+def is_closing(exc: BaseException) -> bool:
+    """Whether ``exc`` is the ``GeneratorExit`` of a caller closing the call's coroutine (as
+    opposed to one the tool raised itself)."""
+    return isinstance(exc, GeneratorExit) and getattr(exc, _CLOSING, False) is True

@@ -1,0 +1,144 @@
+"""Stage 8, run: the tool itself, under its timeout and the abort signal.
+
+Nothing a tool does escapes its own call. An exception — ``KeyboardInterrupt``, ``SystemExit``
+and ``GeneratorExit`` included, on the event loop or in a worker thread — answers the call
+``execution_failed`` with the exception's message; so does a timeout (``Tool <name> timed out
+after N s``), an abort (``aborted: <reason>``) and a return value that is not a well-formed
+`ToolResult`. Only a cancellation of the caller's own passes through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable
+from types import CoroutineType
+from typing import Any
+
+import anyio
+
+from toolwire.context import ToolContext
+from toolwire.errors import AbortedError
+from toolwire.execution.batch import Batch, exception_message
+from toolwire.execution.hooks import ToolEvent
+from toolwire.execution.interrupts import (
+    Interrupted,
+    drive_in_scope,
+    drive_on_asyncio,
+    is_closing,
+)
+from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.threads import WorkerThreadExit
+from toolwire.tools import Tool
+
+__all__ = ["checked_result", "is_caller_cancellation", "run_tool"]
+
+
+def is_caller_cancellation(exc: BaseException) -> bool:
+    """A cancellation somebody really requested of the running task: re-raised, never a result.
+
+    A tool that awaits an inner task it cancelled itself raises ``CancelledError`` although
+    nobody cancelled the call; on asyncio that shows as a task with no pending cancel request,
+    and it is the tool's failure. Elsewhere a cancellation is taken to be real.
+    """
+    if not isinstance(exc, anyio.get_cancelled_exc_class()):
+        return False
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not on asyncio
+        return True
+    return task is None or task.cancelling() > 0
+
+
+def checked_result(tool_name: str, value: Any) -> ToolResult:
+    """``value`` when it is a well-formed `ToolResult`; else an ``execution_failed`` naming
+    what was wrong with it."""
+    if isinstance(value, Ok):
+        if isinstance(value.value, str):
+            return value
+        problem = f"an Ok whose value is {type(value.value).__name__}, not str"
+    elif isinstance(value, Err):
+        if isinstance(value.error, str) and value.error.strip():
+            return value
+        problem = "an Err without a message"
+    else:
+        problem = f"{type(value).__name__}, not a ToolResult"
+    return Err(
+        f"Tool {tool_name} returned {problem}", ErrorCode.EXECUTION_FAILED, cause="bad_result"
+    )
+
+
+async def _awaiting(pending: Awaitable[Any]) -> Any:
+    return await pending
+
+
+async def run_tool(batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """Run ``tool`` for one call, emitting ``tool:pre`` and, on failure, ``tool:error``."""
+    hooks = batch.settings.hooks
+    call_id = ctx.tool_call_id or ""
+    if hooks.has_observers:
+        await hooks.emit(
+            ToolEvent(
+                name="tool:pre", tool_name=tool.name, tool_call_id=call_id, data={"input": args}
+            )
+        )
+    result, failed = await _execute(batch, tool, args, ctx)
+    if failed and hooks.has_observers:
+        assert isinstance(result, Err)
+        await hooks.emit(
+            ToolEvent(
+                name="tool:error",
+                tool_name=tool.name,
+                tool_call_id=call_id,
+                data={"error": result.error},
+            )
+        )
+    return result
+
+
+async def _execute(
+    batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolContext
+) -> tuple[ToolResult, bool]:
+    """The call's result, and whether it failed (an exception, a timeout, an abort, a
+    malformed result) rather than returned an error of its own."""
+    signal = ctx.abort_signal
+    if signal.aborted:
+        return _aborted(signal.reason), True
+    timeout = tool.timeout_s if tool.timeout_s is not None else batch.settings.default_timeout_s
+    try:
+        pending = tool.execute(args, ctx)
+        if type(pending) is not CoroutineType:
+            if not inspect.isawaitable(pending):
+                return _checked(tool.name, pending)
+            pending = _awaiting(pending)
+        if asyncio._get_running_loop() is not None:  # cheap; trio runs no asyncio loop
+            value = await drive_on_asyncio(pending, timeout, batch)
+        else:
+            value = await drive_in_scope(pending, timeout, batch)
+    except Interrupted:
+        if signal.aborted:
+            return _aborted(signal.reason), True
+        return Err(
+            f"Tool {tool.name} timed out after {timeout:g} s",
+            ErrorCode.EXECUTION_FAILED,
+            cause="timeout",
+        ), True
+    except AbortedError as exc:
+        return _aborted(exc.reason), True
+    except BaseException as exc:  # sys.exit(), Ctrl-C or any exception of a tool: its own call
+        if is_caller_cancellation(exc) or is_closing(exc):
+            raise
+        if isinstance(exc, WorkerThreadExit):
+            exc = exc.original
+        message = exception_message(exc)
+        return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), True
+    return _checked(tool.name, value)
+
+
+def _checked(tool_name: str, value: Any) -> tuple[ToolResult, bool]:
+    result = checked_result(tool_name, value)
+    return result, result is not value
+
+
+def _aborted(reason: str | None) -> Err:
+    return Err(f"aborted: {reason}", ErrorCode.EXECUTION_FAILED, cause="aborted")

@@ -1,0 +1,46 @@
+"""`PipelineSettings`: what a registry fixes once for every batch it runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias
+
+from toolwire.execution.cache import ResultCache
+from toolwire.execution.gates import RegisteredTool
+from toolwire.execution.hooks import HookRegistry
+
+if TYPE_CHECKING:
+    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.reducers.registry import ReducerRegistry
+
+__all__ = ["DEFAULT_TIMEOUT_S", "PipelineSettings", "ToolLookup"]
+
+DEFAULT_TIMEOUT_S = 300.0
+"""The per-call timeout for tools that set no ``timeout_s`` of their own."""
+
+ToolLookup: TypeAlias = Callable[[str], RegisteredTool | None]
+"""How the pipeline finds a registered tool by name (a registry's ``dict.get``)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PipelineSettings:
+    """The registry's choices every batch runs under; frozen when the registry is built.
+
+    Attributes:
+        backends: Capability backends; ``None`` refuses every tool that declares capabilities.
+        reducers: Per-tool result reducers, or ``None`` for none.
+        hooks: Observers and before/after handlers.
+        default_timeout_s: Timeout for tools without ``timeout_s``; ``None`` for no limit.
+        max_concurrency: At most this many calls of a batch run at once (``None``: no limit).
+        dry_run_redactor: Applied to every string argument shown in dry-run results.
+        result_cache: Where tools that opt in keep their results.
+    """
+
+    backends: CapabilityBackends | None = None
+    reducers: ReducerRegistry | None = None
+    hooks: HookRegistry = field(default_factory=HookRegistry)
+    default_timeout_s: float | None = DEFAULT_TIMEOUT_S
+    max_concurrency: int | None = None
+    dry_run_redactor: Callable[[str], str] | None = None
+    result_cache: ResultCache = field(default_factory=ResultCache)

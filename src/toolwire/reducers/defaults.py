@@ -1,0 +1,19 @@
+"""`default_reducers`: a reducer registry holding the built-in reducers."""
+
+from __future__ import annotations
+
+from toolwire.reducers.kanban import KanbanListReducer
+from toolwire.reducers.read_file import ReadFileReducer
+from toolwire.reducers.registry import ReducerRegistry
+from toolwire.reducers.terminal import TerminalReducer
+
+__all__ = ["default_reducers"]
+
+
+def default_reducers() -> ReducerRegistry:
+    """A fresh registry with the built-ins: ``terminal``, ``read_file`` and ``kanban_list``."""
+    registry = ReducerRegistry()
+    registry.register(TerminalReducer())
+    registry.register(ReadFileReducer())
+    registry.register(KanbanListReducer())
+    return registry
