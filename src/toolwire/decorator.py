@@ -30,7 +30,7 @@ from toolwire.capabilities import Capability, ToolCapabilities
 from toolwire.context import ToolContext
 from toolwire.docstrings import DocstringStyle, parse_docstring
 from toolwire.errors import ToolDefinitionError
-from toolwire.results import Err, Ok, ToolResult
+from toolwire.results import Err, Ok, ToolResult, ok
 from toolwire.schema import ArgsValidator, PydanticValidator
 from toolwire.threads import run_in_worker
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations
@@ -51,10 +51,10 @@ class _Param:
 
 def to_tool_result(value: Any) -> ToolResult:
     """Map a function's return value to a `ToolResult` (see the module docstring)."""
+    if isinstance(value, str):
+        return ok(value)
     if isinstance(value, Ok | Err):
         return value
-    if isinstance(value, str):
-        return Ok(value)
     if value is None:
         return Ok("")
     data = pydantic_core.to_jsonable_python(value, fallback=str)

@@ -82,12 +82,21 @@ class Err:
 ToolResult: TypeAlias = Ok | Err
 """What every tool returns and every call resolves to."""
 
+_new = object.__new__
+_set_value, _set_structured, _set_cost = (
+    Ok.__dict__[field].__set__ for field in ("value", "structured", "cost_usd")
+)
+
 
 def ok(
     value: str, *, structured: dict[str, Any] | None = None, cost_usd: float | None = None
 ) -> Ok:
-    """Build a successful result."""
-    return Ok(value, structured=structured, cost_usd=cost_usd)
+    """Build a successful result (the same `Ok`, built faster than by its ``__init__``)."""
+    result: Ok = _new(Ok)
+    _set_value(result, value)
+    _set_structured(result, structured)
+    _set_cost(result, cost_usd)
+    return result
 
 
 def err(

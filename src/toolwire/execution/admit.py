@@ -106,7 +106,7 @@ def admit(
             ErrorCode.NOT_AVAILABLE,
             reason="unavailable",
         )
-    if not has_backends and not tool.capabilities.is_empty:
+    if not has_backends and entry.declares_capabilities:
         return Err(
             f"Tool {name} declares capabilities but no capability backends are configured",
             ErrorCode.NOT_AVAILABLE,

@@ -12,7 +12,7 @@ from toolwire.execution.admit import Admission
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.seams import Attachment
 
-__all__ = ["SEAM_FIELDS", "Batch", "Cancellable", "exception_message"]
+__all__ = ["SEAM_FIELDS", "Batch", "Cancellable", "exception_message", "seam_reset"]
 
 SEAM_FIELDS = (
     "kv_store",
@@ -70,6 +70,7 @@ class Batch:
         admission: Admission,
         attachments: tuple[Attachment, ...],
         per_call_budget: int,
+        seam_reset: dict[str, None] | None,
     ) -> None:
         self.settings = settings
         self.lookup = lookup
@@ -81,9 +82,7 @@ class Batch:
         self.limiter = anyio.CapacityLimiter(limit) if limit is not None else None
         self.running: set[Cancellable] = set()
         self.unsubscribe: Callable[[], None] | None = None
-        state = ctx.__dict__
-        has_seams = any(state.get(name) is not None for name in SEAM_FIELDS)
-        self.seam_reset: dict[str, None] | None = dict.fromkeys(SEAM_FIELDS) if has_seams else None
+        self.seam_reset = seam_reset
 
     def track(self, call: Cancellable) -> None:
         """Interrupt ``call`` when the abort signal fires (subscribing on first use)."""
@@ -104,6 +103,15 @@ class Batch:
         if self.unsubscribe is not None:
             self.unsubscribe()
             self.unsubscribe = None
+
+
+def seam_reset(ctx: ToolContext) -> dict[str, None] | None:
+    """The changes that clear ``ctx``'s capability seams; ``None`` when it carries none."""
+    state = ctx.__dict__
+    for name in SEAM_FIELDS:
+        if state.get(name) is not None:
+            return dict.fromkeys(SEAM_FIELDS)
+    return None
 
 
 def exception_message(exc: BaseException) -> str:

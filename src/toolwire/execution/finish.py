@@ -11,7 +11,6 @@ redacts or replaces results is never bypassed by the cache.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from toolwire.context import ToolContext
@@ -23,12 +22,11 @@ from toolwire.reducers.registry import ReducerContext, safe_reduce
 from toolwire.results import Ok, ToolResult
 from toolwire.tools import Tool
 
-__all__ = ["Finishing", "finish"]
+__all__ = ["Finishing", "finish", "report", "settle"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
 class Finishing:
-    """One call's result on its way out.
+    """One call's result on its way out (a private per-call record, built on the hot path).
 
     Attributes:
         tool: The tool that ran (or whose cached result this is).
@@ -41,18 +39,40 @@ class Finishing:
         from_cache: The result is a cache hit.
     """
 
-    tool: Tool
-    call_id: str
-    args: Mapping[str, Any]
-    ctx: ToolContext
-    budget: int
-    duration_ms: float = 0.0
-    cache_key: CacheKey | None = None
-    from_cache: bool = False
+    __slots__ = (
+        "args",
+        "budget",
+        "cache_key",
+        "call_id",
+        "ctx",
+        "duration_ms",
+        "from_cache",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        tool: Tool,
+        call_id: str,
+        args: Mapping[str, Any],
+        ctx: ToolContext,
+        budget: int,
+        duration_ms: float = 0.0,
+        cache_key: CacheKey | None = None,
+        from_cache: bool = False,
+    ) -> None:
+        self.tool = tool
+        self.call_id = call_id
+        self.args = args
+        self.ctx = ctx
+        self.budget = budget
+        self.duration_ms = duration_ms
+        self.cache_key = cache_key
+        self.from_cache = from_cache
 
 
-async def finish(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
-    """Reduce, trim, store, report and hand ``result`` to the after-hooks."""
+def settle(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
+    """Reduce, trim and store ``result`` (the part of `finish` that never waits)."""
     tool = done.tool
     if not done.from_cache:
         reducer = settings.reducers.get(tool.name) if settings.reducers is not None else None
@@ -69,7 +89,13 @@ async def finish(settings: PipelineSettings, done: Finishing, result: ToolResult
         and not done.from_cache
     ):
         settings.result_cache.put(tool.name, done.cache_key, result, policy)
+    return result
+
+
+async def report(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
+    """``tool:post`` to the observers, then the after-hooks (which may replace the result)."""
     hooks = settings.hooks
+    tool = done.tool
     if hooks.has_observers and not done.from_cache:
         await hooks.emit(
             ToolEvent(
@@ -91,3 +117,12 @@ async def finish(settings: PipelineSettings, done: Finishing, result: ToolResult
             ctx=done.ctx,
         )
     )
+
+
+async def finish(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
+    """`settle`, then `report` when there is anyone to report to."""
+    result = settle(settings, done, result)
+    hooks = settings.hooks
+    if hooks.has_observers or hooks.has_after:
+        return await report(settings, done, result)
+    return result

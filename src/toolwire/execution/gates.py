@@ -10,7 +10,7 @@ it beats ``always_include``, plugin allowlists and explicit toolset membership.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.errors import ConfigurationError
@@ -30,10 +30,18 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class RegisteredTool:
-    """A tool and the plugin that registered it (``None`` for built-ins and MCP tools)."""
+    """A tool and the plugin that registered it (``None`` for built-ins and MCP tools).
+
+    ``declares_capabilities`` is worked out once, at registration, for the gate every call
+    passes.
+    """
 
     tool: Tool
     plugin_id: str | None = None
+    declares_capabilities: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "declares_capabilities", not self.tool.capabilities.is_empty)
 
     @property
     def is_builtin(self) -> bool:

@@ -4,7 +4,7 @@ A tool that finishes in its first step (most tools that never wait) cannot be in
 all — cancellation lands at an ``await`` — so neither driver arms anything until the tool
 first suspends:
 
-- **asyncio** (`drive_on_asyncio`): the first step runs with no cancel scope around it, and
+- **asyncio** (`resume_on_asyncio`): the first step runs with no cancel scope around it, and
   only when the coroutine suspends is a deadline timer armed and the call registered with the
   batch's abort signal. Interrupting it is a native ``Task.cancel()`` that the driver takes
   back with ``Task.uncancel()``, exactly as ``asyncio.timeout`` does, so anyio scopes and task
@@ -29,7 +29,7 @@ import anyio
 
 from toolwire.execution.batch import Batch
 
-__all__ = ["Interrupted", "Resume", "drive_in_scope", "drive_on_asyncio", "is_closing"]
+__all__ = ["Interrupted", "Resume", "drive_in_scope", "is_closing", "resume_on_asyncio"]
 
 _CLOSING = "_toolwire_closing"
 _REDELIVER_S = 0.05
@@ -126,14 +126,11 @@ class _NativeGuard:
             self._requests -= 1
 
 
-async def drive_on_asyncio(
-    coro: Coroutine[Any, Any, Any], timeout: float | None, batch: Batch
+async def resume_on_asyncio(
+    coro: Coroutine[Any, Any, Any], first: Any, timeout: float | None, batch: Batch
 ) -> Any:
-    """Run ``coro`` to its end on asyncio; see the module docstring."""
-    try:
-        first = coro.send(None)
-    except StopIteration as done:
-        return done.value
+    """Run the rest of ``coro``, whose first step ran outside any scope and yielded ``first``,
+    to its end on asyncio; see the module docstring."""
     task = asyncio.current_task()
     assert task is not None  # a coroutine suspending on asyncio runs in a task
     guard = _NativeGuard(task, timeout)

@@ -21,18 +21,18 @@ from typing import Any
 
 import anyio
 
-from toolwire.calls import CallOutcome, ToolCall
+from toolwire.calls import CallOutcome, ToolCall, make_outcome
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission, admit
-from toolwire.execution.batch import Batch, exception_message
+from toolwire.execution.batch import Batch, exception_message, seam_reset
 from toolwire.execution.before import run_before_hooks
 from toolwire.execution.budget import call_budget, split_budget
 from toolwire.execution.cache import look_up
 from toolwire.execution.dry_run import dry_run_result
-from toolwire.execution.finish import Finishing, finish
+from toolwire.execution.finish import Finishing, finish, settle
 from toolwire.execution.interrupts import is_closing
 from toolwire.execution.resolve import call_context
-from toolwire.execution.run import is_caller_cancellation, run_tool
+from toolwire.execution.run import execute_tool, is_caller_cancellation, run_tool
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.execution.validate import validate_args
 from toolwire.results import Err, ErrorCode, ToolResult
@@ -77,11 +77,21 @@ class Pipeline:
         lookup: Finds a registered tool by name.
     """
 
-    __slots__ = ("_lookup", "settings")
+    __slots__ = ("_last_ctx", "_last_seam_reset", "_lookup", "settings")
 
     def __init__(self, settings: PipelineSettings, lookup: ToolLookup) -> None:
         self.settings = settings
         self._lookup = lookup
+        self._last_ctx: ToolContext | None = None
+        self._last_seam_reset: dict[str, None] | None = None
+
+    def _seam_reset(self, ctx: ToolContext) -> dict[str, None] | None:
+        """What clears ``ctx``'s seams (``None``: it has none); remembered for the last context
+        seen, since a caller usually passes the same one batch after batch (it is frozen)."""
+        if ctx is not self._last_ctx:
+            self._last_seam_reset = seam_reset(ctx)
+            self._last_ctx = ctx
+        return self._last_seam_reset
 
     async def run_batch(
         self,
@@ -91,20 +101,19 @@ class Pipeline:
         turn_attachments: Sequence[Attachment] | None = None,
     ) -> list[CallOutcome]:
         """One outcome per call, in input order; never raises for what a call does."""
+        if len(calls) == 1:  # the common case, without the list machinery
+            only = calls[0]
+            call = only if type(only) is ToolCall else as_call(only, 0)
+            batch = self._batch(ctx, admission, turn_attachments, 1)
+            try:
+                return [await _answer(batch, call)]
+            finally:
+                batch.close()
         normalised = [as_call(raw, i) for i, raw in enumerate(calls)]
         if not normalised:
             return []
-        batch = Batch(
-            self.settings,
-            self._lookup,
-            ctx,
-            admission,
-            tuple(turn_attachments) if turn_attachments else (),
-            split_budget(ctx.result_budget_chars, len(normalised)),
-        )
+        batch = self._batch(ctx, admission, turn_attachments, len(normalised))
         try:
-            if len(normalised) == 1:
-                return [await _answer(batch, normalised[0])]
             outcomes: list[CallOutcome | None] = [None] * len(normalised)
             for segment in _segments(batch, normalised):
                 if len(segment) == 1:
@@ -115,6 +124,23 @@ class Pipeline:
             return [outcome for outcome in outcomes if outcome is not None]
         finally:
             batch.close()
+
+    def _batch(
+        self,
+        ctx: ToolContext,
+        admission: Admission,
+        turn_attachments: Sequence[Attachment] | None,
+        size: int,
+    ) -> Batch:
+        return Batch(
+            self.settings,
+            self._lookup,
+            ctx,
+            admission,
+            tuple(turn_attachments) if turn_attachments else (),
+            split_budget(ctx.result_budget_chars, size),
+            self._seam_reset(ctx),
+        )
 
 
 def _segments(batch: Batch, calls: list[ToolCall]) -> list[list[tuple[int, ToolCall]]]:
@@ -170,14 +196,8 @@ async def _answer(batch: Batch, call: ToolCall) -> CallOutcome:
             ErrorCode.EXECUTION_FAILED,
             cause=type(exc).__name__,
         )
-    return CallOutcome(
-        tool_call_id=call.id,
-        name=call.name,
-        result=result,
-        duration_ms=(time.perf_counter() - started) * 1000.0,
-        cached=progress.cached,
-        args=progress.args,
-    )
+    duration_ms = (time.perf_counter() - started) * 1000.0
+    return make_outcome(call.id, call.name, result, duration_ms, progress.cached, progress.args)
 
 
 async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResult:
@@ -192,8 +212,9 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         return args
     progress.args = args
     ctx = batch.ctx
-    if settings.hooks.has_before:
-        replaced = await run_before_hooks(settings.hooks, tool, call.id, args, ctx)
+    hooks = settings.hooks
+    if hooks.has_before:
+        replaced = await run_before_hooks(hooks, tool, call.id, args, ctx)
         if isinstance(replaced, Err):
             if replaced.code is ErrorCode.INPUT_INVALID:
                 progress.args = None
@@ -208,22 +229,20 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         if hit is not None:
             progress.cached = True
             hit_ctx = ctx.derive(result_budget_chars=budget, tool_call_id=call.id)
-            done = Finishing(
-                tool=tool, call_id=call.id, args=args, ctx=hit_ctx, budget=budget, from_cache=True
+            return await finish(
+                settings, Finishing(tool, call.id, args, hit_ctx, budget, 0.0, None, True), hit
             )
-            return await finish(settings, done, hit)
     call_ctx = call_context(batch, tool, call.id, budget)
     if isinstance(call_ctx, Err):
         return call_ctx
+    if not (hooks.has_observers or hooks.has_after):  # nobody to tell: the short way
+        result, _ = await execute_tool(batch, tool, args, call_ctx)
+        return settle(
+            settings, Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key), result
+        )
     started = time.perf_counter()
     result = await run_tool(batch, tool, args, call_ctx)
-    done = Finishing(
-        tool=tool,
-        call_id=call.id,
-        args=args,
-        ctx=call_ctx,
-        budget=budget,
-        duration_ms=(time.perf_counter() - started) * 1000.0,
-        cache_key=cache_key,
+    duration_ms = (time.perf_counter() - started) * 1000.0
+    return await finish(
+        settings, Finishing(tool, call.id, args, call_ctx, budget, duration_ms, cache_key), result
     )
-    return await finish(settings, done, result)

@@ -25,10 +25,12 @@ def call_context(batch: Batch, tool: Tool, call_id: str, budget: int) -> ToolCon
     """The context ``tool`` runs with for the call ``call_id``, or the refusal."""
     ctx = batch.ctx
     settings = batch.settings
+    capabilities = tool.capabilities
+    if capabilities.is_empty and batch.seam_reset is None and not settings.hooks.has_observers:
+        return ctx.derive(result_budget_chars=budget, tool_call_id=call_id)  # the common case
     changes: dict[str, Any] = {"result_budget_chars": budget, "tool_call_id": call_id}
     if settings.hooks.has_observers:
         changes["emit"] = _progress_emitter(settings.hooks, ctx.emit, call_id)
-    capabilities = tool.capabilities
     if capabilities.is_empty:
         if batch.seam_reset is not None:
             changes.update(batch.seam_reset)  # no declaration, no seams: not even the caller's

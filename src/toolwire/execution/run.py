@@ -24,14 +24,14 @@ from toolwire.execution.hooks import ToolEvent
 from toolwire.execution.interrupts import (
     Interrupted,
     drive_in_scope,
-    drive_on_asyncio,
     is_closing,
+    resume_on_asyncio,
 )
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.threads import WorkerThreadExit
 from toolwire.tools import Tool
 
-__all__ = ["checked_result", "is_caller_cancellation", "run_tool"]
+__all__ = ["checked_result", "execute_tool", "is_caller_cancellation", "run_tool"]
 
 
 def is_caller_cancellation(exc: BaseException) -> bool:
@@ -82,7 +82,7 @@ async def run_tool(batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolCont
                 name="tool:pre", tool_name=tool.name, tool_call_id=call_id, data={"input": args}
             )
         )
-    result, failed = await _execute(batch, tool, args, ctx)
+    result, failed = await execute_tool(batch, tool, args, ctx)
     if failed and hooks.has_observers:
         assert isinstance(result, Err)
         await hooks.emit(
@@ -96,11 +96,11 @@ async def run_tool(batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolCont
     return result
 
 
-async def _execute(
+async def execute_tool(
     batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolContext
 ) -> tuple[ToolResult, bool]:
-    """The call's result, and whether it failed (an exception, a timeout, an abort, a
-    malformed result) rather than returned an error of its own."""
+    """Run the tool without events: its result, and whether it failed (an exception, a
+    timeout, an abort, a malformed result) rather than returned an error of its own."""
     signal = ctx.abort_signal
     if signal.aborted:
         return _aborted(signal.reason), True
@@ -111,10 +111,15 @@ async def _execute(
             if not inspect.isawaitable(pending):
                 return _checked(tool.name, pending)
             pending = _awaiting(pending)
-        if asyncio._get_running_loop() is not None:  # cheap; trio runs no asyncio loop
-            value = await drive_on_asyncio(pending, timeout, batch)
-        else:
+        if asyncio._get_running_loop() is None:  # cheap; trio runs no asyncio loop
             value = await drive_in_scope(pending, timeout, batch)
+        else:
+            try:  # the first step outside any scope: most tools end here, never interruptible
+                first = pending.send(None)
+            except StopIteration as done:
+                value = done.value
+            else:
+                value = await resume_on_asyncio(pending, first, timeout, batch)
     except Interrupted:
         if signal.aborted:
             return _aborted(signal.reason), True
