@@ -1,10 +1,11 @@
 """`ToolSnapshot`: one iteration's tools, serving both the definitions and the dispatch.
 
 The model may only call what it was shown. `take_snapshot` asks the provider once; the
-snapshot then builds the definitions sent to the model *and* gates the model's calls, so a
-tool the provider hid this iteration is answered ``not_available`` and never runs — even when
-a registry still holds it (MCP and plugin tools bypass a registry's ``allowed_tools``, and an
-empty ``allowed_tools`` means "no allowlist" there, so `ToolSnapshot.dispatch` is the gate).
+snapshot then limits the definitions sent to the model *and* gates the model's calls
+(``registry.definitions(snapshot=...)`` and ``registry.execute_parallel(..., snapshot=...)``),
+so a tool the provider hid this iteration is answered ``not_available`` and never runs — even
+when a registry still holds it and its allowlist would let it through (MCP and plugin tools
+bypass ``allowed_tools``). `ToolSnapshot.dispatch` does the same around a runner of your own.
 """
 
 from __future__ import annotations
