@@ -69,7 +69,7 @@ def test_a_fatal_exception_answers_only_its_own_call(
 
     async def batch() -> list[CallOutcome]:
         outcomes = await run(registry, ["slow", "bad", "good"])
-        await anyio.sleep(0)  # the loop still runs after the batch
+        await anyio.lowlevel.checkpoint()  # the loop still runs after the batch
         return outcomes
 
     slow, bad, good = _on_a_fresh_loop(backend, batch)
@@ -209,7 +209,7 @@ async def test_an_abort_from_another_thread_interrupts_a_suspended_call() -> Non
 @pytest.mark.anyio
 async def test_a_tool_that_aborts_its_own_signal_is_answered_aborted() -> None:
     async def quitter(args: dict[str, Any], context: ToolContext) -> ToolResult:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         context.abort_signal.abort("changed my mind")
         await anyio.sleep(5)
         return Ok("never")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,7 @@ from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities import attachments, network, storage
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.errors import AbortedError
+from toolwire.execution.finish import REDUCE_OFF_LOOP_CHARS
 from toolwire.execution.hooks import replace_args
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry
 from toolwire.registry import ToolRegistry
@@ -454,6 +456,26 @@ async def test_a_reducer_for_another_tool_leaves_results_alone() -> None:
     (outcome,) = await run(registry, ["t"])
     assert outcome.result == Ok("t ok")
     assert other.seen == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("size", [100, REDUCE_OFF_LOOP_CHARS + 1])
+async def test_a_large_result_is_reduced_off_the_event_loop(size: int) -> None:
+    threads: list[int] = []
+
+    def reduce(result: ToolResult) -> ToolResult:
+        threads.append(threading.get_ident())
+        return Ok("reduced")
+
+    loop_thread = threading.get_ident()
+    registry = _with_reducer(Reducer("t", reduce), returning("x" * size))
+    for hooked in (False, True):  # the short way and the way with observers
+        if hooked:
+            registry.hooks.observe(lambda event: None)
+        (outcome,) = await run(registry, ["t"])
+        assert outcome.result == Ok("reduced")
+    on_loop = [thread == loop_thread for thread in threads]
+    assert on_loop == [size <= REDUCE_OFF_LOOP_CHARS] * 2
 
 
 # -- capability seams -------------------------------------------------------------------------

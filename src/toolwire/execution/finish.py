@@ -1,7 +1,8 @@
 """Stage 9, finish: what happens to a result before the caller gets it.
 
 For a result the tool just produced: the tool's reducer (it sees errors too; one that raises
-leaves the result as it was), the post-trim to the call's budget
+leaves the result as it was; a result over `REDUCE_OFF_LOOP_CHARS` is reduced in a worker
+thread, so a slow reducer never stalls the event loop), the post-trim to the call's budget
 (``\\n[truncated — N chars total]``), the cache store (successful, untrimmed results only),
 ``tool:post``, then the ``after_tool_call`` hooks. A cache hit takes the same path from the
 trim on (it was reduced before it was stored, and it is not stored again), so a hook that
@@ -10,6 +11,7 @@ redacts or replaces results is never bypassed by the cache.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,11 +20,15 @@ from toolwire.execution.budget import trim_result
 from toolwire.execution.cache import CacheKey
 from toolwire.execution.hooks import AfterCall, ToolEvent
 from toolwire.execution.settings import PipelineSettings
-from toolwire.reducers.registry import ReducerContext, safe_reduce
+from toolwire.reducers.registry import ReducerContext, ToolResultReducer, safe_reduce
 from toolwire.results import Ok, ToolResult
+from toolwire.threads import run_in_worker
 from toolwire.tools import Tool
 
-__all__ = ["Finishing", "finish", "report", "settle"]
+__all__ = ["REDUCE_OFF_LOOP_CHARS", "Finishing", "finish", "is_large", "report", "settle"]
+
+REDUCE_OFF_LOOP_CHARS = 64 * 1024
+"""Successful results longer than this are reduced in a worker thread, off the event loop."""
 
 
 class Finishing:
@@ -71,14 +77,42 @@ class Finishing:
         self.from_cache = from_cache
 
 
+def is_large(result: ToolResult) -> bool:
+    """Whether ``result`` is reduced off the event loop (see `REDUCE_OFF_LOOP_CHARS`)."""
+    return type(result) is Ok and len(result.value) > REDUCE_OFF_LOOP_CHARS
+
+
 def settle(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
-    """Reduce, trim and store ``result`` (the part of `finish` that never waits)."""
+    """Reduce, trim and store ``result`` on the event loop (for results that are not large)."""
+    reducer = _reducer(settings, done)
+    if reducer is not None:
+        result = safe_reduce(reducer, result, _reducer_context(done))
+    return _trim_and_store(settings, done, result)
+
+
+async def settle_large(
+    settings: PipelineSettings, done: Finishing, result: ToolResult
+) -> ToolResult:
+    """`settle`, with the reducer in a worker thread."""
+    reducer = _reducer(settings, done)
+    if reducer is not None:
+        reduce = functools.partial(safe_reduce, reducer, result, _reducer_context(done))
+        result = await run_in_worker(reduce)
+    return _trim_and_store(settings, done, result)
+
+
+def _reducer(settings: PipelineSettings, done: Finishing) -> ToolResultReducer | None:
+    if done.from_cache or settings.reducers is None:
+        return None  # a cache hit was reduced before it was stored
+    return settings.reducers.get(done.tool.name)
+
+
+def _reducer_context(done: Finishing) -> ReducerContext:
+    return ReducerContext(args=done.args, turn_count=done.ctx.current_turn)
+
+
+def _trim_and_store(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
     tool = done.tool
-    if not done.from_cache:
-        reducer = settings.reducers.get(tool.name) if settings.reducers is not None else None
-        if reducer is not None:
-            context = ReducerContext(args=done.args, turn_count=done.ctx.current_turn)
-            result = safe_reduce(reducer, result, context)
     result, truncated = trim_result(result, done.budget)
     policy = tool.cache
     if (
@@ -121,7 +155,10 @@ async def report(settings: PipelineSettings, done: Finishing, result: ToolResult
 
 async def finish(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
     """`settle`, then `report` when there is anyone to report to."""
-    result = settle(settings, done, result)
+    if is_large(result):
+        result = await settle_large(settings, done, result)
+    else:
+        result = settle(settings, done, result)
     hooks = settings.hooks
     if hooks.has_observers or hooks.has_after:
         return await report(settings, done, result)

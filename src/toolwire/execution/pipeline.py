@@ -29,7 +29,7 @@ from toolwire.execution.before import run_before_hooks
 from toolwire.execution.budget import call_budget, split_budget
 from toolwire.execution.cache import look_up
 from toolwire.execution.dry_run import dry_run_result
-from toolwire.execution.finish import Finishing, finish, settle
+from toolwire.execution.finish import Finishing, finish, is_large, settle
 from toolwire.execution.interrupts import is_closing
 from toolwire.execution.resolve import call_context
 from toolwire.execution.run import execute_tool, is_caller_cancellation, run_tool
@@ -237,8 +237,11 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         return call_ctx
     if not (hooks.has_observers or hooks.has_after):  # nobody to tell: the short way
         result, _ = await execute_tool(batch, tool, args, call_ctx)
-        return settle(
-            settings, Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key), result
+        done = Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key)
+        return (
+            await finish(settings, done, result)
+            if is_large(result)
+            else settle(settings, done, result)
         )
     started = time.perf_counter()
     result = await run_tool(batch, tool, args, call_ctx)
