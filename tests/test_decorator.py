@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
+import math
 import threading
-from typing import Any, Literal
+import typing
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
 import anyio
 import anyio.lowlevel
@@ -498,3 +502,57 @@ async def test_pydantic_path_arguments_arrive_as_python_values() -> None:
 
     assert await _run(since, '{"when": "2021-02-03"}') == Ok("datetime.date(2021, 2, 3)")
     assert await _run(since, "{}") == Ok("datetime.date(2020, 1, 1)")
+
+
+# -- odd type hints are definition errors that name the parameter (issue 9, item 19) ---------
+
+
+class _PlainTypedDict(typing.TypedDict):
+    x: int
+
+
+def _odd_signatures() -> list[tuple[str, Any]]:
+    def dict_with_one_argument(a: dict[str]) -> str:  # type: ignore[type-arg]
+        """Doc."""
+        return ""
+
+    def bare_callable(a: Callable) -> str:  # type: ignore[type-arg]
+        """Doc."""
+        return ""
+
+    def typing_typed_dict(a: _PlainTypedDict) -> str:
+        """Doc."""
+        return ""
+
+    def bad_constraint(a: Annotated[int, pydantic.Field(gt="abc")]) -> str:
+        """Doc."""
+        return ""
+
+    return [
+        ("dict[str]", dict_with_one_argument),
+        ("bare Callable", bare_callable),
+        ("typing.TypedDict", typing_typed_dict),
+        ("bad Field constraint", bad_constraint),
+    ]
+
+
+@pytest.mark.parametrize(("label", "fn"), _odd_signatures(), ids=[s[0] for s in _odd_signatures()])
+def test_an_odd_type_hint_is_a_definition_error_naming_the_parameter(label: str, fn: Any) -> None:
+    with pytest.raises(ToolDefinitionError, match=r"parameter 'a' has a type that cannot"):
+        tool(fn)
+
+
+@pytest.mark.parametrize("default", [math.nan, math.inf, -math.inf])
+def test_a_non_finite_default_is_left_out_of_a_schema_that_stays_valid_json(default: float) -> None:
+    def fast(a: float = default) -> str:
+        """Doc."""
+        return str(a)
+
+    def slow(a: Annotated[float, pydantic.Field(ge=-1e400)] = default) -> str:
+        """Doc."""
+        return str(a)
+
+    for fn in (fast, slow):
+        schema = tool(fn).schema
+        json.dumps(schema, allow_nan=False)  # raises on NaN/Infinity
+        assert "default" not in schema["properties"]["a"]

@@ -438,3 +438,42 @@ def test_malformed_json_messages_never_contain_the_text(secret: str) -> None:
     raw = '{"token": "' + secret  # unterminated string
     for validator in (_JSON_VALIDATOR, _PYDANTIC_VALIDATOR):
         assert secret not in str(_problems(validator, raw))
+
+
+# -- hand-written schemas (issue 9, item 19) --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule", "sent", "expected"),
+    [
+        ({"enum": [1, 2, None]}, "x", "a: must be one of [1, 2, null]"),
+        ({"const": 3}, 4, "a: must equal 3"),
+        ({"enum": [True, {"k": [1]}]}, 0, 'a: must be one of [true, {"k": [1]}]'),
+        ({"type": ["integer", "null"]}, "x", "a: expected integer or null"),
+    ],
+)
+def test_rules_with_non_string_values_word_themselves(
+    rule: dict[str, Any], sent: Any, expected: str
+) -> None:
+    validator = JsonSchemaValidator({"type": "object", "properties": {"a": rule}})
+    with pytest.raises(ArgsInvalid) as caught:
+        validator.validate({"a": sent})
+    assert caught.value.detail == expected
+
+
+@pytest.mark.parametrize(
+    "ref", ["#/$defs/Missing", "#/properties/nope", "https://example.com/schema.json", "other.json"]
+)
+def test_a_reference_that_does_not_resolve_inside_the_schema_is_refused(ref: str) -> None:
+    schema = {"type": "object", "properties": {"a": {"$ref": ref}}, "$defs": {"Item": {}}}
+    with pytest.raises(ToolDefinitionError, match="refers to"):
+        JsonSchemaValidator(schema)
+
+
+def test_references_inside_the_schema_are_accepted() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/Item"}, "b": {"$ref": "#/$defs/a~1b"}},
+        "$defs": {"Item": {"type": "integer"}, "a/b": {"type": "string"}},
+    }
+    assert JsonSchemaValidator(schema).validate({"a": 1, "b": "x"}) == {"a": 1, "b": "x"}

@@ -157,10 +157,44 @@ def _refuse(fn: Callable[..., Any], name: str, kind: str) -> None:
 
 
 def _json_default(value: Any) -> tuple[bool, Any]:
+    """``(True, value as JSON)`` when a default can be shown in the schema; a default that is not
+    JSON (NaN, infinity, an object) is left out — the function's own default still applies."""
     try:
-        return True, pydantic_core.to_jsonable_python(value)
+        data = pydantic_core.to_jsonable_python(value)
+        json.dumps(data, allow_nan=False)
     except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
         return False, None
+    return True, data
+
+
+def _drop_non_json_defaults(properties: dict[str, Any]) -> None:
+    for prop in properties.values():
+        if isinstance(prop, dict) and "default" in prop and not _json_default(prop["default"])[0]:
+            del prop["default"]
+
+
+def _parameter_problem(
+    fn_name: str, params: Sequence[_Param], exc: Exception
+) -> ToolDefinitionError:
+    """The `ToolDefinitionError` for a signature pydantic cannot handle, naming the parameter."""
+    for p in params:
+        try:
+            pydantic.TypeAdapter(p.annotation).json_schema()
+        except Exception as problem:
+            reason = str(problem).splitlines()[0] if str(problem) else type(problem).__name__
+            return ToolDefinitionError(
+                f"@tool {fn_name!r}: parameter {p.name!r} has a type that cannot be turned into "
+                f"a JSON schema and validator ({_type_name(p.annotation)}: {reason}); use a "
+                "JSON-shaped type such as str, int, float, bool, list[str], dict[str, int], a "
+                "Literal, a pydantic model or a typing_extensions.TypedDict"
+            )
+    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return ToolDefinitionError(f"@tool {fn_name!r}: its parameters cannot be validated ({reason})")
+
+
+def _type_name(annotation: Any) -> str:
+    name = annotation.__name__ if isinstance(annotation, type) else repr(annotation)
+    return name if len(name) <= 80 else name[:79] + "…"
 
 
 def _build_schema(fn_name: str, params: Sequence[_Param]) -> dict[str, Any]:
@@ -168,8 +202,14 @@ def _build_schema(fn_name: str, params: Sequence[_Param]) -> dict[str, Any]:
     required: list[str] = []
     fast = [fast_type_schema(p.annotation) for p in params]
     if any(schema is None for schema in fast):
-        full = _model(fn_name, params).model_json_schema()
+        try:
+            full = _model(fn_name, params).model_json_schema()
+        except ToolDefinitionError:
+            raise
+        except Exception as exc:  # pydantic's errors name no parameter: find it
+            raise _parameter_problem(fn_name, params, exc) from None
         properties = full.get("properties", {})
+        _drop_non_json_defaults(properties)
         for prop in properties.values():
             prop.pop("title", None)
         schema: dict[str, Any] = {"type": "object", "properties": properties}
@@ -211,10 +251,8 @@ def _model(fn_name: str, params: Sequence[_Param]) -> type[pydantic.BaseModel]:
             __config__=pydantic.ConfigDict(extra="forbid", arbitrary_types_allowed=False),
             **fields,
         )
-    except (pydantic.PydanticSchemaGenerationError, TypeError) as exc:
-        raise ToolDefinitionError(
-            f"@tool {fn_name!r}: a parameter type cannot be turned into a JSON schema ({exc})"
-        ) from None
+    except Exception as exc:  # schema generation, user and schema errors alike
+        raise _parameter_problem(fn_name, params, exc) from None
 
 
 _ANNOTATED: Any = Annotated  # built at run time from the signature; hidden from the type checker
@@ -235,10 +273,8 @@ def _arguments(fn_name: str, params: Sequence[_Param]) -> Any:
     arguments.__pydantic_config__ = pydantic.ConfigDict(extra="forbid")
     try:
         pydantic.TypeAdapter(arguments)
-    except (pydantic.PydanticSchemaGenerationError, TypeError) as exc:
-        raise ToolDefinitionError(
-            f"@tool {fn_name!r}: a parameter type cannot be validated ({exc})"
-        ) from None
+    except Exception as exc:
+        raise _parameter_problem(fn_name, params, exc) from None
     return arguments
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from urllib.parse import unquote
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -137,36 +138,50 @@ def _json_type(value: Any) -> str:
     return "object"
 
 
+def _shown(value: Any) -> str:
+    """A schema value (never the instance) as short JSON, whatever its type."""
+    return json.dumps(value, default=str, ensure_ascii=False)[:200]
+
+
+def _types(want: Any) -> str:
+    return " or ".join(str(t) for t in want) if isinstance(want, list) else str(want)
+
+
+_EXPECTATIONS: dict[str, Callable[[Any], str]] = {
+    "type": lambda want: f"expected {_types(want)}",
+    "enum": lambda want: "must be one of " + _shown(want),
+    "const": lambda want: "must equal " + _shown(want),
+    "minimum": lambda want: f"must be >= {want}",
+    "maximum": lambda want: f"must be <= {want}",
+    "exclusiveMinimum": lambda want: f"must be > {want}",
+    "exclusiveMaximum": lambda want: f"must be < {want}",
+    "multipleOf": lambda want: f"must be a multiple of {want}",
+    "minLength": lambda want: f"must have at least {want} characters",
+    "maxLength": lambda want: f"must have at most {want} characters",
+    "pattern": lambda want: f"must match the pattern {_shown(want)}",
+    "format": lambda want: f"must be a valid {want}",
+    "minItems": lambda want: f"must have at least {want} items",
+    "maxItems": lambda want: f"must have at most {want} items",
+    "uniqueItems": lambda want: "items must be unique",
+    "minProperties": lambda want: f"must have at least {want} properties",
+    "maxProperties": lambda want: f"must have at most {want} properties",
+    "anyOf": lambda want: "does not match any allowed shape",
+    "oneOf": lambda want: "must match exactly one allowed shape",
+    "allOf": lambda want: "does not match every required shape",
+    "not": lambda want: "matches a forbidden shape",
+    "contains": lambda want: "no item matches the required shape",
+    "dependentRequired": lambda want: "is missing fields it depends on",
+}
+
+
 def _describe(error: jsonschema.exceptions.ValidationError) -> str:
-    """What the schema expected, in words that never quote the instance."""
-    kind = error.validator
-    want = error.validator_value
-    messages: dict[str, str] = {
-        "type": f"expected {' or '.join(want) if isinstance(want, list) else want}",
-        "enum": "must be one of " + json.dumps(want)[:200],
-        "const": "must equal " + json.dumps(want)[:200],
-        "minimum": f"must be >= {want}",
-        "maximum": f"must be <= {want}",
-        "exclusiveMinimum": f"must be > {want}",
-        "exclusiveMaximum": f"must be < {want}",
-        "multipleOf": f"must be a multiple of {want}",
-        "minLength": f"must have at least {want} characters",
-        "maxLength": f"must have at most {want} characters",
-        "pattern": f"must match the pattern {json.dumps(want)[:200]}",
-        "format": f"must be a valid {want}",
-        "minItems": f"must have at least {want} items",
-        "maxItems": f"must have at most {want} items",
-        "uniqueItems": "items must be unique",
-        "minProperties": f"must have at least {want} properties",
-        "maxProperties": f"must have at most {want} properties",
-        "anyOf": "does not match any allowed shape",
-        "oneOf": "must match exactly one allowed shape",
-        "allOf": "does not match every required shape",
-        "not": "matches a forbidden shape",
-        "contains": "no item matches the required shape",
-        "dependentRequired": "is missing fields it depends on",
-    }
-    return messages.get(str(kind), f"fails the {kind!r} rule")
+    """What the schema expected, in words that never quote the instance (only the rule that
+    failed is worded, so a rule of any value type words itself)."""
+    kind = str(error.validator)
+    expectation = _EXPECTATIONS.get(kind)
+    if expectation is None:
+        return f"fails the {kind!r} rule"
+    return expectation(error.validator_value)
 
 
 class JsonSchemaValidator:
@@ -188,6 +203,7 @@ class JsonSchemaValidator:
             cls.check_schema(dict(schema))
         except jsonschema.exceptions.SchemaError as exc:
             raise ToolDefinitionError(f"the tool's JSON schema is invalid: {exc.message}") from None
+        _check_refs(schema)
         self._validator = cls(dict(schema))
 
     def validate(self, raw: str | Mapping[str, Any]) -> dict[str, Any]:
@@ -213,6 +229,44 @@ class JsonSchemaValidator:
             problems.sort(key=lambda p: p.path)
             raise ArgsInvalid(problems)
         return args
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, Mapping):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield ref
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _check_refs(schema: Mapping[str, Any]) -> None:
+    """Every ``$ref`` must point inside the schema (``#`` or ``#/a/b``): nothing is fetched.
+
+    Raises:
+        ToolDefinitionError: a reference is remote or does not resolve.
+    """
+    for ref in _refs(schema):
+        if not ref.startswith("#"):
+            raise ToolDefinitionError(
+                f"the tool's JSON schema refers to {ref!r}, outside itself; put the definition "
+                "under $defs and refer to it as '#/$defs/<name>'"
+            )
+        node: Any = schema
+        for raw in ref[1:].split("/")[1:] if ref != "#" else ():
+            part = unquote(raw).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise ToolDefinitionError(
+                    f"the tool's JSON schema refers to {ref!r}, which does not exist in it; "
+                    "define it under $defs"
+                )
 
 
 def _at(instance: Any, path: list[Any]) -> Any:

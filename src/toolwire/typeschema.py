@@ -63,7 +63,7 @@ def _array(item: Any) -> dict[str, Any] | None:
 def _object(args: tuple[Any, ...]) -> dict[str, Any] | None:
     if not args:
         return {"type": "object", "additionalProperties": True}
-    if args[0] is not str:
+    if len(args) != 2 or args[0] is not str:  # dict[str] and friends: pydantic decides
         return None
     values = fast_type_schema(args[1])
     if values is None:

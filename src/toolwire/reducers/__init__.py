@@ -7,9 +7,9 @@ installs, head + tail), ``read_file`` (first 200 lines of an unranged read) and 
 
 from __future__ import annotations
 
+from toolwire.reducers.defaults import default_reducers
 from toolwire.reducers.kanban import KanbanListReducer
 from toolwire.reducers.read_file import ReadFileReducer
-from toolwire.reducers.defaults import default_reducers
 from toolwire.reducers.registry import (
     ReducerContext,
     ReducerRegistry,
