@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -80,6 +81,32 @@ async def test_files_outside_the_sandbox_are_refused(tmp_path: Path) -> None:
 async def test_open_registry_adds_the_process_tools(tmp_path: Path) -> None:
     async with open_registry(config_for(tmp_path)) as wired:
         assert {t.toolset for t in wired.registry} >= {"file", "terminal", "process"}
+
+
+def test_create_registry_includes_the_process_tools_and_their_backend(tmp_path: Path) -> None:
+    registry = create_registry(config_for(tmp_path))
+    assert {t.name for t in registry if t.toolset == "process"} >= {"process_start", "process_stop"}
+    assert registry.backends is not None
+    assert registry.backends.processes is not None
+    assert registry.backends.processes.supports_background
+
+
+@pytest.mark.anyio
+async def test_background_processes_log_under_the_base_dir_and_end_with_the_registry(
+    tmp_path: Path,
+) -> None:
+    async with open_registry(config_for(tmp_path)) as wired:
+        outcome = await wired.registry.execute(
+            "process_start", {"command": "sleep 300"}, ctx(tmp_path)
+        )
+        assert isinstance(outcome.result, Ok), outcome.result
+        assert outcome.result.structured is not None
+        pid = int(outcome.result.structured["pid"])
+        os.kill(pid, 0)  # running
+    logs = tmp_path / ".toolwire" / "processes" / str(outcome.result.structured["process_id"])
+    assert (logs / "stdout.log").exists()
+    with pytest.raises(ProcessLookupError):  # stopped and reaped when the registry closed
+        os.kill(pid, 0)
 
 
 @pytest.mark.anyio

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from toolwire.backends.background import ProcessManager
     from toolwire.backends.defaults import create_backends
     from toolwire.backends.kv import KeyValueBackend, create_kv_backend
+    from toolwire.backends.process_backends import LocalProcessBackend, ProcessBackend
     from toolwire.backends.resolver import CapabilityBackends, CapabilityScope
     from toolwire.config import ToolwireConfig, load_config
     from toolwire.mcp import McpProvider, McpServerConfig, ServeOptions, serve_registry
@@ -58,10 +59,12 @@ _LAZY: dict[str, str] = {
     "CapabilityBackends": "toolwire.backends.resolver",
     "CapabilityScope": "toolwire.backends.resolver",
     "KeyValueBackend": "toolwire.backends.kv",
+    "LocalProcessBackend": "toolwire.backends.process_backends",
     "McpProvider": "toolwire.mcp",
     "McpServerConfig": "toolwire.mcp",
     "Presenter": "toolwire.presenting",
     "PresenterOptions": "toolwire.presenting",
+    "ProcessBackend": "toolwire.backends.process_backends",
     "ProcessManager": "toolwire.backends.background",
     "ProviderContext": "toolwire.providers",
     "ServeOptions": "toolwire.mcp",
@@ -116,11 +119,13 @@ __all__ = [
     "FilterOptions",
     "HookRegistry",
     "KeyValueBackend",
+    "LocalProcessBackend",
     "McpProvider",
     "McpServerConfig",
     "Ok",
     "Presenter",
     "PresenterOptions",
+    "ProcessBackend",
     "ProcessManager",
     "ProgressEvent",
     "ProviderContext",

@@ -7,9 +7,9 @@ import contextlib
 import functools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
 
 import anyio
 import anyio.from_thread
@@ -33,6 +33,7 @@ __all__ = [
     "Audience",
     "ProgressEmitter",
     "ProgressEvent",
+    "SeamKind",
     "ToolContext",
 ]
 
@@ -40,6 +41,27 @@ DEFAULT_RESULT_BUDGET_CHARS = 80_000
 """The default per-turn output budget, split across a batch of calls."""
 
 Audience: TypeAlias = Literal["internal", "user", "dashboard"]
+S_co = TypeVar("S_co", covariant=True)
+
+
+class SeamKind(Protocol[S_co]):
+    """What `ToolContext.seam` takes: a `toolwire.capabilities.CapabilityKind` whose seam is an
+    ``S_co`` (a protocol here, so the context does not import the capabilities)."""
+
+    @property
+    def name(self) -> str:
+        """The kind's name: its key in ``extra_seams``."""
+        ...
+
+    @property
+    def context_field(self) -> str | None:
+        """The typed field its seam fills, or ``None`` (then it is in ``extra_seams``)."""
+        ...
+
+    @property
+    def resolve(self) -> Callable[..., S_co | None]:
+        """Builds the seam; only its return type matters here."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -200,6 +222,8 @@ class ToolContext:
         scoped_fs: The resolved file access (declared ``fs_reach`` only).
         scoped_process: The resolved process runner (declared ``process`` only).
         attachments: The turn's attachments (declared ``attachments`` only).
+        extra_seams: The seams of declared kinds beyond spec 01's six, by kind name; read
+            them (and any other seam) with `seam`.
         dry_run: When true, the registry answers with a synthetic result and runs nothing.
         tool_call_id: The id of the call being executed (set by the registry).
     """
@@ -227,8 +251,18 @@ class ToolContext:
     scoped_fs: ScopedFs | None = None
     scoped_process: ScopedProcess | None = None
     attachments: ScopedAttachments | None = None
+    extra_seams: Mapping[str, object] | None = None
     dry_run: bool = False
     tool_call_id: str | None = None
+
+    def seam(self, kind: SeamKind[S_co]) -> S_co | None:
+        """The seam of ``kind`` (``ctx.seam(STORAGE)`` is ``ctx.kv_store``; a kind beyond spec
+        01 is read from ``extra_seams``), or ``None`` when the tool did not declare it or its
+        backend is missing."""
+        if kind.context_field is not None:
+            return cast("S_co | None", getattr(self, kind.context_field))
+        extra = self.extra_seams
+        return None if extra is None else cast("S_co | None", extra.get(kind.name))
 
     def derive(self, **changes: Any) -> ToolContext:
         """A copy with ``changes`` applied, without re-running validation (the fast path the

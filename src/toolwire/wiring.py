@@ -8,15 +8,14 @@ async with open_registry(load_config()) as wired:
     outcome = await wired.registry.execute("read_file", {"path": "README.md"}, ctx)
 ```
 
-`create_registry` is the synchronous part (backends, the built-in tools of the enabled
-toolsets, the command guard); `open_registry` adds what has a lifecycle — the background
-process manager and the bridged MCP servers — and closes everything on exit.
+`create_registry` is the synchronous part (backends, with the background processes' backend,
+the built-in tools of the enabled toolsets, the command guard); `open_registry` adds the bridged
+MCP servers and closes everything on exit.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -30,7 +29,6 @@ from toolwire.registry import ToolRegistry
 from toolwire.tools import Tool
 
 if TYPE_CHECKING:
-    from toolwire.backends.background import ProcessManager
     from toolwire.backends.resolver import CapabilityBackends
     from toolwire.mcp.client import McpProvider
 
@@ -60,7 +58,8 @@ class Wired:
 
 
 def create_backends_for(config: ToolwireConfig) -> CapabilityBackends:
-    """Capability backends for ``config``: its sandbox, network policy and store."""
+    """Capability backends for ``config``: its sandbox, network policy and store, and
+    background processes with logs in ``<base_dir>/.toolwire/processes``."""
     from toolwire.backends.defaults import create_backends
 
     return create_backends(
@@ -76,9 +75,7 @@ def create_backends_for(config: ToolwireConfig) -> CapabilityBackends:
     )
 
 
-def builtin_tools(
-    config: ToolwireConfig, *, process_manager: ProcessManager | None = None
-) -> list[Tool]:
+def builtin_tools(config: ToolwireConfig) -> list[Tool]:
     """The built-in tools of the toolsets ``config`` enables (every one by default).
 
     Raises:
@@ -86,7 +83,7 @@ def builtin_tools(
     """
     from toolwire.toolbox import default_tools
 
-    tools = default_tools(process_manager=process_manager)
+    tools = default_tools()
     if config.toolsets is None:
         return tools
     known = {t.toolset for t in tools if t.toolset} | set(BUILTIN_TOOLSETS) | {"mcp"}
@@ -99,22 +96,17 @@ def builtin_tools(
 
 
 def create_registry(
-    config: ToolwireConfig,
-    *,
-    backends: CapabilityBackends | None = None,
-    process_manager: ProcessManager | None = None,
+    config: ToolwireConfig, *, backends: CapabilityBackends | None = None
 ) -> ToolRegistry:
     """A registry with ``config``'s backends, its enabled built-in tools and the command guard.
 
     MCP servers are not connected here (that needs an event loop): use `open_registry`.
-    The process tools need a ``process_manager``; without one they are left out.
+    Closing the registry stops the background processes of its backends' process backend.
     """
     from toolwire.toolbox import command_guard_hook
 
     registry = ToolRegistry(backends=backends or create_backends_for(config))
-    registry.register_all(builtin_tools(config, process_manager=process_manager))
-    if process_manager is not None:  # no background process outlives the registry
-        registry.add_cleanup(process_manager.aclose)
+    registry.register_all(builtin_tools(config))
     command_guard_hook(registry.hooks)
     return registry
 
@@ -123,24 +115,21 @@ def create_registry(
 async def open_registry(
     config: ToolwireConfig, *, connect_timeout_s: float | None = None
 ) -> AsyncIterator[Wired]:
-    """`create_registry` plus the process manager and the MCP servers, closed on exit.
+    """`create_registry` plus the MCP servers; the registry, the servers and the backends
+    (background processes included) are closed on exit.
 
     Each MCP server gets up to its ``connect_timeout_s`` (or ``connect_timeout_s`` here) to
     connect; one that does not is logged and keeps retrying in the background, and its tools
     appear in the registry once it connects.
     """
-    from toolwire.backends.background import ProcessManager
     from toolwire.mcp.bridge import bridge_into
     from toolwire.mcp.client import McpProvider
 
     async with AsyncExitStack() as stack:
         backends = create_backends_for(config)
         stack.push_async_callback(backends.aclose)
-        manager: ProcessManager | None = None
-        if config.toolsets is None or "process" in config.toolsets:
-            state = os.path.join(config.base_dir, ".toolwire", "processes")
-            manager = await stack.enter_async_context(ProcessManager(state))
-        registry = create_registry(config, backends=backends, process_manager=manager)
+        registry = create_registry(config, backends=backends)
+        stack.push_async_callback(registry.aclose)
         wired = Wired(config=config, registry=registry, backends=backends)
         for server in config.mcp_servers:
             provider = McpProvider(server)

@@ -8,13 +8,10 @@ from pathlib import Path
 
 import anyio
 import pytest
+from process_helpers import all_dead, read_pids
 
-from toolwire.backends.processes import (
-    TIMEOUT_EXIT_CODE,
-    LocalScopedProcess,
-    run_process,
-    scrubbed_env,
-)
+from toolwire.backends.processes import TIMEOUT_EXIT_CODE, run_process, scrubbed_env
+from toolwire.backends.scoped_processes import LocalScopedProcess
 from toolwire.context import AbortSignal
 from toolwire.errors import AbortedError, BinaryNotAllowedError
 from toolwire.seams import ScopedProcess
@@ -31,42 +28,8 @@ SLEEPERS = (
 )
 
 
-def alive(pid: int) -> bool:
-    """Running (a zombie waiting to be reaped counts as dead)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-
-
-async def all_dead(pids: list[int]) -> bool:
-    """Whether every pid is gone; waits (boundedly) for the kernel to finish delivering kills."""
-    with anyio.move_on_after(10):
-        while any(alive(pid) for pid in pids):
-            await anyio.sleep(0.02)
-    return not any(alive(pid) for pid in pids)
-
-
 def same_file(a: str, b: Path) -> bool:
     return Path(a).samefile(b)
-
-
-def pids_in(path: Path) -> list[int]:
-    return [int(line) for line in path.read_text().split()] if path.exists() else []
-
-
-async def read_pids(path: Path, count: int) -> list[int]:
-    with anyio.fail_after(10):
-        while len(pids := pids_in(path)) < count:
-            await anyio.sleep(0.02)
-        return pids
 
 
 async def test_it_satisfies_the_scoped_process_protocol() -> None:

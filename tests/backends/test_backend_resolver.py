@@ -12,7 +12,7 @@ from toolwire.backends.defaults import create_backends
 from toolwire.backends.files import ReachScopedFs
 from toolwire.backends.kv import MemoryKeyValueBackend, ScopedKeyValueStore
 from toolwire.backends.network import HostScopedFetch, SafeFetcher
-from toolwire.backends.processes import LocalScopedProcess
+from toolwire.backends.scoped_processes import LocalScopedProcess
 from toolwire.backends.resolver import (
     BACKEND_SETUP_HINTS,
     CapabilityBackends,

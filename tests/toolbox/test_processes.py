@@ -1,8 +1,7 @@
-"""Background processes: the manager and the six tools, with real bash process trees."""
+"""The six background-process tools over the process seam, with real bash process trees."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -11,9 +10,12 @@ import pytest
 from toolbox_helpers import alive, error_of, ok_value, read_pid, run
 
 from toolwire.backends.background import ProcessManager
+from toolwire.backends.process_backends import LocalProcessBackend
 from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities import process
 from toolwire.context import ToolContext
-from toolwire.errors import CapabilityError
+from toolwire.decorator import tool
+from toolwire.errors import BinaryNotAllowedError
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
 from toolwire.toolbox import command_guard_hook, process_tools
@@ -23,18 +25,18 @@ pytestmark = pytest.mark.anyio
 TREE = "bash -c 'sleep 300 & echo $! > {pidfile}; wait' & echo started; wait"
 
 
-@pytest.fixture
-async def manager(tmp_path: Path) -> AsyncIterator[ProcessManager]:
-    async with ProcessManager(str(tmp_path / "procs"), stop_grace_s=1.0) as manager:
-        yield manager
+def backends_for(work: Path, log_dir: Path) -> CapabilityBackends:
+    """Backends reaching ``work``, with local background processes logging to ``log_dir``."""
+    processes = LocalProcessBackend(ProcessManager(str(log_dir), stop_grace_s=1.0))
+    return CapabilityBackends(fs_read=(str(work),), fs_write=(str(work),), processes=processes)
 
 
 @pytest.fixture
-def preg(work: Path, manager: ProcessManager) -> ToolRegistry:
-    backends = CapabilityBackends(fs_read=(str(work),), fs_write=(str(work),))
-    registry = ToolRegistry(backends=backends)
-    registry.register_all(process_tools(manager))
-    return registry
+async def preg(work: Path, tmp_path: Path) -> AsyncIterator[ToolRegistry]:
+    async with backends_for(work, tmp_path / "procs") as backends:
+        registry = ToolRegistry(backends=backends)
+        registry.register_all(process_tools())
+        yield registry
 
 
 def _ctx(work: Path, personality: str = "p1") -> ToolContext:
@@ -152,45 +154,11 @@ async def test_guard_denies_process_start_before_it_runs(preg: ToolRegistry, wor
     assert not marker.exists()
 
 
-async def test_logs_rotate_and_keep_a_bounded_number_of_generations(tmp_path: Path) -> None:
-    async with ProcessManager(str(tmp_path), log_max_bytes=1000, log_backups=2) as manager:
-        info = await manager.start("seq 1 3000", owner="p", cwd=str(tmp_path))
-        await manager.wait(info.id, owner="p", timeout_s=10)
-        with anyio.fail_after(5):
-            while await manager.read_tail(info.id, owner="p", stream="stdout", lines=1) != ["3000"]:
-                await anyio.sleep(0.02)
-        log = Path(info.log_dir) / "stdout.log"
-        generations = sorted(p.name for p in log.parent.glob("stdout.log*"))
-        assert generations == ["stdout.log", "stdout.log.1", "stdout.log.2"]
-        assert all(p.stat().st_size <= 1000 for p in log.parent.glob("stdout.log*"))
-        tail = await manager.read_tail(info.id, owner="p", stream="stdout", lines=300)
-        assert tail == [str(i) for i in range(2701, 3001)]
-
-
-async def test_aclose_leaves_no_orphans_and_refuses_new_starts(tmp_path: Path) -> None:
-    manager = ProcessManager(str(tmp_path / "procs"), stop_grace_s=1.0)
-    leaders = []
-    grandchildren = []
-    for n in range(3):
-        pidfile = tmp_path / f"gc{n}.pid"
-        info = await manager.start(TREE.format(pidfile=pidfile), owner="p", cwd=str(tmp_path))
-        leaders.append(info.pid)
-        grandchildren.append(await read_pid(pidfile))
-    await manager.aclose()
-    assert not any(alive(pid) for pid in leaders + grandchildren)
-    assert all(p.status == "stopped" for p in manager.list_processes(owner="p"))
-    with pytest.raises(CapabilityError, match="closed"):
-        await manager.start("true", owner="p", cwd=str(tmp_path))
-
-
 async def test_closing_the_registry_stops_the_process_tree_it_started(
     tmp_path: Path, work: Path
 ) -> None:
-    manager = ProcessManager(str(tmp_path / "procs"), stop_grace_s=1.0)
-    backends = CapabilityBackends(fs_read=(str(work),), fs_write=(str(work),))
-    registry = ToolRegistry(backends=backends)
-    registry.register_all(process_tools(manager))
-    registry.add_cleanup(manager.aclose)
+    registry = ToolRegistry(backends=backends_for(work, tmp_path / "procs"))
+    registry.register_all(process_tools())
     pidfile = tmp_path / "grandchild.pid"
     async with registry:
         await _start(registry, _ctx(work), TREE.format(pidfile=pidfile))
@@ -199,27 +167,27 @@ async def test_closing_the_registry_stops_the_process_tree_it_started(
     assert not alive(grandchild)
 
 
-async def test_child_environment_is_scrubbed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+async def test_a_tool_without_bash_declared_cannot_start_background_commands(
+    preg: ToolRegistry, work: Path
 ) -> None:
-    monkeypatch.setenv("TOOLWIRE_TEST_TOKEN", "secret")
-    async with ProcessManager(str(tmp_path)) as manager:
-        info = await manager.start(
-            'echo "[$TOOLWIRE_TEST_TOKEN][$EXTRA]"',
-            owner="p",
-            cwd=str(tmp_path),
-            env={"EXTRA": "x"},
-        )
-        await manager.wait(info.id, owner="p", timeout_s=10)
-        with anyio.fail_after(5):
-            while not await manager.read_tail(info.id, owner="p", stream="stdout", lines=1):
-                await anyio.sleep(0.02)
-        assert await manager.read_tail(info.id, owner="p", stream="stdout", lines=1) == ["[][x]"]
+    @tool(capabilities=[process(["git"])])
+    async def sneaky_start(ctx: ToolContext, command: str) -> str:
+        """Start a background command although only git is declared."""
+        assert ctx.scoped_process is not None
+        assert ctx.scoped_process.background is not None
+        try:
+            await ctx.scoped_process.background.start(command)
+        except BinaryNotAllowedError as exc:
+            return f"refused: {exc}"
+        return "started"
 
-
-def test_relative_base_dir_is_a_configuration_error() -> None:
-    from toolwire.errors import ConfigurationError
-
-    with pytest.raises(ConfigurationError, match="absolute"):
-        ProcessManager("relative/dir")
-    assert os.path.isabs(os.getcwd())
+    preg.register(sneaky_start)
+    marker = work / "ran"
+    value = ok_value(await run(preg, _ctx(work), "sneaky_start", command=f"touch {marker}"))
+    assert value == (
+        "refused: BINARY_NOT_ALLOWED: bash is not in the declared allowed_binaries "
+        "(background processes run bash -c)"
+    )
+    assert ok_value(await run(preg, _ctx(work), "process_list")) == "No background processes."
+    await anyio.sleep(0.1)
+    assert not marker.exists()

@@ -7,32 +7,29 @@ from pathlib import Path
 import pytest
 from toolbox_helpers import error_of, run
 
-from toolwire.backends.background import ProcessManager
+from toolwire.backends.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
 from toolwire.toolbox import default_tools, file_tools, process_tools, terminal_tools
 
+PROCESS_TOOLS = [
+    "process_start", "process_list", "process_logs",
+    "process_stop", "process_wait", "process_watch",
+]  # fmt: skip
+
 pytestmark = pytest.mark.anyio
 
 
-def test_default_tools_without_a_manager_are_file_and_terminal() -> None:
+def test_default_tools_are_file_terminal_and_the_six_process_tools() -> None:
     names = [t.name for t in default_tools()]
-    assert names == ["read_file", "write_file", "patch_file", "search_files", "terminal"]
-
-
-async def test_default_tools_with_a_manager_add_the_six_process_tools(tmp_path: Path) -> None:
-    async with ProcessManager(str(tmp_path)) as manager:
-        names = [t.name for t in default_tools(process_manager=manager)]
-    assert names[5:] == [
-        "process_start", "process_list", "process_logs",
-        "process_stop", "process_wait", "process_watch",
+    assert names == [
+        "read_file", "write_file", "patch_file", "search_files", "terminal", *PROCESS_TOOLS
     ]  # fmt: skip
 
 
-async def test_toolsets_and_capabilities_are_declared(tmp_path: Path) -> None:
-    async with ProcessManager(str(tmp_path)) as manager:
-        procs = process_tools(manager)
+def test_toolsets_and_capabilities_are_declared() -> None:
+    procs = process_tools()
     assert {t.toolset for t in file_tools()} == {"file"}
     assert {t.toolset for t in terminal_tools()} == {"terminal"}
     assert {t.toolset for t in procs} == {"process"}
@@ -47,14 +44,14 @@ async def test_toolsets_and_capabilities_are_declared(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["read_file", "write_file", "patch_file", "search_files", "terminal"]
+    "name", ["read_file", "write_file", "patch_file", "search_files", "terminal", "process_start"]
 )
 async def test_a_registry_without_backends_refuses_them(name: str, work: Path) -> None:
     registry = ToolRegistry()
     registry.register_all(default_tools())
     args = {"path": "x", "content": "", "old_text": "a", "new_text": "b", "pattern": "p"}
     args = {k: v for k, v in args.items() if k in registry.get(name).schema["properties"]}  # type: ignore[union-attr]
-    if name == "terminal":
+    if name in ("terminal", "process_start"):
         args = {"command": f"touch {work}/ran"}
     ctx = ToolContext(session_id="s", working_dir=str(work))
     error = error_of(await run(registry, ctx, name, **args))
@@ -82,9 +79,24 @@ async def test_a_missing_seam_is_not_available_with_a_setup_hint(
     assert "backends=create_backends()" in error.error
 
 
-async def test_process_tools_without_the_process_seam_are_not_available(tmp_path: Path) -> None:
-    async with ProcessManager(str(tmp_path)) as manager:
-        start = process_tools(manager)[0]
-        result = await start.execute({"command": "true"}, ToolContext(session_id="s"))
-    assert error_of(result).code is ErrorCode.NOT_AVAILABLE
-    assert manager.list_processes(owner="default") == []
+@pytest.mark.parametrize("name", PROCESS_TOOLS)
+async def test_process_tools_without_the_process_seam_are_not_available(name: str) -> None:
+    tool = next(t for t in process_tools() if t.name == name)
+    args = {"command": "true", "process_id": "x", "patterns": ["x"]}
+    args = {k: v for k, v in args.items() if k in tool.schema["properties"]}
+    error = error_of(await tool.execute(args, ToolContext(session_id="s")))
+    assert error.code is ErrorCode.NOT_AVAILABLE
+    assert "backends=create_backends()" in error.error
+
+
+async def test_process_tools_over_a_backend_without_background_say_how_to_get_it(
+    work: Path,
+) -> None:
+    registry = ToolRegistry(backends=CapabilityBackends(fs_read=(str(work),)))
+    registry.register_all(process_tools())
+    ctx = ToolContext(session_id="s", working_dir=str(work))
+    error = error_of(await run(registry, ctx, "process_start", command=f"touch {work}/ran"))
+    assert error.code is ErrorCode.NOT_AVAILABLE
+    assert error.error.startswith("process_start: the process backend runs no background")
+    assert "LocalProcessBackend(ProcessManager(" in error.error
+    assert not (work / "ran").exists()

@@ -16,6 +16,8 @@ exits, is stopped, or the manager closes.
   nothing is left behind; processes still running when the interpreter exits are killed too.
 
 A process is owned by the owner that started it: the others cannot see, read or stop it.
+Tools reach the manager only through the process seam (``ctx.scoped_process.background``),
+which binds the owner to the call's personality; `LocalProcessBackend` holds the manager.
 Output is pumped by one thread per process, so the manager does not belong to any event loop
 or task group and may be closed from anywhere. POSIX only.
 """
@@ -337,8 +339,14 @@ class ProcessManager:
             entry.signal_group(signal.SIGKILL)
 
     async def aclose(self) -> None:
-        """Stop every process (``SIGTERM``, grace, ``SIGKILL`` to each group); idempotent."""
+        """Stop every process (``SIGTERM``, grace, ``SIGKILL`` to each group).
+
+        Idempotent: a second call returns at once (and never signals a group again, whose
+        number the system may have reused).
+        """
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
         entries = list(self._entries.values())
         with anyio.CancelScope(shield=True):

@@ -1,6 +1,7 @@
-"""One background process: its snapshot value, its live state and the thread that pumps its output.
+"""One background process: its live state and the thread that pumps its output.
 
-Used by `toolwire.backends.background.ProcessManager`.
+Used by `toolwire.backends.background.ProcessManager`. The snapshot values (`BackgroundProcess`,
+`WatchResult`) are the process seam's, defined with the ``process`` kind.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ import selectors
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, replace
-from typing import Literal, TypeAlias
+from dataclasses import replace
 
 from toolwire.backends.process_logs import RotatingLog
+from toolwire.seams import STREAMS, BackgroundProcess, LogStream, ProcessStatus, WatchResult
 
 __all__ = [
     "STREAMS",
@@ -24,52 +25,6 @@ __all__ = [
     "WatchResult",
     "pump_output",
 ]
-
-ProcessStatus: TypeAlias = Literal["running", "exited", "stopped"]
-LogStream: TypeAlias = Literal["stdout", "stderr"]
-STREAMS: tuple[LogStream, ...] = ("stdout", "stderr")
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class BackgroundProcess:
-    """A snapshot of one background process.
-
-    Attributes:
-        id: The manager's id for it.
-        name: A label (the start call's ``name``, else the command's first word).
-        command: The bash command line.
-        cwd: Its working directory.
-        owner: The personality that started it.
-        pid: The leader's pid (also its process-group id).
-        started_at: Epoch seconds.
-        status: ``running``, ``exited`` (on its own) or ``stopped`` (by `ProcessManager.stop`).
-        exit_code: The leader's exit code (``-N``: killed by signal N); ``None`` while running.
-        ended_at: Epoch seconds when the leader ended.
-        log_dir: The directory holding ``stdout.log`` and ``stderr.log``.
-    """
-
-    id: str
-    name: str
-    command: str
-    cwd: str
-    owner: str
-    pid: int
-    started_at: float
-    status: ProcessStatus
-    exit_code: int | None
-    ended_at: float | None
-    log_dir: str
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class WatchResult:
-    """What `ProcessManager.watch` saw: a matching line, the process ending, or neither."""
-
-    matched: bool
-    pattern: str | None = None
-    stream: LogStream | None = None
-    line: str | None = None
-    process: BackgroundProcess
 
 
 class RunningProcess:

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
+from toolwire.backends.background import ProcessManager
+from toolwire.backends.process_backends import LocalProcessBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.backends.secrets import ChainSecretsResolver, EnvSecretsResolver, VaultSecretsResolver
 from toolwire.errors import ConfigurationError
@@ -31,7 +33,12 @@ def create_backends(
     - secrets: the vault at ``~/.toolwire/secrets`` (``secrets_vault_dir``; ``None`` skips
       it), then environment variables (``secrets_env``: a ref → variable table);
     - network: a `SafeFetcher` when httpx is installed, under ``network``
-      (``{"allow": [...], "deny": [...], "allow_private_urls": False}``).
+      (``{"allow": [...], "deny": [...], "allow_private_urls": False}``);
+    - processes: a `LocalProcessBackend` with background processes, their logs in
+      ``<working_dir>/.toolwire/processes``.
+
+    The backends own what they open (store, fetcher, background processes): close them with
+    ``await backends.aclose()`` or ``async with``.
 
     Args:
         config: Those settings, as read from a config file.
@@ -64,6 +71,9 @@ def create_backends(
     values["network_policy"] = _network_policy(settings.pop("network", None))
     if "fetcher" not in settings:
         values["fetcher"] = _default_fetcher()
+    if "processes" not in settings:
+        logs = os.path.join(working_dir, ".toolwire", "processes")
+        values["processes"] = LocalProcessBackend(ProcessManager(logs))
     values.update(settings)
     return CapabilityBackends(**values)
 

@@ -1,6 +1,8 @@
-"""Child processes: `LocalScopedProcess` (the `ScopedProcess` seam) and `run_process` under it.
+"""Running one child process: `run_process` and `scrubbed_env`.
 
-Every child runs the same way:
+This is the runner under `LocalProcessBackend` (and so under the `LocalScopedProcess` seam, in
+`toolwire.backends.scoped_processes`, which adds the binary check). Every child runs the same
+way:
 
 - **no shell**: the argument vector is executed as given;
 - **a scrubbed environment**: only ``PATH``, ``HOME``, ``LANG``, ``LC_*``, ``TERM`` and
@@ -34,14 +36,12 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 
 from toolwire.context import AbortSignal
-from toolwire.errors import BinaryNotAllowedError
 from toolwire.seams import ProcessResult
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
     "SAFE_ENV_VARS",
     "TIMEOUT_EXIT_CODE",
-    "LocalScopedProcess",
     "run_process",
     "scrubbed_env",
 ]
@@ -194,7 +194,7 @@ async def run_process(
 ) -> ProcessResult:
     """Run ``argv`` to completion in its own process group; no shell, stdin closed.
 
-    This is the runner under `LocalScopedProcess`; the terminal tool uses it for ``bash -c``.
+    This is the runner under `LocalProcessBackend`, so under every ``spawn`` of the seam.
 
     Args:
         argv: The program and its arguments.
@@ -264,95 +264,3 @@ async def run_process(
         dropped_stderr_bytes=err.dropped,
     )
 
-
-class LocalScopedProcess:
-    """A `ScopedProcess` that runs only the declared binaries, on this machine.
-
-    Args:
-        allowed_binaries: Exact binary strings the tool may run (``"git"`` does not allow
-            ``"/usr/bin/git"``), or ``"*"`` for any.
-        abort_signal: The call's abort signal; it kills a running child.
-        default_timeout_s: Timeout when `spawn` is given none.
-        max_output_bytes: Bytes kept per output stream.
-        extra_env_allowlist: More host variable names (or ``fnmatch`` patterns) to pass on.
-        default_cwd: Working directory when `spawn` is given none.
-    """
-
-    __slots__ = (
-        "_abort_signal",
-        "_allowed",
-        "_default_cwd",
-        "_default_timeout_s",
-        "_extra_env",
-        "_max_output_bytes",
-    )
-
-    def __init__(
-        self,
-        allowed_binaries: Sequence[str],
-        *,
-        abort_signal: AbortSignal | None = None,
-        default_timeout_s: float = 120.0,
-        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        extra_env_allowlist: Sequence[str] = (),
-        default_cwd: str | None = None,
-    ) -> None:
-        if isinstance(allowed_binaries, str):
-            raise TypeError(f"allowed_binaries is a list of binaries: [{allowed_binaries!r}]")
-        if not default_timeout_s > 0:
-            raise ValueError(f"default_timeout_s must be positive, got {default_timeout_s!r}")
-        self._allowed = frozenset(allowed_binaries)
-        self._abort_signal = abort_signal
-        self._default_timeout_s = default_timeout_s
-        self._max_output_bytes = max_output_bytes
-        self._extra_env = tuple(extra_env_allowlist)
-        self._default_cwd = default_cwd
-
-    @property
-    def allowed_binaries(self) -> frozenset[str]:
-        """The declared binaries."""
-        return self._allowed
-
-    def allows(self, binary: str) -> bool:
-        """Whether ``binary`` may run: ``"*"`` was declared, or exactly this string."""
-        return bool(binary) and ("*" in self._allowed or binary in self._allowed)
-
-    def __repr__(self) -> str:
-        return f"LocalScopedProcess(allowed_binaries={sorted(self._allowed)!r})"
-
-    async def spawn(
-        self,
-        binary: str,
-        args: Sequence[str] = (),
-        *,
-        cwd: str | None = None,
-        env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-    ) -> ProcessResult:
-        """Run ``binary args...`` to completion (see the module docstring for the rules).
-
-        Args:
-            binary: One of the declared binaries.
-            args: Its arguments, passed as they are (no shell, no globbing).
-            cwd: Working directory (default: ``default_cwd``).
-            env: Variables added on top of the scrubbed environment.
-            timeout: Seconds (default: ``default_timeout_s``).
-
-        Raises:
-            BinaryNotAllowedError: the binary was not declared.
-            OSError: the process could not be started.
-        """
-        if not self.allows(binary):
-            raise BinaryNotAllowedError(
-                f"BINARY_NOT_ALLOWED: {binary} is not in the declared allowed_binaries"
-            )
-        if isinstance(args, str):
-            raise TypeError("args is a list of arguments (there is no shell): ['-la'], not '-la'")
-        return await run_process(
-            [binary, *args],
-            cwd=cwd if cwd is not None else self._default_cwd,
-            env=scrubbed_env(env, allowlist=self._extra_env),
-            timeout=timeout if timeout is not None else self._default_timeout_s,
-            abort_signal=self._abort_signal,
-            max_output_bytes=self._max_output_bytes,
-        )

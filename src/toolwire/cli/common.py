@@ -54,6 +54,4 @@ def tool_annotations(tool: Tool) -> str:
 
 def tool_capabilities(tool: Tool) -> str:
     """``network, fs_reach, process`` ... from a tool's declaration."""
-    caps = tool.capabilities
-    kinds = ("network", "secrets", "storage", "fs_reach", "process", "attachments")
-    return ", ".join(kind for kind in kinds if getattr(caps, kind) is not None)
+    return ", ".join(tool.capabilities.declared)

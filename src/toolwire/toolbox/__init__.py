@@ -1,13 +1,11 @@
 """The built-in tools. Each reaches the world only through its `ToolContext` seams.
 
 ```python
-from toolwire import ProcessManager, ToolRegistry, create_backends
+from toolwire import ToolRegistry, create_backends
 from toolwire.toolbox import command_guard_hook, default_tools
 
-manager = ProcessManager("/var/lib/agent/processes")
-async with ToolRegistry(backends=create_backends()) as registry:
-    registry.register_all(default_tools(process_manager=manager))
-    registry.add_cleanup(manager.aclose)  # no background process outlives the registry
+async with ToolRegistry(backends=create_backends()) as registry:  # closing stops every process
+    registry.register_all(default_tools())
     command_guard_hook(registry.hooks)
 ```
 
@@ -19,11 +17,12 @@ async with ToolRegistry(backends=create_backends()) as registry:
 
 Without capability backends every one of them is refused ``not_available``; with backends but
 no reach for a path, the seam refuses (``PATH_NOT_REACHABLE: ...``, also ``not_available``).
+The process tools also answer ``not_available`` when the process backend has no background
+processes (``create_backends()`` gives them).
 """  # noqa: E501
 
 from __future__ import annotations
 
-from toolwire.backends.background import ProcessManager
 from toolwire.toolbox.files import read_file, write_file
 from toolwire.toolbox.guard import command_guard_hook
 from toolwire.toolbox.patching import patch_file
@@ -51,13 +50,6 @@ def terminal_tools() -> list[Tool]:
     return [terminal]
 
 
-def default_tools(*, process_manager: ProcessManager | None = None) -> list[Tool]:
-    """The file and terminal tools, plus the process tools when a manager is given.
-
-    Args:
-        process_manager: The manager the process tools use; the caller owns and closes it.
-    """
-    tools = [*file_tools(), *terminal_tools()]
-    if process_manager is not None:
-        tools.extend(process_tools(process_manager))
-    return tools
+def default_tools() -> list[Tool]:
+    """The file, terminal and process tools; each is gated by its seams."""
+    return [*file_tools(), *terminal_tools(), *process_tools()]

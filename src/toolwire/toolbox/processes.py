@@ -1,14 +1,17 @@
-"""Background-process tools (toolset ``process``), over a `ProcessManager`.
+"""Background-process tools (toolset ``process``), over the process seam.
 
 ``process_start`` runs a long-lived command (a dev server, a watcher, a build) in the
 background and answers its id at once; ``process_list``, ``process_logs``, ``process_wait``,
-``process_watch`` and ``process_stop`` act on it later. Each tool holds the manager it was built
-with (`process_tools`); the application owns the manager and closes it, which stops everything
-still running. Processes belong to the personality that started them (``ctx.personality_id``,
-``"default"`` without one), at most 8 running at once.
+``process_watch`` and ``process_stop`` act on it later. They use only
+``ctx.scoped_process.background``: the call owner's background processes on the backends'
+process backend, so whatever wraps that backend (a sandbox) covers them too. The backends own
+the processes: closing them (or the registry) stops everything still running. Processes
+belong to the personality that started them (``ctx.personality_id``, ``"default"`` without
+one), at most 8 running at once with the local backend.
 
 The tools declare ``process(["bash"])``: a registry without backends refuses them like every
-other capability tool. ``process_start`` also declares file read reach, to check ``cwd``.
+other capability tool, and a backend without background support answers ``not_available``
+with a setup hint. ``process_start`` also declares file read reach, to check ``cwd``.
 """
 
 from __future__ import annotations
@@ -17,25 +20,31 @@ import re
 import time
 from typing import Literal
 
-from toolwire.backends.background import BackgroundProcess, ProcessManager
 from toolwire.capabilities import fs_reach, process
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.seams import (
+    DEFAULT_OWNER,
+    STREAMS,
+    BackgroundProcess,
+    BackgroundProcesses,
+    LogStream,
+)
 from toolwire.toolbox.common import missing_seam, refused
 from toolwire.toolbox.terminal import MAX_TIMEOUT_S, check_cwd
 from toolwire.tools import Tool, ToolAnnotations
 
-__all__ = ["DEFAULT_OWNER", "describe", "process_tools"]
+__all__ = ["BACKGROUND_SETUP_HINT", "DEFAULT_OWNER", "describe", "process_tools"]
 
-DEFAULT_OWNER = "default"
-"""The owner of processes started without a personality."""
 _MAX_LOG_LINES = 2000
-
-
-def _owner(ctx: ToolContext) -> str:
-    return ctx.personality_id or DEFAULT_OWNER
+BACKGROUND_SETUP_HINT = (
+    "the process backend runs no background processes; create the registry with "
+    "backends=create_backends() (logs in <working_dir>/.toolwire/processes) or "
+    "CapabilityBackends(processes=LocalProcessBackend(ProcessManager('/abs/log/dir')))"
+)
+"""How to get background processes; part of the answer when the backend has none."""
 
 
 def describe(info: BackgroundProcess, now: float | None = None) -> str:
@@ -56,12 +65,23 @@ def _unknown(process_id: str) -> Err:
     )
 
 
-def _gate(ctx: ToolContext, name: str) -> Err | None:
-    return missing_seam(name, "running processes") if ctx.scoped_process is None else None
+def _background(ctx: ToolContext, name: str) -> BackgroundProcesses | Err:
+    """The call's background processes, or the ``not_available`` answer."""
+    seam = ctx.scoped_process
+    if seam is None:
+        return missing_seam(name, "running processes")
+    background = seam.background
+    if background is None:
+        return Err(
+            f"{name}: {BACKGROUND_SETUP_HINT}.",
+            ErrorCode.NOT_AVAILABLE,
+            reason="capability_not_configured",
+        )
+    return background
 
 
-def process_tools(manager: ProcessManager) -> list[Tool]:
-    """The six background-process tools, bound to ``manager``."""
+def process_tools() -> list[Tool]:
+    """The six background-process tools; they reach processes only through their seam."""
     caps = [process(["bash"])]
 
     @tool(
@@ -88,8 +108,8 @@ def process_tools(manager: ProcessManager) -> list[Tool]:
             env: Extra environment variables.
             name: A short label to recognise it by.
         """
-        if (gated := _gate(ctx, "process_start")) is not None:
-            return gated
+        if isinstance(background := _background(ctx, "process_start"), Err):
+            return background
         if not command.strip():
             return Err("command is empty", ErrorCode.INPUT_INVALID, field="command")
         directory, problem = await check_cwd(ctx, cwd)
@@ -98,9 +118,7 @@ def process_tools(manager: ProcessManager) -> list[Tool]:
                 f"INVALID_CWD: {problem.error}", problem.code, field="cwd", reason=problem.reason
             )
         try:
-            info = await manager.start(
-                command, owner=_owner(ctx), cwd=directory, env=env, name=name
-            )
+            info = await background.start(command, cwd=directory, env=env, name=name)
         except CapabilityError as exc:
             return refused(exc)
         except OSError as exc:
@@ -118,9 +136,12 @@ def process_tools(manager: ProcessManager) -> list[Tool]:
     )
     async def process_list(ctx: ToolContext) -> ToolResult:
         """List your background processes: id, status, pid, age, name and command."""
-        if (gated := _gate(ctx, "process_list")) is not None:
-            return gated
-        found = manager.list_processes(owner=_owner(ctx))
+        if isinstance(background := _background(ctx, "process_list"), Err):
+            return background
+        try:
+            found = await background.list()
+        except CapabilityError as exc:
+            return refused(exc)
         if not found:
             return Ok("No background processes.")
         now = time.time()
@@ -146,22 +167,22 @@ def process_tools(manager: ProcessManager) -> list[Tool]:
             lines: How many of the last lines, per stream (1-2000).
             stream: stdout, stderr or both (stdout first).
         """
-        if (gated := _gate(ctx, "process_logs")) is not None:
-            return gated
+        if isinstance(background := _background(ctx, "process_logs"), Err):
+            return background
         count = min(max(lines, 1), _MAX_LOG_LINES)
         try:
-            info = manager.get(process_id, owner=_owner(ctx))
+            info = await background.get(process_id)
             sections = []
-            for name in ("stdout", "stderr"):
+            for name in STREAMS:
                 if stream not in (name, "both"):
                     continue
-                tail = await manager.read_tail(
-                    process_id, owner=_owner(ctx), stream=name, lines=count
-                )
+                tail = await background.read_tail(process_id, stream=name, lines=count)
                 body = "\n".join(tail) if tail else "(no output)"
                 sections.append(f"--- {name} (last {len(tail)} lines) ---\n{body}")
         except LookupError:
             return _unknown(process_id)
+        except CapabilityError as exc:
+            return refused(exc)
         return Ok(describe(info) + "\n" + "\n".join(sections))
 
     @tool(
@@ -175,13 +196,15 @@ def process_tools(manager: ProcessManager) -> list[Tool]:
         Args:
             process_id: The id process_start answered.
         """
-        if (gated := _gate(ctx, "process_stop")) is not None:
-            return gated
+        if isinstance(background := _background(ctx, "process_stop"), Err):
+            return background
         try:
-            before = manager.get(process_id, owner=_owner(ctx))
-            info = await manager.stop(process_id, owner=_owner(ctx))
+            before = await background.get(process_id)
+            info = await background.stop(process_id)
         except LookupError:
             return _unknown(process_id)
+        except CapabilityError as exc:
+            return refused(exc)
         if before.status != "running":
             return Ok(f"{process_id} had already ended: {describe(info)}")
         return Ok(f"Stopped {describe(info)}")
@@ -199,13 +222,15 @@ def process_tools(manager: ProcessManager) -> list[Tool]:
             process_id: The id process_start answered.
             timeout_s: The longest to wait; still running then is not an error.
         """
-        if (gated := _gate(ctx, "process_wait")) is not None:
-            return gated
+        if isinstance(background := _background(ctx, "process_wait"), Err):
+            return background
         limit = min(max(timeout_s, 0.0), MAX_TIMEOUT_S)
         try:
-            info = await manager.wait(process_id, owner=_owner(ctx), timeout_s=limit)
+            info = await background.wait(process_id, timeout_s=limit)
         except LookupError:
             return _unknown(process_id)
+        except CapabilityError as exc:
+            return refused(exc)
         if info.status == "running":
             return Ok(f"{process_id} is still running after {limit:g} s.")
         return Ok(f"{process_id} ended: {describe(info)}")
@@ -236,22 +261,22 @@ def process_tools(manager: ProcessManager) -> list[Tool]:
             timeout_s: The longest to wait.
             stream: stdout, stderr or both.
         """
-        if (gated := _gate(ctx, "process_watch")) is not None:
-            return gated
+        if isinstance(background := _background(ctx, "process_watch"), Err):
+            return background
         if not patterns or any(not p for p in patterns):
             return Err(
                 "patterns must be non-empty strings", ErrorCode.INPUT_INVALID, field="patterns"
             )
         limit = min(max(timeout_s, 0.0), MAX_TIMEOUT_S)
-        streams: tuple[Literal["stdout", "stderr"], ...] = (
-            ("stdout", "stderr") if stream == "both" else (stream,)
-        )
+        streams: tuple[LogStream, ...] = STREAMS if stream == "both" else (stream,)
         try:
-            seen = await manager.watch(
-                process_id, owner=_owner(ctx), patterns=patterns, timeout_s=limit, streams=streams
+            seen = await background.watch(
+                process_id, patterns=patterns, timeout_s=limit, streams=streams
             )
         except LookupError:
             return _unknown(process_id)
+        except CapabilityError as exc:
+            return refused(exc)
         except re.error as exc:
             return Err(f"invalid /regex/ pattern: {exc}", ErrorCode.INPUT_INVALID, field="patterns")
         if seen.matched:

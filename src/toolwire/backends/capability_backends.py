@@ -1,0 +1,143 @@
+"""What the resolver builds seams from (`CapabilityBackends`) and for whom (`CapabilityScope`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from toolwire.backends.process_backends import LocalProcessBackend, ProcessBackend
+from toolwire.backends.secrets import SecretsResolver
+from toolwire.context import AbortSignal, ToolContext
+from toolwire.errors import ConfigurationError
+from toolwire.seams import Attachment, KeyValueStore, NetworkPolicy
+
+if TYPE_CHECKING:
+    from toolwire.backends.kv import KeyValueBackend
+    from toolwire.backends.network.fetcher import SafeFetcher
+
+__all__ = ["CapabilityBackends", "CapabilityScope", "FsReach"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FsReach:
+    """A personality's file reach: path prefixes per side (an empty side reaches nothing)."""
+
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CapabilityScope:
+    """Who is calling: what scopes storage ids, reach, aborts and attachments for one call.
+
+    Attributes:
+        session_id: The session (``session:<id>`` storage; the personality fallback).
+        personality_id: The active personality, if any; it owns the background processes.
+        abort_signal: Kills running child processes when it fires.
+        working_dir: Relative declared paths resolve against it (default: the current dir).
+        turn_attachments: This turn's attachments.
+        network_policy: The personality's policy for this call; overrides the backends' one.
+    """
+
+    session_id: str
+    personality_id: str | None = None
+    abort_signal: AbortSignal | None = None
+    working_dir: str | None = None
+    turn_attachments: Sequence[Attachment] = ()
+    network_policy: NetworkPolicy | None = None
+
+    @classmethod
+    def from_context(
+        cls, ctx: ToolContext, turn_attachments: Sequence[Attachment] = ()
+    ) -> CapabilityScope:
+        """The scope of a call made with ``ctx``."""
+        return cls(
+            session_id=ctx.session_id,
+            personality_id=ctx.personality_id,
+            abort_signal=ctx.abort_signal,
+            working_dir=ctx.working_dir,
+            turn_attachments=tuple(turn_attachments),
+            network_policy=ctx.network_policy,
+        )
+
+
+def _paths(name: str, value: Sequence[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigurationError(f"CapabilityBackends({name}=...) takes a list of paths")
+    return tuple(value)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CapabilityBackends:
+    """What the resolver builds seams from; build it once, share it, close it.
+
+    Attributes:
+        kv_store_factory: ``(tool_name, scope_id) -> KeyValueStore``, e.g.
+            ``KeyValueBackend.scoped``.
+        secrets_resolver: Where secret values come from.
+        fs_read: Read prefixes for ``fs_reach(read="from-personality")`` when there is no
+            ``personality_fs_reach``. Relative entries resolve against the call's working dir.
+        fs_write: Write prefixes, likewise.
+        personality_fs_reach: Called once per execution with the personality id; returns its
+            reach. ``None`` or an exception means deny-all (so edits apply without a restart).
+        always_deny: Prefixes refused on top of the sensitive-path floor.
+        fetcher: The shared `SafeFetcher`.
+        network_policy: The default network policy (a call's `CapabilityScope` may override).
+        attachment_cache_dir: Where attachment files live; only files inside it open.
+        inbound_attachments: Attachments every call sees, before the turn's own.
+        processes: Where child processes run, one-shot and background (default: a
+            `LocalProcessBackend` without background processes); ``None`` = no processes.
+            These backends own it: `aclose` closes it, stopping every background process.
+        process_default_timeout_s: Child-process timeout when a spawn names none.
+        process_env_allowlist: Host variables children inherit beyond the safe set.
+        kv_backend: A key-value backend these backends own; `aclose` closes it.
+        kind_backends: Backends of kinds beyond the built-in ones, by kind name (each kind's
+            ``backend`` reads its own).
+    """
+
+    kv_store_factory: Callable[[str, str], KeyValueStore] | None = None
+    secrets_resolver: SecretsResolver | None = None
+    fs_read: Sequence[str] = ()
+    fs_write: Sequence[str] = ()
+    personality_fs_reach: Callable[[str | None], FsReach | None] | None = None
+    always_deny: Sequence[str] | None = None
+    fetcher: SafeFetcher | None = None
+    network_policy: NetworkPolicy | None = None
+    attachment_cache_dir: str | None = None
+    inbound_attachments: Sequence[Attachment] = ()
+    processes: ProcessBackend | None = field(default_factory=LocalProcessBackend)
+    process_default_timeout_s: float = 120.0
+    process_env_allowlist: Sequence[str] = ()
+    kv_backend: KeyValueBackend | None = field(default=None, repr=False)
+    kind_backends: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("fs_read", "fs_write", "always_deny", "process_env_allowlist"):
+            object.__setattr__(self, name, _paths(name, getattr(self, name)))
+        object.__setattr__(self, "inbound_attachments", tuple(self.inbound_attachments))
+        if not self.process_default_timeout_s > 0:
+            raise ConfigurationError("process_default_timeout_s must be a positive number")
+        if self.processes is not None and not isinstance(self.processes, ProcessBackend):
+            raise ConfigurationError(
+                f"CapabilityBackends(processes=...) takes a ProcessBackend, got {self.processes!r}"
+            )
+
+    async def aclose(self) -> None:
+        """Close what these backends own: the process backend (every background process is
+        stopped), the key-value backend and the fetcher. Closing twice is harmless."""
+        if self.processes is not None:
+            await self.processes.aclose()
+        if self.kv_backend is not None:
+            await self.kv_backend.aclose()
+        closer = getattr(self.fetcher, "aclose", None)
+        if closer is not None:
+            await closer()
+
+    async def __aenter__(self) -> CapabilityBackends:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()

@@ -1,0 +1,221 @@
+"""`ProcessBackend`: where the process seam's children run; `LocalProcessBackend`: this machine.
+
+The process seam (`LocalScopedProcess`) does the policy: the declared binaries, the scrubbed
+environment, the default working directory and timeout, the owner of background processes.
+The backend does the running, for every child of every tool:
+
+- `run`: one child to completion (what ``spawn`` and the terminal use);
+- `start` and the owner-keyed operations: background processes that outlive a call.
+
+So anything that wraps a backend (a sandbox, an audit log, a policy that refuses some
+commands) sees every child, one-shot and background alike. A backend has a lifecycle: the
+`CapabilityBackends` holding it close it, which stops every background process.
+"""
+
+from __future__ import annotations
+
+import builtins
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+
+from toolwire.backends.background import ProcessManager
+from toolwire.backends.processes import DEFAULT_MAX_OUTPUT_BYTES, run_process
+from toolwire.context import AbortSignal
+from toolwire.errors import CapabilityError
+from toolwire.seams import BackgroundProcess, LogStream, ProcessResult, WatchResult
+
+__all__ = ["LocalProcessBackend", "ProcessBackend"]
+
+_NO_BACKGROUND = (
+    "BACKGROUND_NOT_SUPPORTED: this process backend runs no background processes; give "
+    "CapabilityBackends processes=LocalProcessBackend(ProcessManager('<log dir>')), as "
+    "create_backends() does"
+)
+
+
+class ProcessBackend(ABC):
+    """Runs the children the process seam has already checked; see the module docstring.
+
+    Subclasses implement `run`; one with background processes also sets
+    `supports_background` and implements `start` and the owner-keyed operations (the base
+    ones refuse). Every operation on background processes takes the ``owner`` (a personality
+    id): a process is visible only to the owner that started it (`LookupError` otherwise).
+    """
+
+    @abstractmethod
+    async def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None,
+        env: Mapping[str, str],
+        timeout: float | None,
+        abort_signal: AbortSignal | None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ) -> ProcessResult:
+        """Run ``argv`` to completion (no shell); ``env`` is the child's whole environment.
+
+        Raises:
+            AbortedError: the signal had fired before the child started.
+            OSError: the child could not be started.
+        """
+
+    @property
+    def supports_background(self) -> bool:
+        """Whether `start` and the other background operations work."""
+        return False
+
+    async def start(
+        self, command: str, *, owner: str, cwd: str, env: Mapping[str, str], name: str | None
+    ) -> BackgroundProcess:
+        """Start ``bash -c command`` in the background; ``env`` is its whole environment.
+
+        Raises:
+            CapabilityError: the owner is at its cap, the backend is closed, or it has no
+                background support.
+            OSError: the process could not be started.
+        """
+        raise CapabilityError(_NO_BACKGROUND)
+
+    async def list_processes(self, *, owner: str) -> builtins.list[BackgroundProcess]:
+        """The owner's processes, oldest first."""
+        raise CapabilityError(_NO_BACKGROUND)
+
+    async def get(self, process_id: str, *, owner: str) -> BackgroundProcess:
+        """One process's snapshot. Raises LookupError for an id the owner does not have."""
+        raise CapabilityError(_NO_BACKGROUND)
+
+    async def read_tail(
+        self, process_id: str, *, owner: str, stream: LogStream, lines: int
+    ) -> builtins.list[str]:
+        """The last ``lines`` lines of one stream's log."""
+        raise CapabilityError(_NO_BACKGROUND)
+
+    async def wait(self, process_id: str, *, owner: str, timeout_s: float) -> BackgroundProcess:
+        """Wait up to ``timeout_s`` for the process to end; its snapshot either way."""
+        raise CapabilityError(_NO_BACKGROUND)
+
+    async def watch(
+        self,
+        process_id: str,
+        *,
+        owner: str,
+        patterns: Sequence[str],
+        timeout_s: float,
+        streams: Sequence[LogStream],
+    ) -> WatchResult:
+        """Wait for a log line matching one of ``patterns``."""
+        raise CapabilityError(_NO_BACKGROUND)
+
+    async def stop(self, process_id: str, *, owner: str) -> BackgroundProcess:
+        """Stop the process's whole group; its final snapshot."""
+        raise CapabilityError(_NO_BACKGROUND)
+
+    async def aclose(self) -> None:  # noqa: B027 - a backend with nothing to close keeps this
+        """Release what the backend holds (stop every background process); idempotent."""
+
+    async def __aenter__(self) -> ProcessBackend:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+
+class LocalProcessBackend(ProcessBackend):
+    """Children on this machine: `run_process` for one-shot runs, a `ProcessManager` for
+    background processes.
+
+    Args:
+        manager: Runs the background processes (logs in its ``base_dir``); the backend owns it
+            and closes it. Without one, background processes are not supported.
+    """
+
+    def __init__(self, manager: ProcessManager | None = None) -> None:
+        self._manager = manager
+
+    @property
+    def manager(self) -> ProcessManager | None:
+        """The background process manager, if any."""
+        return self._manager
+
+    @property
+    def supports_background(self) -> bool:
+        """True when the backend has a `ProcessManager`."""
+        return self._manager is not None
+
+    def _background(self) -> ProcessManager:
+        if self._manager is None:
+            raise CapabilityError(_NO_BACKGROUND)
+        return self._manager
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None,
+        env: Mapping[str, str],
+        timeout: float | None,
+        abort_signal: AbortSignal | None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ) -> ProcessResult:
+        """`run_process` with these arguments."""
+        return await run_process(
+            argv,
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            abort_signal=abort_signal,
+            max_output_bytes=max_output_bytes,
+        )
+
+    async def start(
+        self, command: str, *, owner: str, cwd: str, env: Mapping[str, str], name: str | None
+    ) -> BackgroundProcess:
+        """`ProcessManager.start` (``env`` is already scrubbed, so it passes through as is)."""
+        return await self._background().start(command, owner=owner, cwd=cwd, env=env, name=name)
+
+    async def list_processes(self, *, owner: str) -> builtins.list[BackgroundProcess]:
+        """`ProcessManager.list_processes`."""
+        return self._background().list_processes(owner=owner)
+
+    async def get(self, process_id: str, *, owner: str) -> BackgroundProcess:
+        """`ProcessManager.get`."""
+        return self._background().get(process_id, owner=owner)
+
+    async def read_tail(
+        self, process_id: str, *, owner: str, stream: LogStream, lines: int
+    ) -> builtins.list[str]:
+        """`ProcessManager.read_tail`."""
+        return await self._background().read_tail(
+            process_id, owner=owner, stream=stream, lines=lines
+        )
+
+    async def wait(self, process_id: str, *, owner: str, timeout_s: float) -> BackgroundProcess:
+        """`ProcessManager.wait`."""
+        return await self._background().wait(process_id, owner=owner, timeout_s=timeout_s)
+
+    async def watch(
+        self,
+        process_id: str,
+        *,
+        owner: str,
+        patterns: Sequence[str],
+        timeout_s: float,
+        streams: Sequence[LogStream],
+    ) -> WatchResult:
+        """`ProcessManager.watch`."""
+        return await self._background().watch(
+            process_id, owner=owner, patterns=patterns, timeout_s=timeout_s, streams=streams
+        )
+
+    async def stop(self, process_id: str, *, owner: str) -> BackgroundProcess:
+        """`ProcessManager.stop`."""
+        return await self._background().stop(process_id, owner=owner)
+
+    async def aclose(self) -> None:
+        """Close the manager: every background process group is stopped; idempotent."""
+        if self._manager is not None:
+            await self._manager.aclose()
+
+    def __repr__(self) -> str:
+        return f"LocalProcessBackend(manager={self._manager!r})"

@@ -1,0 +1,83 @@
+"""Capabilities: what a tool declares it needs from the world, kind by kind.
+
+A tool declares what it needs; the registry resolves only that, scoped, into the seams of its
+`ToolContext`. An empty declaration (``ToolCapabilities()``) means "no side effects" and needs
+no backends.
+
+```python
+from toolwire.capabilities import network, storage, ToolCapabilities
+
+caps = ToolCapabilities.of(network(["api.github.com", "*.githubusercontent.com"]),
+                           storage("session", ttl_seconds_default=1800))
+```
+
+Each kind is one module of `toolwire.capabilities.kinds` (declaration, factory, seam protocol,
+`CapabilityKind` record) and one row of `KINDS`, the table the resolver loops over. A tool
+reads any kind's seam with ``ctx.seam(KIND)``; the six kinds of spec 01 also fill a typed field
+(``ctx.kv_store``, ``ctx.scoped_fs``, ...). See ``docs/capabilities.md``.
+
+Host patterns: an exact host, ``*.example.com`` (subdomains only, **not** ``example.com``
+itself), or ``*`` ("whatever the personality's network policy allows").
+"""
+
+from __future__ import annotations
+
+from toolwire.capabilities.declarations import ToolCapabilities
+from toolwire.capabilities.kind import (
+    SEAM_FIELDS,
+    Capability,
+    CapabilityKind,
+    Resolution,
+    kind_name,
+)
+from toolwire.capabilities.kinds import (
+    ATTACHMENTS,
+    FS_REACH,
+    KINDS,
+    NETWORK,
+    PROCESS,
+    SECRETS,
+    STORAGE,
+)
+from toolwire.capabilities.kinds.attachments import AttachmentsCapability, attachments
+from toolwire.capabilities.kinds.fs_reach import (
+    FROM_PERSONALITY,
+    FsReachCapability,
+    PathReach,
+    fs_reach,
+)
+from toolwire.capabilities.kinds.network import NetworkCapability, network
+from toolwire.capabilities.kinds.process import ProcessCapability, process
+from toolwire.capabilities.kinds.secrets import SecretsCapability, secrets
+from toolwire.capabilities.kinds.storage import StorageCapability, StorageScope, storage
+
+__all__ = [
+    "ATTACHMENTS",
+    "FROM_PERSONALITY",
+    "FS_REACH",
+    "KINDS",
+    "NETWORK",
+    "PROCESS",
+    "SEAM_FIELDS",
+    "SECRETS",
+    "STORAGE",
+    "AttachmentsCapability",
+    "Capability",
+    "CapabilityKind",
+    "FsReachCapability",
+    "NetworkCapability",
+    "PathReach",
+    "ProcessCapability",
+    "Resolution",
+    "SecretsCapability",
+    "StorageCapability",
+    "StorageScope",
+    "ToolCapabilities",
+    "attachments",
+    "fs_reach",
+    "kind_name",
+    "network",
+    "process",
+    "secrets",
+    "storage",
+]

@@ -1,0 +1,32 @@
+"""The built-in capability kinds, one module each, and `KINDS`: the table the resolver loops over.
+
+To add a kind: write ``kinds/<name>.py`` (its `Capability` declaration and factory, its seam
+protocol and value types, and its `CapabilityKind` record), then add the record to `KINDS`.
+A kind that is not in spec 01 leaves ``context_field`` unset: its seam reaches the tool as
+``ctx.seam(KIND)`` with no change to `ToolContext`. Its backend, if it needs one, goes in
+``CapabilityBackends.kind_backends[<name>]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire.capabilities.kind import CapabilityKind
+from toolwire.capabilities.kinds.attachments import ATTACHMENTS
+from toolwire.capabilities.kinds.fs_reach import FS_REACH
+from toolwire.capabilities.kinds.network import NETWORK
+from toolwire.capabilities.kinds.process import PROCESS
+from toolwire.capabilities.kinds.secrets import SECRETS
+from toolwire.capabilities.kinds.storage import STORAGE
+
+__all__ = ["ATTACHMENTS", "FS_REACH", "KINDS", "NETWORK", "PROCESS", "SECRETS", "STORAGE"]
+
+KINDS: tuple[CapabilityKind[Any, Any], ...] = (
+    NETWORK,
+    SECRETS,
+    STORAGE,
+    FS_REACH,
+    PROCESS,
+    ATTACHMENTS,
+)
+"""The built-in kinds, in resolution order (also the order `ToolCapabilities.declared` uses)."""

@@ -1,0 +1,69 @@
+"""The capability seams a tool sees on its `ToolContext`: interfaces and the values they carry.
+
+The registry resolves only what a tool declared (see `toolwire.capabilities`) and hands the tool
+these scoped objects; implementations live in `toolwire.backends`. A tool never imports
+``os``, ``subprocess`` or an HTTP client to reach the world: it goes through these.
+
+One module per kind, named like the kind (``toolwire.seams.process`` is the seam of
+``toolwire.capabilities.kinds.process``, which re-exports it). The seams sit below the
+implementations, which build their values, and the kinds sit above them, since a kind's
+``resolve`` builds an implementation: so nothing imports in a circle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolwire.seams.attachments import (
+    Attachment,
+    AttachmentKind,
+    OpenedAttachment,
+    ScopedAttachments,
+)
+from toolwire.seams.fs_reach import DirEntry, ScopedFs
+from toolwire.seams.network import FetchResponse, NetworkPolicy, ScopedFetch
+from toolwire.seams.process import (
+    DEFAULT_OWNER,
+    STREAMS,
+    BackgroundProcess,
+    BackgroundProcesses,
+    LogStream,
+    ProcessResult,
+    ProcessStatus,
+    ScopedProcess,
+    WatchResult,
+)
+from toolwire.seams.secrets import ScopedSecrets
+from toolwire.seams.storage import KeyValueStore
+
+__all__ = [
+    "DEFAULT_OWNER",
+    "STREAMS",
+    "Attachment",
+    "AttachmentKind",
+    "BackgroundProcess",
+    "BackgroundProcesses",
+    "DirEntry",
+    "FetchResponse",
+    "KeyValueStore",
+    "LogStream",
+    "NetworkPolicy",
+    "OpenedAttachment",
+    "ProcessResult",
+    "ProcessStatus",
+    "ReadRecord",
+    "ScopedAttachments",
+    "ScopedFetch",
+    "ScopedFs",
+    "ScopedProcess",
+    "ScopedSecrets",
+    "WatchResult",
+]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ReadRecord:
+    """What `read_file` remembers about a file, for STALE_WRITE checks."""
+
+    mtime: float
+    read_at_turn: int
