@@ -15,7 +15,7 @@ from toolwire.capabilities import ToolCapabilities
 from toolwire.context import AbortSignal, Audience, ProgressEvent, ToolContext
 from toolwire.decorator import tool
 from toolwire.execution.gates import FilterOptions
-from toolwire.hooks import (
+from toolwire.execution.hooks import (
     AfterCall,
     BeforeCall,
     BeforeDecision,
