@@ -132,9 +132,7 @@ async def open_registry(
         stack.push_async_callback(registry.aclose)
         wired = Wired(config=config, registry=registry, backends=backends)
         for server in config.mcp_servers:
-            provider = McpProvider(server)
-            stack.push_async_callback(provider.aclose)
-            await provider.start()
+            provider = await stack.enter_async_context(McpProvider(server).running())
             bridge_into(registry, provider)
             wired.mcp_providers.append(provider)
         await _wait_all(wired.mcp_providers, connect_timeout_s)

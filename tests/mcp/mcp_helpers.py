@@ -7,13 +7,49 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import anyio
+
+from toolwire.mcp import McpServerConfig
 
 SERVERS = Path(__file__).parent / "servers"
 REGISTRY_SERVER = SERVERS / "registry_server.py"
 SDK_SERVER = SERVERS / "sdk_server.py"
 START_TIMEOUT_S = 20.0
+WAIT_S = 15.0
+"""How long a test waits for a connection, a call or an event before failing."""
+
+
+def stdio_config(name: str, script: Path, markers: Path, **options: object) -> McpServerConfig:
+    """``script`` over stdio, writing its abort markers to ``markers``."""
+    return McpServerConfig(
+        name=name,
+        command=sys.executable,
+        args=(str(script), "stdio"),
+        env={"TOOLWIRE_TEST_MARKERS": str(markers)},
+        connect_timeout_s=WAIT_S,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def never_starts(name: str = "missing", connect_timeout_s: float = 2.0) -> McpServerConfig:
+    """A stdio server whose process exits at once, so it never connects."""
+    return McpServerConfig(
+        name=name,
+        command=sys.executable,
+        args=("-c", "raise SystemExit(1)"),
+        connect_timeout_s=connect_timeout_s,
+    )
+
+
+async def wait_until(predicate: Callable[[], object], what: str) -> None:
+    """Poll ``predicate`` until it is true; fail after `WAIT_S` naming ``what``."""
+    with anyio.fail_after(WAIT_S):
+        while not predicate():
+            await anyio.sleep(0.02)
 
 
 @dataclass

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import socket
-import sys
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp_helpers import REGISTRY_SERVER, SDK_SERVER, HttpServer, start_http_server, stop
+from mcp_helpers import (
+    REGISTRY_SERVER,
+    SDK_SERVER,
+    WAIT_S,
+    HttpServer,
+    never_starts,
+    start_http_server,
+    stdio_config,
+    stop,
+    wait_until,
+)
 
 from toolwire import Err, Ok, ToolContext, ToolRegistry
 from toolwire.context import AbortSignal, ProgressEvent
@@ -20,19 +29,6 @@ from toolwire.mcp.conversion import STRUCTURED_HEADER
 from toolwire.results import ErrorCode
 
 pytestmark = pytest.mark.anyio
-
-WAIT_S = 15.0
-
-
-def stdio_config(name: str, script: Path, markers: Path, **options: object) -> McpServerConfig:
-    return McpServerConfig(
-        name=name,
-        command=sys.executable,
-        args=(str(script), "stdio"),
-        env={"TOOLWIRE_TEST_MARKERS": str(markers)},
-        connect_timeout_s=WAIT_S,
-        **options,  # type: ignore[arg-type]
-    )
 
 
 @pytest.fixture(scope="module")
@@ -76,12 +72,6 @@ def tool(provider: McpProvider, bare: str):  # type: ignore[no-untyped-def]
 async def call(provider: McpProvider, bare: str, args: dict[str, object], **changes: object):  # type: ignore[no-untyped-def]
     with anyio.fail_after(WAIT_S):
         return await tool(provider, bare).execute(args, ctx(**changes))
-
-
-async def wait_until(predicate, what: str) -> None:  # type: ignore[no-untyped-def]
-    with anyio.fail_after(WAIT_S):
-        while not predicate():
-            await anyio.sleep(0.02)
 
 
 # -- what the tools look like -------------------------------------------------------------
@@ -253,14 +243,34 @@ async def test_a_disconnected_server_answers_not_available(markers: Path) -> Non
 
 
 async def test_a_server_that_never_starts_fails_the_connect_with_the_reason() -> None:
-    config = McpServerConfig(
-        name="missing",
-        command=sys.executable,
-        args=("-c", "raise SystemExit(1)"),
-        connect_timeout_s=2.0,
-    )
-    with pytest.raises(ProviderError, match="did not connect within 2 s"):
-        async with McpProvider(config):
+    with pytest.raises(ProviderError, match="did not connect within 2 s: MCPError: "):
+        async with McpProvider(never_starts()):
+            pass
+
+
+async def test_running_starts_without_waiting_and_the_tools_appear_once_connected(
+    markers: Path,
+) -> None:
+    async with McpProvider(stdio_config("eager", SDK_SERVER, markers)).running() as provider:
+        assert not provider.connected
+        assert provider.tools == []
+        await provider.wait_connected(WAIT_S)
+        assert isinstance(await call(provider, "add", {"a": 2, "b": 2}), Ok)
+    assert not provider.connected
+
+
+async def test_an_error_in_the_block_is_not_wrapped_in_an_exception_group() -> None:
+    with pytest.raises(LookupError, match="as itself"):
+        async with McpProvider(never_starts("plain")).running():
+            raise LookupError("as itself")
+
+
+async def test_a_provider_runs_once() -> None:
+    provider = McpProvider(never_starts("single"))
+    async with provider.running():
+        pass
+    with pytest.raises(ProviderError, match="already ran; create a new one"):
+        async with provider:
             pass
 
 

@@ -1,5 +1,8 @@
 """MCP both ways: `McpProvider` brings an MCP server's tools in, `serve_registry` serves ours.
 
+`McpConnection` is the supervised connection under `McpProvider` (reconnects, keep-alive,
+``list_changed``), usable on its own for the raw MCP listing and client.
+
 Names load on first use, so reading a config file (which needs only `McpServerConfig`) does
 not import the MCP SDK. See ``docs/mcp.md``.
 """
@@ -12,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolwire.mcp.bridge import bridge_into
     from toolwire.mcp.client import McpProvider
+    from toolwire.mcp.connection import McpConnection
     from toolwire.mcp.conversion import result_from_mcp, rewrite_definitions
     from toolwire.mcp.server import (
         DEFAULT_HTTP_HOST,
@@ -26,6 +30,7 @@ _WHERE = {
     "DEFAULT_HTTP_HOST": "server",
     "DEFAULT_HTTP_PORT": "server",
     "DEFAULT_MCP_RESULT_LIMIT_CHARS": "settings",
+    "McpConnection": "connection",
     "McpProvider": "client",
     "McpServerConfig": "settings",
     "ServeOptions": "server",
@@ -43,6 +48,7 @@ __all__ = [
     "DEFAULT_HTTP_HOST",
     "DEFAULT_HTTP_PORT",
     "DEFAULT_MCP_RESULT_LIMIT_CHARS",
+    "McpConnection",
     "McpProvider",
     "McpServerConfig",
     "ServeOptions",

@@ -6,18 +6,16 @@ from toolwire.mcp import McpProvider, McpServerConfig
 files = McpServerConfig(
     name="files", command="npx", args=("@modelcontextprotocol/server-filesystem", ".")
 )
-async with McpProvider(files) as provider:
+async with McpProvider(files) as provider:       # connects, lists the tools
     registry.register_all(provider.tools)        # or: bridge_into(registry, provider)
 ```
 
 Each remote tool becomes ``mcp__<server>__<tool>``: toolset ``mcp``, ``output_is_untrusted``,
 ``max_result_chars`` = the server's result cap (50,000 by default), timeout = the server's call
-timeout, available only while connected. A supervisor task keeps the connection: it reconnects
-with backoff when the link drops (a stdio server exiting is noticed at once; a silent HTTP server
-by the keepalive ping), and re-lists the tools when the server says they changed
-(``notifications/tools/list_changed`` on handshake-era connections, a ``subscriptions/listen``
-stream on 2026-07-28 ones). The abort signal and the timeout cancel the call, which the SDK
-forwards to the server as ``notifications/cancelled``.
+timeout, available only while connected. Keeping the connection (reconnecting with back-off,
+the keep-alive, re-listing when the tools change) is `toolwire.mcp.connection.McpConnection`'s
+job; this module turns its listings into tools and makes the calls. The abort signal and the
+timeout cancel a call, which the SDK forwards to the server as ``notifications/cancelled``.
 
 A call is never retried: one that was in flight when the link dropped may have run, so it is
 answered ``execution_failed`` saying so, rather than run twice.
@@ -26,22 +24,17 @@ answered ``execution_failed`` saying so, rather than run twice.
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any
 
 import anyio
-import anyio.abc
 import mcp_types as mt
-from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from toolwire import __version__
 from toolwire.context import ProgressEvent, ToolContext
-from toolwire.errors import ProviderError
+from toolwire.mcp.connection import McpConnection, describe_error
 from toolwire.mcp.conversion import (
     annotations_from_mcp,
     error_from_mcp,
@@ -51,59 +44,49 @@ from toolwire.mcp.conversion import (
     rewrite_definitions,
 )
 from toolwire.mcp.settings import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpServerConfig
-from toolwire.mcp.transports import open_transport
 from toolwire.providers.base import ProviderContext
 from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.tools import Tool
 
-__all__ = ["DEFAULT_MCP_RESULT_LIMIT_CHARS", "McpProvider", "McpServerConfig"]
+__all__ = ["DEFAULT_MCP_RESULT_LIMIT_CHARS", "McpProvider", "McpServerConfig", "ToolsListener"]
 
 logger = logging.getLogger("toolwire.mcp")
 
-_MAX_PAGES = 100
-_BACKOFF_START_S = 0.25
-_BACKOFF_MAX_S = 5.0
-
-
-@dataclass(slots=True)
-class _Link:
-    """One live connection: the client and the event that says it is gone."""
-
-    client: Client
-    lost: anyio.Event = field(default_factory=anyio.Event)
-    refresh_wanted: anyio.Event = field(default_factory=anyio.Event)
-
-
 ToolsListener = Callable[[Sequence[Tool]], None]
-_Tools = list[Tool]
-_RemoteTools = list[mt.Tool]
+"""Receives a provider's new tool list whenever it changes."""
+_Tools = list[Tool]  # the method `list` shadows the builtin inside the class
 
 
 class McpProvider:
-    """A `ToolProvider` over one MCP server; use it as ``async with`` (or `start`/`aclose`).
+    """A `ToolProvider` over one MCP server; run it with ``async with`` or `running`.
+
+    ``async with provider`` starts the connection and waits for it (raising `ProviderError`
+    when it does not come within ``connect_timeout_s``); ``async with provider.running()``
+    starts it without waiting (its tools appear once it connects). Either way the connection
+    is stopped, and its tasks ended, when the block is left. A provider runs once.
 
     Args:
         config: The server.
         listen: Called with the new tool list whenever it changes (after a reconnect or a
             ``list_changed``); use `bridge_into` to keep a registry in step.
+
+    Attributes:
+        config: The server.
+        connection: The supervised connection the tools are called over.
     """
 
     def __init__(self, config: McpServerConfig, *, listen: ToolsListener | None = None) -> None:
         self.config = config
+        self.connection = McpConnection(config, on_tools=self._publish)
         self._listeners: list[ToolsListener] = [listen] if listen is not None else []
         self._tools: tuple[Tool, ...] = ()
-        self._link: _Link | None = None
-        self._connected = anyio.Event()
-        self._task_group: anyio.abc.TaskGroup | None = None
-        self._last_error: BaseException | None = None
-        self._closed = False
 
     # -- ToolProvider -------------------------------------------------------------------------
 
     @property
     def id(self) -> str:
         """``mcp:<server>``."""
-        return f"mcp:{self.config.name}"
+        return self.connection.id
 
     def list(self, ctx: ProviderContext) -> list[Tool]:
         """The server's tools as last listed (a new list; empty before the first connection)."""
@@ -117,7 +100,7 @@ class McpProvider:
     @property
     def connected(self) -> bool:
         """Whether a connection is up right now."""
-        return self._link is not None and not self._link.lost.is_set()
+        return self.connection.connected
 
     def on_tools_changed(self, listener: ToolsListener) -> Callable[[], None]:
         """Call ``listener`` with the new list whenever the tools change; returns a remover."""
@@ -131,52 +114,27 @@ class McpProvider:
 
     # -- lifecycle ----------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Start the connection supervisor in the background (returns at once)."""
-        if self._task_group is not None:
-            return
-        if self._closed:
-            raise ProviderError(
-                "this McpProvider was closed; create a new one", provider_id=self.id
-            )
-        group = anyio.create_task_group()
-        await group.__aenter__()
-        self._task_group = group
-        group.start_soon(self._supervise)
-
     async def wait_connected(self, timeout_s: float | None = None) -> None:
         """Wait for a connection (``timeout_s`` defaults to the config's connect timeout).
 
         Raises:
-            ProviderError: no connection within the timeout; the message has the last error.
+            ProviderError: No connection within the timeout; the message has the last error.
         """
-        limit = self.config.connect_timeout_s if timeout_s is None else timeout_s
-        with anyio.move_on_after(limit):
-            await self._connected.wait()
-            return
-        last = self._last_error
-        detail = f": {type(last).__name__}: {_describe(last)}" if last is not None else ""
-        raise ProviderError(
-            f"MCP server {self.config.name!r} did not connect within {limit:g} s{detail}",
-            provider_id=self.id,
-        )
+        await self.connection.wait_connected(timeout_s)
 
-    async def aclose(self) -> None:
-        """Disconnect and stop the supervisor; idempotent."""
-        self._closed = True
-        group, self._task_group = self._task_group, None
-        if group is not None:
-            group.cancel_scope.cancel()
-            await group.__aexit__(None, None, None)
-        self._link = None
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[McpProvider]:
+        """Keep the server connected for the block, without waiting for the first connection.
+
+        Raises:
+            ProviderError: This provider already ran (create a new one).
+        """
+        async with self.connection.running():
+            yield self
 
     async def __aenter__(self) -> McpProvider:
-        await self.start()
-        try:
-            await self.wait_connected()
-        except BaseException:
-            await self.aclose()
-            raise
+        """Start the connection and wait for it (see `wait_connected`)."""
+        await self.connection.__aenter__()
         return self
 
     async def __aexit__(
@@ -184,132 +142,14 @@ class McpProvider:
         exc_type: type[BaseException] | None,
         exc_val: BaseException | None,
         exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+    ) -> bool | None:
+        """Disconnect; returns once the connection's tasks have ended."""
+        return await self.connection.__aexit__(exc_type, exc_val, exc_tb)
 
-    # -- the supervisor -----------------------------------------------------------------------
+    # -- tools --------------------------------------------------------------------------------
 
-    async def _supervise(self) -> None:
-        backoff = _BACKOFF_START_S
-        while True:
-            try:
-                await self._connect_once()
-                backoff = _BACKOFF_START_S
-            except Exception as exc:
-                self._last_error = exc
-                logger.warning(
-                    "MCP server %r: connection failed: %s", self.config.name, _describe(exc)
-                )
-            finally:
-                self._link = None
-                if self._connected.is_set():
-                    self._connected = anyio.Event()
-            await anyio.sleep(backoff)
-            backoff = min(backoff * 2, _BACKOFF_MAX_S)
-
-    async def _connect_once(self) -> None:
-        ended = anyio.Event()
-        link: _Link | None = None
-
-        async def on_message(message: Any) -> None:
-            if isinstance(message, mt.ToolListChangedNotification) and link is not None:
-                link.refresh_wanted.set()
-            elif isinstance(message, Exception) and link is not None:
-                logger.debug("MCP server %r: transport error %r", self.config.name, message)
-
-        client = Client(
-            open_transport(self.config, ended),
-            mode=self.config.protocol,
-            read_timeout_seconds=self.config.timeout_s,
-            message_handler=on_message,
-            client_info=mt.Implementation(name="toolwire", version=__version__),
-            cache=None,
-        )
-        # The deadline covers connecting, subscribing and the first listing, then is lifted.
-        deadline = anyio.current_time() + self.config.connect_timeout_s
-        with anyio.CancelScope(deadline=deadline) as scope:
-            async with client, anyio.create_task_group() as group:
-                link = _Link(client=client)
-                group.start_soon(_forward_event, ended, link.lost)
-                capability = client.server_capabilities.tools
-                if capability is not None and capability.list_changed:
-                    # Subscribed before the first listing, so no change can fall in between.
-                    await group.start(self._listen_loop, link)
-                await self._refresh(link)
-                scope.deadline = math.inf
-                group.start_soon(self._refresh_loop, link)
-                if self.config.ping_interval_s is not None:
-                    group.start_soon(self._keepalive_loop, link, self.config.ping_interval_s)
-                self._link = link
-                self._last_error = None
-                self._connected.set()
-                logger.info(
-                    "MCP server %r connected (%d tools)", self.config.name, len(self._tools)
-                )
-                await link.lost.wait()
-                group.cancel_scope.cancel()
-            if not self._closed:
-                logger.warning("MCP server %r: connection lost; reconnecting", self.config.name)
-        if scope.cancelled_caught:
-            raise TimeoutError(f"connecting took longer than {self.config.connect_timeout_s:g} s")
-
-    async def _refresh_loop(self, link: _Link) -> None:
-        while True:
-            await link.refresh_wanted.wait()
-            link.refresh_wanted = anyio.Event()
-            try:
-                await self._refresh(link)
-            except Exception as exc:
-                logger.warning("MCP server %r: re-listing tools failed: %s", self.config.name, exc)
-                link.lost.set()
-
-    async def _keepalive_loop(self, link: _Link, interval: float) -> None:
-        """Notice a silent server: ``ping`` on handshake-era links, a re-listing on 2026-07-28
-        ones (which dropped ``ping``), answered within 5 s or the link counts as lost."""
-        modern = link.client.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
-        while True:
-            await anyio.sleep(interval)
-            try:
-                with anyio.fail_after(min(5.0, interval)):
-                    if modern:
-                        await self._refresh(link)
-                    else:
-                        await link.client.send_ping()
-            except Exception:
-                link.lost.set()
-                return
-
-    async def _listen_loop(
-        self, link: _Link, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
-    ) -> None:
-        from mcp.client.subscriptions import ListenNotSupportedError
-
-        try:
-            async with link.client.listen(tools_list_changed=True) as subscription:
-                task_status.started()
-                async for _event in subscription:
-                    link.refresh_wanted.set()
-        except ListenNotSupportedError:
-            # handshake era: list_changed arrives as a notification instead
-            task_status.started()
-        except Exception as exc:
-            logger.debug("MCP server %r: listen stream ended: %r", self.config.name, exc)
-            link.lost.set()
-            raise
-
-    async def _refresh(self, link: _Link) -> None:
-        """List the server's tools (every page) and publish them when they changed."""
-        remote: _RemoteTools = []
-        cursor: str | None = None
-        for _ in range(_MAX_PAGES):
-            page = await link.client.list_tools(cursor=cursor, cache_mode="refresh")
-            remote.extend(page.tools)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+    def _publish(self, remote: Sequence[mt.Tool]) -> None:
         tools = self._convert(remote)
-        if [_fingerprint(t) for t in tools] == [_fingerprint(t) for t in self._tools]:
-            return
         self._tools = tuple(tools)
         for listener in tuple(self._listeners):
             try:
@@ -317,7 +157,7 @@ class McpProvider:
             except Exception:
                 logger.exception("MCP server %r: a tools listener failed", self.config.name)
 
-    def _convert(self, remote: _RemoteTools) -> _Tools:
+    def _convert(self, remote: Sequence[mt.Tool]) -> _Tools:
         tools: _Tools = []
         for name, spec in local_names(self.config.name, remote, self.config.tools):
             try:
@@ -353,9 +193,9 @@ class McpProvider:
 
     async def call(self, remote_name: str, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Call ``remote_name`` on the server; failures are results, never exceptions."""
-        link = self._link
+        link = self.connection.link
         server = self.config.name
-        if link is None or link.lost.is_set():
+        if link is None:
             return Err(
                 f"MCP server '{server}' is not connected",
                 ErrorCode.NOT_AVAILABLE,
@@ -384,13 +224,13 @@ class McpProvider:
                 )
             except MCPError as exc:
                 if exc.code == mt.CONNECTION_CLOSED:
-                    link.lost.set()
+                    link.drop()
                 return error_from_mcp(server, exc.code, exc.message, self.config.timeout_s)
             except Exception as exc:  # the transport broke under the call
-                link.lost.set()
+                link.drop()
                 return Err(
                     f"MCP server '{server}': the connection failed during the call "
-                    f"({_describe(exc)}); it may or may not have run",
+                    f"({describe_error(exc)}); it may or may not have run",
                     ErrorCode.EXECUTION_FAILED,
                     cause="mcp_connection_lost",
                 )
@@ -401,20 +241,3 @@ class McpProvider:
                 f"aborted: {ctx.abort_signal.reason}", ErrorCode.EXECUTION_FAILED, cause="aborted"
             )
         return result_from_mcp(result)
-
-
-async def _forward_event(source: anyio.Event, target: anyio.Event) -> None:
-    await source.wait()
-    target.set()
-
-
-def _fingerprint(tool: Tool) -> tuple[Any, ...]:
-    import json
-
-    return (tool.name, tool.description, json.dumps(tool.schema, sort_keys=True, default=str))
-
-
-def _describe(exc: BaseException | None) -> str:
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return str(exc) or type(exc).__name__

@@ -84,6 +84,12 @@ async def grow(ctx: Context) -> str:
 
 
 @server.tool()
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool()
 def crash() -> str:
     """Exit the process."""
     os._exit(3)

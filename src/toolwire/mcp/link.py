@@ -1,0 +1,187 @@
+"""`Link`: one live connection to an MCP server; `hold_link` opens one and keeps it fresh.
+
+`hold_link` connects the SDK client, subscribes to tool changes, lists the tools, reports the
+link as up, and then holds it until it is lost, running three loops meanwhile:
+
+- **re-listing** whenever the server says its tools changed (``notifications/tools/list_changed``
+  on handshake-era links, a ``subscriptions/listen`` event on 2026-07-28 ones);
+- the **keep-alive**, which notices a silent server: ``ping`` on handshake-era links, a
+  re-listing on 2026-07-28 ones (which dropped ``ping``), answered within 5 s or the link is lost;
+- the **listen stream** itself (2026-07-28), subscribed *before* the first listing so no change
+  can fall in between.
+
+Reconnecting is not done here: `toolwire.mcp.connection.McpConnection` calls `hold_link` again.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import anyio.abc
+import mcp_types as mt
+from mcp.client.client import Client
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from toolwire import __version__
+from toolwire.mcp.settings import McpServerConfig
+from toolwire.mcp.transports import open_transport
+
+__all__ = ["Link", "ListingHandler", "hold_link", "list_all_tools"]
+
+logger = logging.getLogger("toolwire.mcp")
+
+ListingHandler = Callable[[list[mt.Tool]], None]
+"""Receives every complete listing of a server's tools (all pages)."""
+
+_MAX_PAGES = 100
+_KEEPALIVE_ANSWER_S = 5.0
+
+
+@dataclass(slots=True, eq=False)
+class Link:
+    """One live connection: the SDK client and the events that say it is gone or stale.
+
+    Attributes:
+        client: The connected SDK client; calls go through it.
+        lost: Set when the connection is gone (the supervisor then reconnects).
+        refresh_wanted: Set when the server said its tools changed.
+    """
+
+    client: Client
+    lost: anyio.Event = field(default_factory=anyio.Event)
+    refresh_wanted: anyio.Event = field(default_factory=anyio.Event)
+
+    @property
+    def alive(self) -> bool:
+        """Whether the link has not been lost."""
+        return not self.lost.is_set()
+
+    def drop(self) -> None:
+        """Count the link as lost (a call found it broken); the supervisor reconnects."""
+        self.lost.set()
+
+
+async def hold_link(
+    config: McpServerConfig, *, on_listing: ListingHandler, on_up: Callable[[Link], None]
+) -> None:
+    """Connect to ``config``'s server and hold the link until it is lost, then return.
+
+    Args:
+        config: The server.
+        on_listing: Called with every listing: the first one before ``on_up``, then each
+            re-listing (after a change notification, and as the 2026-07-28 keep-alive).
+        on_up: Called once the link is connected, subscribed and listed.
+
+    Raises:
+        TimeoutError: Connecting, subscribing and the first listing together took longer
+            than ``config.connect_timeout_s`` (the deadline is lifted once the link is up).
+        Exception: Whatever the transport or the SDK raised while connecting.
+    """
+    ended = anyio.Event()
+    link: Link | None = None
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mt.ToolListChangedNotification) and link is not None:
+            link.refresh_wanted.set()
+        elif isinstance(message, Exception) and link is not None:
+            logger.debug("MCP server %r: transport error %r", config.name, message)
+
+    client = Client(
+        open_transport(config, ended),
+        mode=config.protocol,
+        read_timeout_seconds=config.timeout_s,
+        message_handler=on_message,
+        client_info=mt.Implementation(name="toolwire", version=__version__),
+        cache=None,
+    )
+    with anyio.CancelScope(deadline=anyio.current_time() + config.connect_timeout_s) as scope:
+        async with client, anyio.create_task_group() as group:
+            link = Link(client=client)
+            try:
+                group.start_soon(_forward_event, ended, link.lost)
+                capability = client.server_capabilities.tools
+                if capability is not None and capability.list_changed:
+                    await group.start(_listen_loop, link, config.name)
+                on_listing(await list_all_tools(client))
+                scope.deadline = math.inf
+                group.start_soon(_refresh_loop, link, config.name, on_listing)
+                if config.ping_interval_s is not None:
+                    group.start_soon(_keepalive_loop, link, config.ping_interval_s, on_listing)
+                on_up(link)
+                await link.lost.wait()
+            finally:  # a link held by a caller reads as lost once it is closed
+                link.drop()
+                group.cancel_scope.cancel()
+    if scope.cancelled_caught:
+        raise TimeoutError(f"connecting took longer than {config.connect_timeout_s:g} s")
+
+
+async def list_all_tools(client: Client) -> list[mt.Tool]:
+    """Every tool the server lists, following ``next_cursor`` (at most 100 pages)."""
+    remote: list[mt.Tool] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+        remote.extend(page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return remote
+
+
+async def _refresh_loop(link: Link, server: str, on_listing: ListingHandler) -> None:
+    while True:
+        await link.refresh_wanted.wait()
+        link.refresh_wanted = anyio.Event()
+        try:
+            on_listing(await list_all_tools(link.client))
+        except Exception as exc:
+            logger.warning("MCP server %r: re-listing tools failed: %s", server, exc)
+            link.drop()
+
+
+async def _keepalive_loop(link: Link, interval: float, on_listing: ListingHandler) -> None:
+    modern = link.client.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
+    while True:
+        await anyio.sleep(interval)
+        try:
+            with anyio.fail_after(min(_KEEPALIVE_ANSWER_S, interval)):
+                if modern:
+                    on_listing(await list_all_tools(link.client))
+                else:
+                    await link.client.send_ping()
+        except Exception:
+            link.drop()
+            return
+
+
+async def _listen_loop(
+    link: Link,
+    server: str,
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    from mcp.client.subscriptions import ListenNotSupportedError
+
+    try:
+        async with link.client.listen(tools_list_changed=True) as subscription:
+            task_status.started()
+            async for _event in subscription:
+                link.refresh_wanted.set()
+    except ListenNotSupportedError:
+        # handshake era: list_changed arrives as a notification instead
+        task_status.started()
+    except Exception as exc:
+        logger.debug("MCP server %r: listen stream ended: %r", server, exc)
+        link.drop()
+        raise
+
+
+async def _forward_event(source: anyio.Event, target: anyio.Event) -> None:
+    await source.wait()
+    target.set()
