@@ -4,15 +4,20 @@ owner-bound view, wrappers of the backend and closing, with real bash process tr
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from process_helpers import alive, all_dead, read_pids
 
 from toolwire.backends.background import ProcessManager
-from toolwire.backends.process_backends import LocalProcessBackend, ProcessBackend
+from toolwire.backends.process_backends import (
+    LocalProcessBackend,
+    ProcessBackend,
+    WrapperProcessBackend,
+)
 from toolwire.backends.resolver import (
     BACKEND_SETUP_HINTS,
     CapabilityBackends,
@@ -21,17 +26,15 @@ from toolwire.backends.resolver import (
     resolve_capabilities,
 )
 from toolwire.capabilities import ToolCapabilities, process
-from toolwire.context import AbortSignal, ToolContext
+from toolwire.context import ToolContext
 from toolwire.errors import BinaryNotAllowedError, CapabilityError, ConfigurationError
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok
 from toolwire.seams import (
     BackgroundProcess,
     BackgroundProcesses,
-    LogStream,
     ProcessResult,
     ScopedProcess,
-    WatchResult,
 )
 from toolwire.toolbox import process_tools, terminal_tools
 
@@ -196,79 +199,24 @@ def test_processes_must_be_a_process_backend(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- wrappers of the backend
 
 
-class RecordingBackend(ProcessBackend):
+class RecordingBackend(WrapperProcessBackend):
     """Wraps another backend: records every child it runs, and refuses starts when told to."""
 
-    def __init__(self, inner: ProcessBackend, *, refuse: bool = False) -> None:
-        self.inner = inner
+    def __init__(self, wrapped: ProcessBackend, *, refuse: bool = False) -> None:
+        super().__init__(wrapped)
         self.refuse = refuse
         self.runs: list[list[str]] = []
         self.starts: list[tuple[str, str]] = []
 
-    @property
-    def supports_background(self) -> bool:
-        return self.inner.supports_background
-
-    async def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str | None,
-        env: Mapping[str, str],
-        timeout: float | None,
-        abort_signal: AbortSignal | None,
-        max_output_bytes: int = 1_000_000,
-    ) -> ProcessResult:
+    async def run(self, argv: Sequence[str], **kwargs: Any) -> ProcessResult:
         self.runs.append(list(argv))
-        return await self.inner.run(
-            argv,
-            cwd=cwd,
-            env=env,
-            timeout=timeout,
-            abort_signal=abort_signal,
-            max_output_bytes=max_output_bytes,
-        )
+        return await super().run(argv, **kwargs)
 
-    async def start(
-        self, command: str, *, owner: str, cwd: str, env: Mapping[str, str], name: str | None
-    ) -> BackgroundProcess:
+    async def start(self, command: str, *, owner: str, **kwargs: Any) -> BackgroundProcess:
         self.starts.append((owner, command))
         if self.refuse:
             raise CapabilityError("SANDBOX_REFUSED: background processes are off here")
-        return await self.inner.start(command, owner=owner, cwd=cwd, env=env, name=name)
-
-    async def list_processes(self, *, owner: str) -> list[BackgroundProcess]:
-        return await self.inner.list_processes(owner=owner)
-
-    async def get(self, process_id: str, *, owner: str) -> BackgroundProcess:
-        return await self.inner.get(process_id, owner=owner)
-
-    async def read_tail(
-        self, process_id: str, *, owner: str, stream: LogStream, lines: int
-    ) -> list[str]:
-        return await self.inner.read_tail(process_id, owner=owner, stream=stream, lines=lines)
-
-    async def wait(self, process_id: str, *, owner: str, timeout_s: float) -> BackgroundProcess:
-        return await self.inner.wait(process_id, owner=owner, timeout_s=timeout_s)
-
-    async def watch(
-        self,
-        process_id: str,
-        *,
-        owner: str,
-        patterns: Sequence[str],
-        timeout_s: float,
-        streams: Sequence[LogStream],
-    ) -> WatchResult:
-        return await self.inner.watch(
-            process_id, owner=owner, patterns=patterns, timeout_s=timeout_s, streams=streams
-        )
-
-    async def stop(self, process_id: str, *, owner: str) -> BackgroundProcess:
-        return await self.inner.stop(process_id, owner=owner)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+        return await super().start(command, owner=owner, **kwargs)
 
 
 def registry_over(backend: ProcessBackend, work: Path) -> ToolRegistry:

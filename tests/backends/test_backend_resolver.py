@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from toolwire.backends.attachments import FilteredAttachments
+from toolwire.backends.background import ProcessManager
 from toolwire.backends.defaults import create_backends
 from toolwire.backends.files import ReachScopedFs
 from toolwire.backends.kv import MemoryKeyValueBackend, ScopedKeyValueStore
 from toolwire.backends.network import HostScopedFetch, SafeFetcher
-from toolwire.backends.scoped_processes import LocalScopedProcess
+from toolwire.backends.process_backends import LocalProcessBackend
 from toolwire.backends.resolver import (
     BACKEND_SETUP_HINTS,
     CapabilityBackends,
@@ -23,6 +24,7 @@ from toolwire.backends.resolver import (
     missing_backends,
     resolve_capabilities,
 )
+from toolwire.backends.scoped_processes import LocalScopedProcess, OwnedBackgroundProcesses
 from toolwire.backends.secrets import (
     ChainSecretsResolver,
     DeclaredSecrets,
@@ -287,6 +289,17 @@ async def test_process_gets_the_calls_abort_signal_and_working_dir(tmp_path: Pat
     signal.abort("stop")
     with pytest.raises(AbortedError):
         await seam.scoped_process.spawn("pwd")
+
+
+async def test_the_process_seam_is_bound_to_the_calls_personality(tmp_path: Path) -> None:
+    manager = ProcessManager(str(tmp_path / "procs"))
+    async with CapabilityBackends(processes=LocalProcessBackend(manager)) as backends:
+        for personality, owner in (("coder", "coder"), (None, "default")):
+            scope = CapabilityScope(session_id="s", personality_id=personality)
+            seam = resolve_capabilities("t", caps(process(["bash"])), scope, backends)
+            assert isinstance(seam.scoped_process, LocalScopedProcess)
+            assert isinstance(seam.scoped_process.background, OwnedBackgroundProcesses)
+            assert seam.scoped_process.background.owner == owner
 
 
 # ---------------------------------------------------------------- file reach

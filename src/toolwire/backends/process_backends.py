@@ -8,8 +8,9 @@ The backend does the running, for every child of every tool:
 - `start` and the owner-keyed operations: background processes that outlive a call.
 
 So anything that wraps a backend (a sandbox, an audit log, a policy that refuses some
-commands) sees every child, one-shot and background alike. A backend has a lifecycle: the
-`CapabilityBackends` holding it close it, which stops every background process.
+commands) sees every child, one-shot and background alike: subclass `WrapperProcessBackend`
+and override what you watch. A backend has a lifecycle: the `CapabilityBackends` holding it
+close it, which stops every background process.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from toolwire.context import AbortSignal
 from toolwire.errors import CapabilityError
 from toolwire.seams import BackgroundProcess, LogStream, ProcessResult, WatchResult
 
-__all__ = ["LocalProcessBackend", "ProcessBackend"]
+__all__ = ["LocalProcessBackend", "ProcessBackend", "WrapperProcessBackend"]
 
 _NO_BACKGROUND = (
     "BACKGROUND_NOT_SUPPORTED: this process backend runs no background processes; give "
@@ -219,3 +220,94 @@ class LocalProcessBackend(ProcessBackend):
 
     def __repr__(self) -> str:
         return f"LocalProcessBackend(manager={self._manager!r})"
+
+
+class WrapperProcessBackend(ProcessBackend):
+    """A backend that hands everything to ``wrapped``: subclass it and override what you watch.
+
+    ```python
+    class Audited(WrapperProcessBackend):
+        async def start(self, command, **kwargs):
+            log.info("background: %s", command)
+            return await super().start(command, **kwargs)
+    ```
+
+    Closing the wrapper closes ``wrapped``.
+    """
+
+    def __init__(self, wrapped: ProcessBackend) -> None:
+        self.wrapped = wrapped
+
+    @property
+    def supports_background(self) -> bool:
+        """Whether ``wrapped`` has background processes."""
+        return self.wrapped.supports_background
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None,
+        env: Mapping[str, str],
+        timeout: float | None,
+        abort_signal: AbortSignal | None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ) -> ProcessResult:
+        """``wrapped.run``."""
+        return await self.wrapped.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            abort_signal=abort_signal,
+            max_output_bytes=max_output_bytes,
+        )
+
+    async def start(
+        self, command: str, *, owner: str, cwd: str, env: Mapping[str, str], name: str | None
+    ) -> BackgroundProcess:
+        """``wrapped.start``."""
+        return await self.wrapped.start(command, owner=owner, cwd=cwd, env=env, name=name)
+
+    async def list_processes(self, *, owner: str) -> builtins.list[BackgroundProcess]:
+        """``wrapped.list_processes``."""
+        return await self.wrapped.list_processes(owner=owner)
+
+    async def get(self, process_id: str, *, owner: str) -> BackgroundProcess:
+        """``wrapped.get``."""
+        return await self.wrapped.get(process_id, owner=owner)
+
+    async def read_tail(
+        self, process_id: str, *, owner: str, stream: LogStream, lines: int
+    ) -> builtins.list[str]:
+        """``wrapped.read_tail``."""
+        return await self.wrapped.read_tail(process_id, owner=owner, stream=stream, lines=lines)
+
+    async def wait(self, process_id: str, *, owner: str, timeout_s: float) -> BackgroundProcess:
+        """``wrapped.wait``."""
+        return await self.wrapped.wait(process_id, owner=owner, timeout_s=timeout_s)
+
+    async def watch(
+        self,
+        process_id: str,
+        *,
+        owner: str,
+        patterns: Sequence[str],
+        timeout_s: float,
+        streams: Sequence[LogStream],
+    ) -> WatchResult:
+        """``wrapped.watch``."""
+        return await self.wrapped.watch(
+            process_id, owner=owner, patterns=patterns, timeout_s=timeout_s, streams=streams
+        )
+
+    async def stop(self, process_id: str, *, owner: str) -> BackgroundProcess:
+        """``wrapped.stop``."""
+        return await self.wrapped.stop(process_id, owner=owner)
+
+    async def aclose(self) -> None:
+        """Close ``wrapped``."""
+        await self.wrapped.aclose()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.wrapped!r})"

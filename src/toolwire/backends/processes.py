@@ -263,4 +263,3 @@ async def run_process(
         dropped_stdout_bytes=out.dropped,
         dropped_stderr_bytes=err.dropped,
     )
-
