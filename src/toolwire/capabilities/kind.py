@@ -2,7 +2,7 @@
 
 | part | what it is (``storage`` as the example) |
 | --- | --- |
-| ``name`` | ``"storage"``: the attribute on `ToolCapabilities` and the key of `BACKEND_SETUP_HINTS` |
+| ``name`` | ``"storage"``: its key in `ToolCapabilities.declared`, `BACKEND_SETUP_HINTS`, ``ctx.extra_seams`` |
 | ``declaration`` | `StorageCapability`, built by the factory ``storage(...)`` |
 | ``context_field`` | ``"kv_store"``; ``None`` for a kind that is not in spec 01 (its seam goes to ``ctx.extra_seams``) |
 | ``resolve`` | ``(declaration, Resolution) -> seam | None``: build the seam for one call |
@@ -10,11 +10,12 @@
 | ``setup_hint`` | how to provide that backend when it is missing |
 | ``implied`` | the declaration the kind takes when the tool did not declare it but others imply it |
 
-The resolver loops over a table of kinds (``CapabilityBackends.kinds``, by default
-`toolwire.capabilities.KINDS`), so a new kind is one module (its declaration, factory, seam
-protocol and this record) and one row in a table. A tool reads any kind's seam with
-``ctx.seam(KIND)``. Creating a kind registers its declaration type, so `ToolCapabilities.of`
-accepts its declarations; a name or a declaration type belongs to one kind only.
+The resolver loops over the table `toolwire.capabilities.KINDS`, then over the kinds of a
+tool's other declarations: a new built-in kind is one module (its declaration, factory and this
+record; its seam protocol and values in `toolwire.seams`) and one row of `KINDS`, and a kind of
+your own is one module of yours. A tool reads any kind's seam with ``ctx.seam(KIND)``.
+Creating a kind registers its declaration type, so `ToolCapabilities.of` accepts its
+declarations; a name or a declaration type belongs to one kind only.
 """  # noqa: E501
 
 from __future__ import annotations
