@@ -7,7 +7,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from kv_targets import DURABLE_KINDS, KINDS, KvTarget, open_target
+from kv_targets import DURABLE_KINDS, KINDS, KvTarget, check_partitions, open_target
 
 from toolwire.backends.kv import KeyValueBackend
 from toolwire.errors import StoreError
@@ -40,9 +40,27 @@ async def backend(target: KvTarget) -> AsyncIterator[KeyValueBackend]:
         yield opened
 
 
+@pytest.fixture(params=[False, True], ids=["shared", "isolate_tools"])
+async def each_mode_backend(
+    request: pytest.FixtureRequest, target: KvTarget
+) -> AsyncIterator[KeyValueBackend]:
+    async with target.make(isolate_tools=request.param) as opened:
+        yield opened
+
+
 @pytest.fixture
-def store(backend: KeyValueBackend) -> KeyValueStore:
-    return backend.scoped("usage_counter", "tool:usage_counter")
+async def isolated_backend(target: KvTarget) -> AsyncIterator[KeyValueBackend]:
+    async with target.make(isolate_tools=True) as opened:
+        yield opened
+
+
+@pytest.fixture(
+    params=[("usage_counter", "tool:usage_counter"), ("notes", "session:s1")],
+    ids=["tool-private", "shared-scope"],
+)
+def store(request: pytest.FixtureRequest, backend: KeyValueBackend) -> KeyValueStore:
+    tool, scope_id = request.param
+    return backend.scoped(tool, scope_id)
 
 
 # --- get / set / delete / list -------------------------------------------------------------
@@ -133,47 +151,112 @@ async def test_a_ten_megabyte_value_round_trips(store: KeyValueStore) -> None:
     assert await store.get("big") == value
 
 
-# --- isolation -----------------------------------------------------------------------------
+# --- isolation: spec 04's scope table --------------------------------------------------------
 
 
-async def test_scopes_of_one_tool_do_not_see_each_other(backend: KeyValueBackend) -> None:
-    one = backend.scoped("notes", "session:one")
-    two = backend.scoped("notes", "session:two")
-    await one.set("k", "from one")
-    assert await two.get("k") is None
-    assert await two.list() == []
-    await two.delete("k")
-    assert await one.get("k") == "from one"
+@pytest.mark.parametrize("scope_id", ["session:s1", "personality:p1"])
+async def test_tools_asking_for_one_shared_scope_see_the_same_keys(
+    backend: KeyValueBackend, scope_id: str
+) -> None:
+    writer = backend.scoped("planner", scope_id)
+    reader = backend.scoped("executor", scope_id)
+    await writer.set("plan", "draft")
+    assert await writer.increment("steps") == 1
+    assert await reader.get("plan") == "draft"
+    assert await reader.list() == ["plan", "steps"]
+    assert await reader.increment("steps") == 2
+    await reader.delete("plan")
+    assert await writer.get("plan") is None
+    assert await writer.list() == ["steps"]
 
 
-async def test_tools_sharing_a_scope_id_do_not_see_each_other(backend: KeyValueBackend) -> None:
-    first = backend.scoped("first", "session:s")
-    second = backend.scoped("second", "session:s")
-    await first.set("k", "first")
+async def assert_apart(first: KeyValueStore, second: KeyValueStore) -> None:
+    """``second`` cannot read, list, count or delete what ``first`` wrote, nor the reverse."""
+    await first.set("k", "first's")
     assert await second.get("k") is None
     assert await second.list() == []
+    assert await second.increment("k") == 1
+    await second.delete("k")
+    assert await first.get("k") == "first's"
+    assert await first.list() == ["k"]
+
+
+@pytest.mark.parametrize("second_scope_id", ["tool:second", "tool:first"], ids=["own", "handed"])
+async def test_tool_private_scopes_stay_per_tool(
+    each_mode_backend: KeyValueBackend, second_scope_id: str
+) -> None:
+    # "handed": a tool given another tool's private scope id gets an empty partition of its own.
+    first = each_mode_backend.scoped("first", "tool:first")
+    await assert_apart(first, each_mode_backend.scoped("second", second_scope_id))
+
+
+async def test_scopes_of_one_tool_do_not_see_each_other(
+    each_mode_backend: KeyValueBackend,
+) -> None:
+    one = each_mode_backend.scoped("notes", "session:one")
+    await assert_apart(one, each_mode_backend.scoped("notes", "session:two"))
+
+
+async def test_different_scope_ids_never_see_each_other(
+    each_mode_backend: KeyValueBackend,
+) -> None:
+    scope_ids = ["session:x", "session:y", "session:X", "personality:x", "tool:notes", "x"]
+    for scope_id in scope_ids:
+        await each_mode_backend.scoped("notes", scope_id).set("k", scope_id)
+    for scope_id in scope_ids:
+        store = each_mode_backend.scoped("other", scope_id)
+        expected = None if scope_id == "tool:notes" or each_mode_backend.isolate_tools else scope_id
+        assert await store.get("k") == expected
+        assert await each_mode_backend.scoped("notes", scope_id).get("k") == scope_id
+        assert await each_mode_backend.scoped("notes", scope_id).list() == ["k"]
+
+
+@pytest.mark.parametrize("scope_id", ["session:s", "personality:p"])
+async def test_isolate_tools_splits_a_shared_scope_per_tool(
+    isolated_backend: KeyValueBackend, scope_id: str
+) -> None:
+    first = isolated_backend.scoped("first", scope_id)
+    await assert_apart(first, isolated_backend.scoped("second", scope_id))
+    assert await isolated_backend.scoped("first", scope_id).list() == ["k"]
+
+
+async def test_switching_isolate_tools_hides_shared_scopes_but_keeps_tool_private_data(
+    durable_target: KvTarget,
+) -> None:
+    async with durable_target.make() as shared:
+        await shared.scoped("notes", "session:s").set("k", "shared")
+        await shared.scoped("notes", "tool:notes").set("k", "private")
+    async with durable_target.make(isolate_tools=True) as isolated:
+        assert await isolated.scoped("notes", "session:s").get("k") is None
+        assert await isolated.scoped("notes", "tool:notes").get("k") == "private"
+        await isolated.scoped("notes", "session:s").set("k", "isolated")
+    async with durable_target.make() as shared_again:
+        assert await shared_again.scoped("other", "session:s").get("k") == "shared"
 
 
 async def test_separators_in_names_and_keys_cannot_forge_another_namespace(
-    backend: KeyValueBackend,
+    each_mode_backend: KeyValueBackend,
 ) -> None:
-    # Joined naively with ':' all of these would be the physical key 'a:b:c:d'; the length
-    # prefixes and separate columns keep them apart. The last ones mimic the Redis layout.
-    attempts = [
-        ("a", "b:c", "d"),
-        ("a:b", "c", "d"),
-        ("a", "b", "c:d"),
-        ("a:b:c", "d", ""),
-        ("a", "b", "1:a:1:b:x"),
-        ("a", "1:b:x", ""),
-        ("1:a", "b", "x"),
-    ]
-    for tool, scope, key in attempts:
-        await backend.scoped(tool, scope).set(key, f"{tool}|{scope}|{key}")
-    for tool, scope, key in attempts:
-        view = backend.scoped(tool, scope)
-        assert await view.get(key) == f"{tool}|{scope}|{key}"
-        assert await view.list() == sorted(k for t, s, k in attempts if (t, s) == (tool, scope))
+    # Joined naively with ':' the first ones would all be the physical key 'a:b:c:d'; the length
+    # prefixes and separate columns keep them apart. The next mimic the Redis layout (with and
+    # without a tool), the last a tool-private scope id.
+    await check_partitions(
+        each_mode_backend,
+        [
+            ("a", "b:c", "d"),
+            ("a:b", "c", "d"),
+            ("a", "b", "c:d"),
+            ("a:b:c", "d", ""),
+            ("a", "b", "1:a:1:b:x"),
+            ("a", "1:b:x", ""),
+            ("1:a", "b", "x"),
+            ("a", "0::1:b", "x"),
+            ("b", "0", ":1:b:x"),
+            ("a", "tool:a", "k"),
+            ("b", "tool:a", "k"),
+            ("tool:a", "a", "k"),
+        ],
+    )
 
 
 # --- TTL -----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Random operation sequences against a dict model, on every backend."""
+"""Random operation sequences against a dict model, and random namespaces, on every backend."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kv_targets import KINDS, open_target
+from kv_targets import KINDS, check_partitions, open_target
 
 from toolwire.errors import StoreError
 
@@ -28,6 +28,35 @@ operations = st.lists(
     max_size=25,
 )
 EXAMPLES = {"memory": 100, "sqlite": 50, "redis": 30, "postgres": 20}
+# Short names over the separators the layouts use, so tools, scope ids and keys collide often.
+names = st.text(alphabet="ab1:\\*%_[é", min_size=1, max_size=3)
+scope_ids = st.one_of(
+    names, st.tuples(st.sampled_from(["tool:", "session:", "personality:"]), names).map("".join)
+)
+Triple = tuple[str, str, str]
+
+
+@st.composite
+def resplit_triples(draw: st.DrawFn) -> list[Triple]:
+    """Triples that split one ``:``-joined string at different places, as a forger would.
+
+    Joined naively, ``("a", "b:c", "d")`` and ``("a:b", "c", "d")`` are the same physical key.
+    """
+    parts = draw(st.lists(st.sampled_from(["a", "1", "0", "tool", ""]), min_size=3, max_size=6))
+    splits = [
+        (":".join(parts[:i]), ":".join(parts[i:j]), ":".join(parts[j:]))
+        for i in range(1, len(parts))
+        for j in range(i + 1, len(parts) + 1)
+    ]
+    valid = [split for split in splits if split[0] and split[1]]
+    if not valid:
+        return []
+    return draw(st.lists(st.sampled_from(valid), min_size=1, max_size=4))
+
+
+triples = st.tuples(st.lists(st.tuples(names, scope_ids, keys), max_size=8), resplit_triples()).map(
+    lambda drawn: drawn[0] + drawn[1]
+)
 
 
 def _model_increment(model: dict[str, str], key: str) -> int | None:
@@ -72,5 +101,29 @@ def test_random_operation_sequences_match_a_dict(kind: str, tmp_path: Path) -> N
     @given(ops=operations, prefix=keys)
     def run(ops: list[tuple[str, str, str]], prefix: str) -> None:
         anyio.run(check_one, ops, prefix)
+
+    run()
+
+
+@pytest.mark.parametrize("isolate_tools", [False, True], ids=["shared", "isolate_tools"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_tool_scope_id_or_key_reaches_another_scopes_keys(
+    kind: str, isolate_tools: bool, tmp_path: Path
+) -> None:
+    async def check_one(written: list[Triple]) -> None:
+        async with (
+            open_target(kind, tmp_path / uuid.uuid4().hex) as target,
+            target.make(isolate_tools=isolate_tools) as backend,
+        ):
+            await check_partitions(backend, written)
+
+    @settings(
+        max_examples=EXAMPLES[kind],
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(written=triples)
+    def run(written: list[Triple]) -> None:
+        anyio.run(check_one, written)
 
     run()

@@ -50,13 +50,26 @@ def test_escape_like_escapes_backslash_percent_and_underscore() -> None:
     assert escape_like("a%b_c\\d") == "a\\%b\\_c\\\\d"
 
 
-async def test_redis_keys_carry_length_prefixed_namespaces() -> None:
+@pytest.mark.parametrize(
+    ("isolate_tools", "tool", "scope_id", "redis_key"),
+    [
+        (False, "tool:x", "session:1", "toolwire-test:layout:0::9:session:1:k"),
+        (False, "x", "tool:x", "toolwire-test:layout:1:x:6:tool:x:k"),
+        (True, "tool:x", "session:1", "toolwire-test:layout:6:tool:x:9:session:1:k"),
+    ],
+    ids=["shared-scope", "tool-private", "isolate_tools"],
+)
+async def test_redis_keys_carry_length_prefixed_namespaces(
+    isolate_tools: bool, tool: str, scope_id: str, redis_key: str
+) -> None:
     require_service("Redis", "127.0.0.1", 6379)
-    async with RedisKeyValueBackend(REDIS_URL, key_prefix="toolwire-test:layout") as backend:
-        await backend.scoped("tool:x", "session:1").set("k", "v")
+    async with RedisKeyValueBackend(
+        REDIS_URL, key_prefix="toolwire-test:layout", isolate_tools=isolate_tools
+    ) as backend:
+        await backend.scoped(tool, scope_id).set("k", "v")
         raw = redis.asyncio.Redis.from_url(REDIS_URL, decode_responses=True)
         try:
-            assert await raw.get("toolwire-test:layout:6:tool:x:9:session:1:k") == "v"
+            assert await raw.get(redis_key) == "v"
         finally:
             await raw.aclose()
             await backend.delete_all()

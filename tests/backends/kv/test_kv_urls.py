@@ -1,4 +1,4 @@
-"""create_kv_backend: URL → backend, with fix-it messages for bad URLs."""
+"""create_kv_backend: URL → backend, with fix-it messages for bad URLs and options."""
 
 from __future__ import annotations
 
@@ -63,6 +63,34 @@ def test_an_unknown_scheme_names_the_supported_ones(url: str) -> None:
 def test_a_sqlite_url_without_a_path_raises_configuration_error(url: str) -> None:
     with pytest.raises(ConfigurationError, match="needs a path"):
         create_kv_backend(url)
+
+
+URLS = ["memory://", "sqlite:///{tmp}/kv.db", "redis://127.0.0.1:6379/0", "postgresql://u@h/db"]
+
+
+@pytest.mark.parametrize("url", URLS)
+async def test_every_backend_shares_scopes_between_tools_by_default(
+    url: str, tmp_path: Path
+) -> None:
+    async with create_kv_backend(url.format(tmp=tmp_path)) as backend:
+        assert backend.isolate_tools is False
+        assert "isolate_tools" not in repr(backend)
+
+
+@pytest.mark.parametrize("url", URLS)
+async def test_isolate_tools_reaches_every_backend(url: str, tmp_path: Path) -> None:
+    async with create_kv_backend(url.format(tmp=tmp_path), isolate_tools=True) as backend:
+        assert backend.isolate_tools is True
+        assert repr(backend).endswith("isolate_tools=True)")
+
+
+@pytest.mark.parametrize("url", URLS)
+@pytest.mark.parametrize("value", ["true", 1, 0, None])
+def test_a_non_bool_isolate_tools_raises_configuration_error_saying_what_to_pass(
+    url: str, value: object, tmp_path: Path
+) -> None:
+    with pytest.raises(ConfigurationError, match=r"isolate_tools must be True or False.*=True"):
+        create_kv_backend(url.format(tmp=tmp_path), isolate_tools=value)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

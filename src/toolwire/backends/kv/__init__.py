@@ -2,8 +2,10 @@
 
 A `KeyValueBackend` is the physical store; its `KeyValueBackend.scoped` method is the
 ``kv_store_factory`` the capability resolver calls with ``(tool_name, scope_id)`` (and the
-declaration's ``ttl_seconds_default``). The Redis and PostgreSQL drivers are imported only when
-those backends are created.
+declaration's ``ttl_seconds_default``). As spec 04 says, the tools of one ``session:<id>`` or
+``personality:<id>`` share its keys and ``tool:<name>`` is private to its tool; pass
+``isolate_tools=True`` to a backend (or `create_kv_backend`) to split every scope per tool.
+The Redis and PostgreSQL drivers are imported only when those backends are created.
 
 ```python
 from toolwire.backends.kv import create_kv_backend

@@ -1,8 +1,13 @@
-"""The physical key-value backend: one store holding every ``(tool, scope_id)`` namespace.
+"""The physical key-value backend: one store holding every namespace.
 
 A `KeyValueBackend` owns the connection (a file, a pool, a client). Tools never see it: the
 resolver calls `KeyValueBackend.scoped` (the ``kv_store_factory``) and hands the tool the
 returned `KeyValueStore`, which can only reach its own namespace.
+
+The namespace follows spec 04's scope table (`Namespace.of`): a ``session:<id>`` or
+``personality:<id>`` scope is one partition shared by every tool asking for it, a
+``tool:<name>`` scope belongs to its tool alone. A backend created with ``isolate_tools=True``
+also splits every shared scope per tool.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
-from toolwire.errors import StoreError
+from toolwire.errors import ConfigurationError, StoreError
 
 if TYPE_CHECKING:
     from toolwire.seams import KeyValueStore
@@ -21,28 +26,71 @@ if TYPE_CHECKING:
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
+    "TOOL_SCOPE_PREFIX",
     "KeyValueBackend",
     "KeyValueStoreFactory",
     "Namespace",
     "check_counter_range",
+    "check_isolate_tools",
     "parse_counter",
 ]
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 _CANONICAL_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
+TOOL_SCOPE_PREFIX = "tool:"
+"""How a tool-private scope id starts (``tool:<name>``); every other scope id is shared."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Namespace:
-    """One partition of a backend: the tool's name and its resolved scope id.
+    """One partition of a backend: an owning tool (or none) and a resolved scope id.
 
-    Backends store the two as separate columns (or length-prefixed key components), so no key a
-    tool writes can reach another namespace.
+    ``tool`` is the empty string for a partition shared by every tool (a ``session:<id>`` or
+    ``personality:<id>`` scope); otherwise it names the one tool that reaches the partition.
+    Backends store ``tool`` and ``scope_id`` as separate columns (or length-prefixed key
+    components), so no key, tool name or scope id, whatever separators it holds, can reach
+    another namespace. Tool names are never empty, so a shared partition cannot collide with a
+    tool's own. Build one with `Namespace.of`.
     """
 
     tool: str
     scope_id: str
+
+    @classmethod
+    def of(cls, tool: str, scope_id: str, *, isolate_tools: bool = False) -> Namespace:
+        """The partition ``tool`` reaches when it asks for ``scope_id`` (spec 04's scope table).
+
+        - ``tool:<name>`` (tool-private): the tool's own partition. It keeps the asking tool's
+          name, so a tool handed another tool's private scope id gets an empty partition of
+          its own, never the other tool's keys.
+        - any other scope id (``session:<id>``, ``personality:<id>``): one partition shared by
+          every tool asking for that scope id, unless ``isolate_tools`` splits it per tool.
+
+        Different scope ids are always different partitions.
+        """
+        owned = isolate_tools or scope_id.startswith(TOOL_SCOPE_PREFIX)
+        return cls(tool=tool if owned else "", scope_id=scope_id)
+
+    @property
+    def shared(self) -> bool:
+        """Whether every tool asking for `scope_id` reaches this partition."""
+        return not self.tool
+
+
+def check_isolate_tools(value: object) -> bool:
+    """``value`` when it is a bool.
+
+    Raises:
+        ConfigurationError: it is anything else (``"true"``, ``1``, ``None``...).
+    """
+    if not isinstance(value, bool):
+        raise ConfigurationError(
+            f"isolate_tools must be True or False, got {value!r} ({type(value).__name__}); "
+            "pass isolate_tools=True to split session and personality storage per tool, or "
+            "leave it out to share it as spec 04 says"
+        )
+    return value
 
 
 class KeyValueStoreFactory(Protocol):
@@ -51,7 +99,11 @@ class KeyValueStoreFactory(Protocol):
     def __call__(
         self, tool: str, scope_id: str, *, ttl_seconds_default: float | None = None
     ) -> KeyValueStore:
-        """The store for ``(tool, scope_id)``; ``ttl_seconds_default`` applies to TTL-less sets."""
+        """The store ``tool`` gets for ``scope_id``; the default TTL applies to TTL-less sets.
+
+        Spec 04's ``kvStoreFactory(toolName, scopeId)``: tools asking for one ``session:<id>``
+        or ``personality:<id>`` share its keys; ``tool:<name>`` is the tool's own.
+        """
         ...
 
 
@@ -84,7 +136,7 @@ def check_counter_range(result: int, key: str) -> int:
 
 
 class KeyValueBackend(ABC):
-    """A physical key-value store partitioned into ``(tool, scope_id)`` namespaces.
+    """A physical key-value store partitioned into namespaces (`Namespace`).
 
     Use it as an async context manager (or call `aclose`) so files and connections are
     released. Pass `scoped` to the capability resolver as its ``kv_store_factory``:
@@ -95,14 +147,38 @@ class KeyValueBackend(ABC):
         await store.increment("questions")
     ```
 
-    Subclasses implement the ``*_value``/``list_keys`` primitives; the scoped store has already
-    validated every argument and resolved the TTL before calling them.
+    Subclasses take ``isolate_tools`` as a keyword and pass it to ``super().__init__``; they
+    implement the ``*_value``/``list_keys`` primitives, which the scoped store calls after
+    validating every argument and resolving the TTL.
     """
+
+    _isolate_tools: bool = False  # also for subclasses written before the option existed
+
+    def __init__(self, *, isolate_tools: bool = False) -> None:
+        """Validate and keep the partitioning option.
+
+        Args:
+            isolate_tools: Split ``session`` and ``personality`` scopes per tool too, instead
+                of sharing them between the tools of a session or personality (spec 04).
+
+        Raises:
+            ConfigurationError: ``isolate_tools`` is not a bool.
+        """
+        self._isolate_tools = check_isolate_tools(isolate_tools)
+
+    @property
+    def isolate_tools(self) -> bool:
+        """Whether shared scopes are split per tool (``False``: shared, as spec 04 says)."""
+        return self._isolate_tools
 
     def scoped(
         self, tool: str, scope_id: str, *, ttl_seconds_default: float | None = None
     ) -> KeyValueStore:
-        """A store that reads and writes only the ``(tool, scope_id)`` namespace.
+        """A store that reads and writes only the namespace ``tool`` gets for ``scope_id``.
+
+        That namespace is `Namespace.of` ``(tool, scope_id)``: a ``session:<id>`` or
+        ``personality:<id>`` scope is shared by every tool asking for it (unless the backend
+        was created with ``isolate_tools=True``); a ``tool:<name>`` scope is the tool's own.
 
         Args:
             tool: The tool's name.
@@ -155,6 +231,16 @@ class KeyValueBackend(ABC):
     @abstractmethod
     async def aclose(self) -> None:
         """Release files and connections; the backend is unusable afterwards."""
+
+    def _repr_arguments(self) -> list[str]:
+        """What `repr` shows between the parentheses, before ``isolate_tools``."""
+        return []
+
+    def __repr__(self) -> str:
+        arguments = self._repr_arguments()
+        if self._isolate_tools:
+            arguments.append("isolate_tools=True")
+        return f"{type(self).__name__}({', '.join(arguments)})"
 
     async def __aenter__(self) -> Self:
         return self

@@ -36,9 +36,17 @@ class MemoryKeyValueBackend(KeyValueBackend):
 
     A lock makes every operation (and `increment` in particular) atomic even when the backend is
     shared by several threads or event loops.
+
+    Args:
+        isolate_tools: Split ``session`` and ``personality`` scopes per tool too (by default
+            the tools of a session or personality share them, as spec 04 says).
+
+    Raises:
+        ConfigurationError: ``isolate_tools`` is not a bool.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, isolate_tools: bool = False) -> None:
+        super().__init__(isolate_tools=isolate_tools)
         self._namespaces: dict[Namespace, dict[str, _Entry]] = {}
         self._lock = threading.Lock()
         self._closed = False

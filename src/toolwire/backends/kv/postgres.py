@@ -1,8 +1,9 @@
 """`PostgresKeyValueBackend`: namespaces shared through one PostgreSQL table.
 
 The table (created when missing) is keyed ``(tool, scope_id, key)`` in separate columns, so no
-key can reach another namespace; ``key`` uses the ``"C"`` collation, so `list` sorts by code
-point and its ``LIKE`` prefix (with ``%``, ``_`` and ``\\`` escaped) can use the index.
+key can reach another namespace (``tool`` is ``''`` in a partition shared by every tool).
+``key`` uses the ``"C"`` collation, so `list` sorts by code point and its ``LIKE`` prefix (with
+``%``, ``_`` and ``\\`` escaped) can use the index.
 ``expires_at`` is compared with the server's clock, which every client shares. `increment` is a
 single ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING`` statement: atomic with no lock held
 between round trips.
@@ -77,9 +78,12 @@ class PostgresKeyValueBackend(KeyValueBackend):
         table: The table's name (letters, digits, underscores).
         max_connections: The pool's size.
         connect_timeout_s: How long to wait for a connection.
+        isolate_tools: Split ``session`` and ``personality`` scopes per tool too (by default
+            the tools of a session or personality share them, as spec 04 says).
 
     Raises:
-        ConfigurationError: the ``postgres`` extra is missing or ``table`` is not a plain name.
+        ConfigurationError: the ``postgres`` extra is missing, ``table`` is not a plain name
+            or ``isolate_tools`` is not a bool.
     """
 
     def __init__(
@@ -89,7 +93,9 @@ class PostgresKeyValueBackend(KeyValueBackend):
         table: str = "toolwire_kv",
         max_connections: int = 10,
         connect_timeout_s: float = 5.0,
+        isolate_tools: bool = False,
     ) -> None:
+        super().__init__(isolate_tools=isolate_tools)
         try:
             import asyncpg
         except ImportError:
@@ -110,8 +116,8 @@ class PostgresKeyValueBackend(KeyValueBackend):
         self._pool_lock = anyio.Lock()
         self._closed = False
 
-    def __repr__(self) -> str:
-        return f"PostgresKeyValueBackend(table={self._table!r})"
+    def _repr_arguments(self) -> list[str]:
+        return [f"table={self._table!r}"]
 
     @property
     def table(self) -> str:

@@ -1,8 +1,9 @@
 """`RedisKeyValueBackend`: namespaces shared by every process that reaches one Redis server.
 
 Expiry is native (``SET ... PX``). A Redis key is built as
-``<key_prefix>:<len(tool)>:<tool>:<len(scope_id)>:<scope_id>:<key>``: the lengths make the
-encoding unambiguous, so no tool name, scope id or key (whatever separators it holds) can land in
+``<key_prefix>:<len(tool)>:<tool>:<len(scope_id)>:<scope_id>:<key>``, with an empty ``tool``
+(``<key_prefix>:0::...``) for a partition shared by every tool: the lengths make the encoding
+unambiguous, so no tool name, scope id or key (whatever separators it holds) can land in
 another namespace. `list` walks ``SCAN MATCH`` with the namespace and prefix escaped for Redis's
 glob syntax, so ``*``, ``?``, ``[``, ``]`` and ``\\`` match literally.
 """
@@ -51,9 +52,12 @@ class RedisKeyValueBackend(KeyValueBackend):
         url: A ``redis://`` or ``rediss://`` URL (database index as the path: ``/0``).
         key_prefix: Prepended to every Redis key; lets several stores share a database.
         connect_timeout_s: How long to wait for a connection.
+        isolate_tools: Split ``session`` and ``personality`` scopes per tool too (by default
+            the tools of a session or personality share them, as spec 04 says).
 
     Raises:
-        ConfigurationError: the ``redis`` extra is missing or ``url`` is malformed.
+        ConfigurationError: the ``redis`` extra is missing, ``url`` is malformed or
+            ``isolate_tools`` is not a bool.
     """
 
     def __init__(
@@ -62,7 +66,9 @@ class RedisKeyValueBackend(KeyValueBackend):
         *,
         key_prefix: str = "toolwire:kv",
         connect_timeout_s: float = 5.0,
+        isolate_tools: bool = False,
     ) -> None:
+        super().__init__(isolate_tools=isolate_tools)
         try:
             import redis.asyncio
         except ImportError:
@@ -83,8 +89,8 @@ class RedisKeyValueBackend(KeyValueBackend):
         self._key_prefix = key_prefix
         self._increment_with_ttl = self._client.register_script(_INCREMENT_WITH_TTL)
 
-    def __repr__(self) -> str:
-        return f"RedisKeyValueBackend(key_prefix={self._key_prefix!r})"
+    def _repr_arguments(self) -> list[str]:
+        return [f"key_prefix={self._key_prefix!r}"]
 
     def _namespace_prefix(self, namespace: Namespace) -> str:
         tool, scope = namespace.tool, namespace.scope_id

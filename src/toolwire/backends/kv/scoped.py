@@ -55,10 +55,12 @@ def _check_ttl(what: str, ttl: object) -> float | None:
 
 
 class ScopedKeyValueStore:
-    """A `KeyValueStore` that reaches exactly one ``(tool, scope_id)`` namespace of a backend.
+    """A `KeyValueStore` that reaches exactly one `Namespace` of a backend.
 
-    Create it with `KeyValueBackend.scoped`. Keys and values are strings (empty and any Unicode
-    allowed, NUL and lone surrogates refused); invalid arguments raise `StoreError`.
+    Create it with `KeyValueBackend.scoped`: the namespace is `Namespace.of` the tool and scope
+    id under the backend's ``isolate_tools`` option, so two tools asking for one
+    ``session:<id>`` share it. Keys and values are strings (empty and any Unicode allowed, NUL
+    and lone surrogates refused); invalid arguments raise `StoreError`.
     """
 
     __slots__ = ("_backend", "_namespace", "_ttl_default")
@@ -72,15 +74,16 @@ class ScopedKeyValueStore:
         ttl_seconds_default: float | None = None,
     ) -> None:
         self._backend = backend
-        self._namespace = Namespace(
-            tool=_check_text("tool", tool, allow_empty=False),
-            scope_id=_check_text("scope_id", scope_id, allow_empty=False),
+        self._namespace = Namespace.of(
+            _check_text("tool", tool, allow_empty=False),
+            _check_text("scope_id", scope_id, allow_empty=False),
+            isolate_tools=backend.isolate_tools,
         )
         self._ttl_default = _check_ttl("ttl_seconds_default", ttl_seconds_default)
 
     @property
     def namespace(self) -> Namespace:
-        """The ``(tool, scope_id)`` partition this store reaches."""
+        """The partition this store reaches; ``namespace.tool`` is ``""`` when it is shared."""
         return self._namespace
 
     @property
@@ -126,5 +129,7 @@ class ScopedKeyValueStore:
         return await self._backend.increment_value(self._namespace, key, by, self._ttl_default)
 
     def __repr__(self) -> str:
+        """Names the partition: ``tool=`` only when it belongs to one tool."""
         ns = self._namespace
-        return f"ScopedKeyValueStore(tool={ns.tool!r}, scope_id={ns.scope_id!r})"
+        owner = "" if ns.shared else f"tool={ns.tool!r}, "
+        return f"ScopedKeyValueStore({owner}scope_id={ns.scope_id!r})"

@@ -1,8 +1,9 @@
 """`SqliteKeyValueBackend`: one SQLite file (WAL) holding every namespace; the embedded default.
 
 Rows are keyed ``(tool, scope_id, key)`` in separate columns, so a key containing any separator
-stays in its namespace. ``expires_at`` holds a Unix time; expired rows are invisible to reads
-and are removed by `purge_expired` or overwritten by the next write. Every write commits a
+stays in its namespace; ``tool`` is ``''`` in a partition shared by every tool (`Namespace`).
+``expires_at`` holds a Unix time; expired rows are invisible to reads and are removed by
+`purge_expired` or overwritten by the next write. Every write commits a
 transaction and the journal is a write-ahead log, so killing the process (even ``kill -9``)
 never leaves a torn value: each key holds its old value or its new one, complete.
 """
@@ -78,9 +79,21 @@ class SqliteKeyValueBackend(KeyValueBackend):
     Args:
         path: The database file (``":memory:"`` for a private in-memory database).
         busy_timeout_s: How long a write waits for another connection's lock.
+        isolate_tools: Split ``session`` and ``personality`` scopes per tool too (by default
+            the tools of a session or personality share them, as spec 04 says).
+
+    Raises:
+        ConfigurationError: ``isolate_tools`` is not a bool.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout_s: float = 5.0,
+        isolate_tools: bool = False,
+    ) -> None:
+        super().__init__(isolate_tools=isolate_tools)
         self._path = os.fspath(path)
         self._busy_timeout_s = busy_timeout_s
         self._thread = ConnectionThread(self._connect, name=f"toolwire-kv-sqlite:{self._path}")
@@ -92,8 +105,8 @@ class SqliteKeyValueBackend(KeyValueBackend):
         """The database file."""
         return self._path
 
-    def __repr__(self) -> str:
-        return f"SqliteKeyValueBackend({self._path!r})"
+    def _repr_arguments(self) -> list[str]:
+        return [repr(self._path)]
 
     def _connect(self) -> sqlite3.Connection:
         if self._path != ":memory:":

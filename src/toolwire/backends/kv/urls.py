@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from toolwire.backends.kv.base import KeyValueBackend
+from toolwire.backends.kv.base import KeyValueBackend, check_isolate_tools
 from toolwire.errors import ConfigurationError
 
 __all__ = ["create_kv_backend"]
@@ -15,8 +15,11 @@ _EXAMPLES = (
 )
 
 
-def create_kv_backend(url: str) -> KeyValueBackend:
+def create_kv_backend(url: str, *, isolate_tools: bool = False) -> KeyValueBackend:
     """The backend a URL names; nothing connects until the first operation.
+
+    By default the tools of one session (or personality) share its storage, as spec 04 says;
+    ``isolate_tools=True`` gives each tool its own partition of every scope.
 
     | URL | backend |
     | --- | --- |
@@ -26,16 +29,18 @@ def create_kv_backend(url: str) -> KeyValueBackend:
     | ``postgresql://...``, ``postgres://...`` | `PostgresKeyValueBackend` |
 
     Raises:
-        ConfigurationError: the scheme is unknown, the SQLite path is missing, or the driver
-            extra (``toolwire[redis]``, ``toolwire[postgres]``) is not installed.
+        ConfigurationError: the scheme is unknown, the SQLite path is missing, the driver
+            extra (``toolwire[redis]``, ``toolwire[postgres]``) is not installed, or
+            ``isolate_tools`` is not a bool.
     """
+    isolate_tools = check_isolate_tools(isolate_tools)
     if not isinstance(url, str) or "://" not in url:
         raise ConfigurationError(f"key-value URL {url!r} has no scheme; use one of: {_EXAMPLES}")
     scheme = urlsplit(url).scheme.lower()
     if scheme == "memory":
         from toolwire.backends.kv.memory import MemoryKeyValueBackend
 
-        return MemoryKeyValueBackend()
+        return MemoryKeyValueBackend(isolate_tools=isolate_tools)
     if scheme == "sqlite":
         from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
 
@@ -45,15 +50,15 @@ def create_kv_backend(url: str) -> KeyValueBackend:
                 f"SQLite URL {url!r} needs a path: sqlite:///relative/kv.db or "
                 "sqlite:////absolute/kv.db"
             )
-        return SqliteKeyValueBackend(unquote(rest[1:]))
+        return SqliteKeyValueBackend(unquote(rest[1:]), isolate_tools=isolate_tools)
     if scheme in ("redis", "rediss"):
         from toolwire.backends.kv.redis import RedisKeyValueBackend
 
-        return RedisKeyValueBackend(url)
+        return RedisKeyValueBackend(url, isolate_tools=isolate_tools)
     if scheme in ("postgresql", "postgres"):
         from toolwire.backends.kv.postgres import PostgresKeyValueBackend
 
-        return PostgresKeyValueBackend(url)
+        return PostgresKeyValueBackend(url, isolate_tools=isolate_tools)
     raise ConfigurationError(
         f"unknown key-value URL scheme {scheme!r} in {url!r}; use one of: {_EXAMPLES}"
     )
