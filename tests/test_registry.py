@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -495,3 +498,48 @@ async def test_aclose_runs_cleanups_last_first_once_even_when_one_fails() -> Non
 def test_add_cleanup_refuses_a_non_callable() -> None:
     with pytest.raises(RegistrationError, match="add_cleanup"):
         ToolRegistry(reducers=None).add_cleanup("not callable")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # real child processes
+@pytest.mark.anyio
+async def test_closing_the_registry_stops_the_background_processes_of_its_backends(
+    tmp_path: Path,
+) -> None:
+    from toolwire.backends.background import ProcessManager
+    from toolwire.backends.capability_backends import CapabilityBackends
+    from toolwire.backends.process_backends import LocalProcessBackend
+    from toolwire.toolbox.processes import process_tools
+
+    manager = ProcessManager(str(tmp_path / "logs"))
+    backends = CapabilityBackends(
+        processes=LocalProcessBackend(manager), fs_read=(str(tmp_path),), fs_write=(str(tmp_path),)
+    )
+    async with ToolRegistry(backends=backends) as registry:
+        registry.register_all(process_tools())
+        started = await registry.execute(
+            "process_start",
+            {"command": "sleep 300"},
+            ToolContext(session_id="s", working_dir=str(tmp_path)),
+        )
+        assert isinstance(started.result, Ok), started.result
+        assert started.result.structured is not None
+        pid = started.result.structured["pid"]
+        os.kill(pid, 0)  # running
+    with anyio.fail_after(10):
+        while _alive(pid):
+            await anyio.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass  # not our child any more: fall back to signalling it
+    else:
+        if waited == pid:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -28,6 +28,7 @@ from toolwire.reducers.registry import ReducerContext, ReducerRegistry, ToolResu
 from toolwire.registry import ToolDefinition, ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations, define_tool
+from toolwire.version import __version__
 
 if TYPE_CHECKING:
     from toolwire.backends.background import ProcessManager
@@ -171,4 +172,3 @@ __all__ = [
     "tool",
 ]
 
-__version__ = "0.1.0"

@@ -104,9 +104,8 @@ class ToolRegistry:
         self._provider_id = provider_id
         self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
         self._definitions: dict[tuple[Any, ...], list[tuple[RegisteredTool, ToolDefinition]]] = {}
-        processes = getattr(backends, "processes", None)
-        if processes is not None:  # no background process outlives the registry
-            self.add_cleanup(processes.aclose)
+        if backends is not None and backends.processes is not None:
+            self.add_cleanup(backends.processes.aclose)  # no background process outlives it
 
     # -- settings (fixed at construction) -----------------------------------------------------
 

@@ -7,22 +7,14 @@ from typing import Protocol
 
 import anyio
 
+from toolwire.capabilities import SEAM_FIELDS
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.seams import Attachment
 
-__all__ = ["SEAM_FIELDS", "Batch", "Cancellable", "exception_message", "seam_reset"]
+__all__ = ["Batch", "Cancellable", "exception_message", "seam_reset"]
 
-SEAM_FIELDS = (
-    "kv_store",
-    "secrets_resolver",
-    "scoped_fetch",
-    "scoped_fs",
-    "scoped_process",
-    "attachments",
-)
-"""The capability seams of a `ToolContext`; a tool sees only those it declared."""
 
 
 class Cancellable(Protocol):

@@ -27,9 +27,9 @@ import mcp_types as mt
 from mcp.client.client import Client
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from toolwire import __version__
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.mcp.transports import open_transport
+from toolwire.version import __version__
 
 __all__ = ["Link", "ListingHandler", "hold_link", "list_all_tools"]
 
