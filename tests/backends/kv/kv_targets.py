@@ -105,10 +105,11 @@ async def open_target(kind: str, tmp_path: Path) -> AsyncIterator[KvTarget]:
         def redis(*, isolate_tools: bool = False) -> KeyValueBackend:
             return RedisKeyValueBackend(REDIS_URL, key_prefix=prefix, isolate_tools=isolate_tools)
 
-        yield KvTarget(kind=kind, make=redis)
-        cleaner = RedisKeyValueBackend(REDIS_URL, key_prefix=prefix)
-        await cleaner.delete_all()
-        await cleaner.aclose()
+        try:
+            yield KvTarget(kind=kind, make=redis)
+        finally:  # a failing test (or hypothesis example) must not leave its keys behind
+            async with RedisKeyValueBackend(REDIS_URL, key_prefix=prefix) as cleaner:
+                await cleaner.delete_all()
     elif kind == "postgres":
         require_service("PostgreSQL", "127.0.0.1", 5432)
         table = f"kv_test_{unique}"
@@ -116,9 +117,13 @@ async def open_target(kind: str, tmp_path: Path) -> AsyncIterator[KvTarget]:
         def postgres(*, isolate_tools: bool = False) -> KeyValueBackend:
             return PostgresKeyValueBackend(POSTGRES_DSN, table=table, isolate_tools=isolate_tools)
 
-        yield KvTarget(kind=kind, make=postgres)
-        connection = await asyncpg.connect(POSTGRES_DSN)
-        await connection.execute(f'DROP TABLE IF EXISTS "{table}"')
-        await connection.close()
+        try:
+            yield KvTarget(kind=kind, make=postgres)
+        finally:
+            connection = await asyncpg.connect(POSTGRES_DSN)
+            try:
+                await connection.execute(f'DROP TABLE IF EXISTS "{table}"')
+            finally:
+                await connection.close()
     else:
         raise ValueError(kind)
