@@ -159,8 +159,8 @@ class ToolRegistry:
     def add_cleanup(self, cleanup: Callable[[], Awaitable[None] | None]) -> None:
         """Run ``cleanup`` (sync or async) when the registry closes; the last added runs first.
 
-        For what the registered tools hold, e.g. ``registry.add_cleanup(manager.aclose)`` for
-        the process tools' `ProcessManager`, so no child process outlives the registry.
+        For what the registered tools hold beyond the backends (whose background processes the
+        registry stops by itself), e.g. ``registry.add_cleanup(client.aclose)``.
         """
         if not callable(cleanup):
             raise RegistrationError(f"add_cleanup() takes a callable, got {cleanup!r}")
