@@ -481,6 +481,24 @@ async def test_create_backends_reads_settings_from_config(tmp_path: Path) -> Non
         assert await backends.secrets_resolver.get("providers/x/k") == "from-vault"
 
 
+@pytest.mark.parametrize("isolate", [False, True])
+async def test_create_backends_shares_session_storage_across_tools_unless_isolated(
+    isolate: bool,
+) -> None:
+    async with create_backends(kv_url="memory://", fetcher=None, kv_isolate_tools=isolate) as b:
+        notes = resolve_capabilities("notes", caps(storage("session")), SCOPE, b).kv_store
+        todo = resolve_capabilities("todo", caps(storage("session")), SCOPE, b).kv_store
+        assert notes is not None
+        assert todo is not None
+        await notes.set("plan", "ship it")
+        assert await todo.get("plan") == (None if isolate else "ship it")
+
+
+def test_create_backends_refuses_a_non_bool_isolation_setting() -> None:
+    with pytest.raises(ConfigurationError, match="isolate_tools"):
+        create_backends(kv_url="memory://", fetcher=None, kv_isolate_tools="yes")
+
+
 async def test_create_backends_without_a_vault_uses_the_environment() -> None:
     backends = create_backends(kv_url=None, fetcher=None, secrets_vault_dir=None)
     assert isinstance(backends.secrets_resolver, EnvSecretsResolver)

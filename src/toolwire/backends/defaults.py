@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
 __all__ = ["create_backends"]
 
-_CONFIG_KEYS = frozenset({"working_dir", "kv_url", "secrets_env", "secrets_vault_dir", "network"})
+_CONFIG_KEYS = frozenset(
+    {"working_dir", "kv_url", "kv_isolate_tools", "secrets_env", "secrets_vault_dir", "network"}
+)
 
 
 def create_backends(
@@ -29,7 +31,9 @@ def create_backends(
 
     - file reach for ``"from-personality"``: read and write the working directory;
     - storage: SQLite at ``<working_dir>/.toolwire/state.db`` (``kv_url`` picks another
-      store: ``memory://``, ``redis://...``, ``postgresql://...``; ``None`` disables it);
+      store: ``memory://``, ``redis://...``, ``postgresql://...``; ``None`` disables it).
+      ``session`` and ``personality`` scopes are shared by the tools of that session or
+      personality, as spec 04 says; ``kv_isolate_tools=True`` splits them per tool as well;
     - secrets: the vault at ``~/.toolwire/secrets`` (``secrets_vault_dir``; ``None`` skips
       it), then environment variables (``secrets_env``: a ref → variable table);
     - network: a `SafeFetcher` when httpx is installed, under ``network``
@@ -61,7 +65,7 @@ def create_backends(
     if kv_url is not None and "kv_store_factory" not in settings:
         from toolwire.backends.kv import create_kv_backend
 
-        backend = create_kv_backend(kv_url)
+        backend = create_kv_backend(kv_url, isolate_tools=settings.pop("kv_isolate_tools", False))
         values.update(kv_backend=backend, kv_store_factory=backend.scoped)
     env = EnvSecretsResolver(settings.pop("secrets_env", None))
     vault_dir = settings.pop("secrets_vault_dir", "~/.toolwire/secrets")
@@ -74,6 +78,7 @@ def create_backends(
     if "processes" not in settings:
         logs = os.path.join(working_dir, ".toolwire", "processes")
         values["processes"] = LocalProcessBackend(ProcessManager(logs))
+    settings.pop("kv_isolate_tools", None)  # only meaningful for the store built here
     values.update(settings)
     return CapabilityBackends(**values)
 

@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import TYPE_CHECKING
 
-from toolwire.backends.kv.base import INT64_MAX, INT64_MIN, Namespace
+from toolwire.backends.kv.namespace import INT64_MAX, INT64_MIN, Namespace, ValueStore
 from toolwire.errors import StoreError
-
-if TYPE_CHECKING:
-    from toolwire.backends.kv.base import KeyValueBackend
 
 __all__ = ["MAX_TTL_SECONDS", "ScopedKeyValueStore"]
 
@@ -67,7 +63,7 @@ class ScopedKeyValueStore:
 
     def __init__(
         self,
-        backend: KeyValueBackend,
+        backend: ValueStore,
         *,
         tool: str,
         scope_id: str,
