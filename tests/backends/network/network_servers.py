@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -121,6 +121,10 @@ class RunningServer:
 
     def url(self, host: str, path: str) -> str:
         return f"{self.scheme}://{host}:{self.port}{path}"
+
+    def redirect(self, host: str, to: str, status: int = 302) -> str:
+        """A URL on ``host`` that answers ``status`` with ``Location: to`` (sent verbatim)."""
+        return self.url(host, f"/redirect?status={status}&to={quote(to, safe='')}")
 
 
 @contextmanager

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from urllib.parse import quote
 
 import httpx
 import pytest
@@ -15,10 +14,6 @@ from toolwire.errors import ConfigurationError, HostNotAllowedError
 from toolwire.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
-
-
-def redirect(server: RunningServer, host: str, to: str, status: int = 302) -> str:
-    return server.url(host, f"/redirect?status={status}&to={quote(to, safe='')}")
 
 
 async def test_fetch_returns_status_body_headers_and_final_url(
@@ -67,7 +62,7 @@ async def test_redirects_across_hosts_are_followed_and_counted(
     fetcher: SafeFetcher, server: RunningServer, local: NetworkPolicy
 ) -> None:
     final = server.url("b.test", "/hello")
-    start = redirect(server, "a.test", redirect(server, "h1.test", final))
+    start = server.redirect("a.test", server.redirect("h1.test", final))
     response = await fetcher.fetch(start, policy=local)
     assert (response.status, response.hops, response.url) == (200, 2, final)
     assert response.text == f"hello from b.test:{server.port}"
@@ -111,7 +106,7 @@ async def test_every_redirect_hop_is_revalidated(
 ) -> None:
     policy = NetworkPolicy(allow_private_urls=True, deny=("evil.test",))
     with pytest.raises(HostNotAllowedError, match=reason) as refused:
-        await fetcher.fetch(redirect(server, "a.test", target), policy=policy)
+        await fetcher.fetch(server.redirect("a.test", target), policy=policy)
     assert str(refused.value).startswith("HOST_NOT_ALLOWED:")
     assert str(refused.value).endswith("(at redirect hop 1)")
 
@@ -125,7 +120,7 @@ async def test_credentials_are_dropped_when_a_redirect_leaves_the_origin(
         "Proxy-Authorization": "Basic x",
         "X-Trace": "keep",
     }
-    start = redirect(server, "a.test", server.url("b.test", "/echo"))
+    start = server.redirect("a.test", server.url("b.test", "/echo"))
     response = await fetcher.fetch(start, policy=local, headers=secret_headers)
     seen = json.loads(response.body)["headers"]
     assert "authorization" not in seen
@@ -137,7 +132,7 @@ async def test_credentials_are_dropped_when_a_redirect_leaves_the_origin(
 async def test_credentials_are_kept_on_a_same_origin_redirect(
     fetcher: SafeFetcher, server: RunningServer, local: NetworkPolicy
 ) -> None:
-    start = redirect(server, "a.test", server.url("a.test", "/echo"))
+    start = server.redirect("a.test", server.url("a.test", "/echo"))
     response = await fetcher.fetch(start, policy=local, headers={"Authorization": "Bearer t"})
     assert json.loads(response.body)["headers"]["authorization"] == "Bearer t"
 
@@ -145,7 +140,7 @@ async def test_credentials_are_kept_on_a_same_origin_redirect(
 async def test_another_port_is_another_origin_for_credentials(
     fetcher: SafeFetcher, server: RunningServer, other_server: RunningServer, local: NetworkPolicy
 ) -> None:
-    start = redirect(server, "a.test", other_server.url("a.test", "/echo"))
+    start = server.redirect("a.test", other_server.url("a.test", "/echo"))
     response = await fetcher.fetch(start, policy=local, headers={"Cookie": "s=1"})
     assert "cookie" not in json.loads(response.body)["headers"]
 
@@ -153,8 +148,8 @@ async def test_another_port_is_another_origin_for_credentials(
 async def test_credentials_stay_dropped_after_returning_to_the_first_origin(
     fetcher: SafeFetcher, server: RunningServer, local: NetworkPolicy
 ) -> None:
-    back_home = redirect(server, "b.test", server.url("a.test", "/echo"))
-    start = redirect(server, "a.test", back_home)
+    back_home = server.redirect("b.test", server.url("a.test", "/echo"))
+    start = server.redirect("a.test", back_home)
     response = await fetcher.fetch(start, policy=local, headers={"Authorization": "Bearer t"})
     assert "authorization" not in json.loads(response.body)["headers"]
 
@@ -162,7 +157,7 @@ async def test_credentials_stay_dropped_after_returning_to_the_first_origin(
 async def test_303_turns_a_post_into_a_get_without_body(
     fetcher: SafeFetcher, server: RunningServer, local: NetworkPolicy
 ) -> None:
-    start = redirect(server, "a.test", server.url("a.test", "/echo"), status=303)
+    start = server.redirect("a.test", server.url("a.test", "/echo"), status=303)
     response = await fetcher.fetch(
         start, policy=local, method="PUT", body="payload", headers={"Content-Type": "text/plain"}
     )
@@ -175,7 +170,7 @@ async def test_303_turns_a_post_into_a_get_without_body(
 async def test_301_and_302_turn_a_post_into_a_get(
     fetcher: SafeFetcher, server: RunningServer, local: NetworkPolicy, status: int
 ) -> None:
-    start = redirect(server, "a.test", server.url("a.test", "/echo"), status=status)
+    start = server.redirect("a.test", server.url("a.test", "/echo"), status=status)
     response = await fetcher.fetch(start, policy=local, method="POST", body=b"payload")
     seen = json.loads(response.body)
     assert (seen["method"], seen["body"]) == ("GET", "")
@@ -185,7 +180,7 @@ async def test_301_and_302_turn_a_post_into_a_get(
 async def test_307_and_308_keep_the_method_and_body(
     fetcher: SafeFetcher, server: RunningServer, local: NetworkPolicy, status: int
 ) -> None:
-    start = redirect(server, "a.test", server.url("a.test", "/echo"), status=status)
+    start = server.redirect("a.test", server.url("a.test", "/echo"), status=status)
     response = await fetcher.fetch(start, policy=local, method="POST", body="payload")
     seen = json.loads(response.body)
     assert (seen["method"], seen["body"]) == ("POST", "payload")

@@ -8,6 +8,7 @@ import anyio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from spellings import ipv4_spelling
 
 from toolwire.backends.network import (
     StaticResolver,
@@ -38,27 +39,6 @@ def private_ipv4(draw: st.DrawFn) -> int:
     network = ipaddress.IPv4Network(draw(st.sampled_from(PRIVATE_V4)))
     offset = draw(st.integers(0, network.num_addresses - 1))
     return int(network.network_address) + offset
-
-
-def spell_number(draw: st.DrawFn, value: int) -> str:
-    style = draw(st.sampled_from(["dec", "hex", "HEX", "oct"]))
-    if style == "dec":
-        return str(value)
-    if style == "oct":
-        return "0" + format(value, "o")
-    digits = format(value, "x" if draw(st.booleans()) else "X")
-    return ("0x" if style == "hex" else "0X") + "0" * draw(st.integers(0, 2)) + digits
-
-
-@st.composite
-def ipv4_spelling(draw: st.DrawFn, value: int) -> str:
-    """``value`` written as 1 to 4 parts, each part in decimal, hex or octal, maybe a dot after."""
-    octets = list(value.to_bytes(4, "big"))
-    parts = draw(st.integers(1, 4))
-    head = octets[: parts - 1]
-    tail = int.from_bytes(bytes(octets[parts - 1 :]), "big")
-    spelled = [spell_number(draw, n) for n in [*head, tail]]
-    return ".".join(spelled) + ("." if draw(st.booleans()) else "")
 
 
 async def _check(url: str) -> None:
@@ -92,7 +72,9 @@ def test_every_mapped_ipv6_spelling_of_a_private_ipv4_is_refused(data: st.DataOb
         anyio.run(_check, f"http://[{literal}]/")
 
 
-LABEL = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=8)
+# A label starts with a letter: a host ending in a number is an IPv4 address (``0.0`` is
+# 0.0.0.0), in a pattern as in a URL.
+LABEL = st.from_regex(r"[a-z][a-z0-9-]{0,7}", fullmatch=True)
 DOMAIN = st.lists(LABEL, min_size=1, max_size=3).map(".".join)
 
 

@@ -20,8 +20,8 @@ from toolwire.backends.network.addresses import (
     METADATA_ADDRESSES,
     AddressVerdict,
     classify_address,
-    parse_ipv4_host,
 )
+from toolwire.backends.network.canonical_hosts import parse_ipv4_host
 from toolwire.backends.network.hosts import METADATA_HOSTNAMES, host_matches, pattern_covers
 from toolwire.backends.network.policy import (
     CheckedUrl,

@@ -15,7 +15,6 @@ that check validated. Policy refusals raise `HostNotAllowedError`; transport fai
 from __future__ import annotations
 
 import ssl
-import urllib.parse
 from collections.abc import Mapping
 from types import TracebackType
 
@@ -26,6 +25,7 @@ import httpx
 from toolwire.backends.network.policy import CheckedUrl, check_url
 from toolwire.backends.network.resolvers import Resolver, SystemResolver
 from toolwire.backends.network.transport import PINNED_ADDRESSES, PinnedTransport
+from toolwire.backends.network.urls import resolve_location
 from toolwire.errors import ConfigurationError, HostNotAllowedError
 from toolwire.seams import FetchResponse, NetworkPolicy
 
@@ -177,7 +177,10 @@ class SafeFetcher:
                     )
             finally:
                 await response.aclose()
-            current = urllib.parse.urljoin(checked.parsed.url, location)
+            try:
+                current = resolve_location(checked.parsed.url, location)
+            except HostNotAllowedError as exc:
+                raise HostNotAllowedError(f"{exc} (at redirect hop {hop + 1})") from exc
             status = response.status_code
             if (status == 303 and method != "HEAD") or (status in (301, 302) and method == "POST"):
                 method, content = "GET", None
@@ -206,13 +209,18 @@ class SafeFetcher:
         self, checked: CheckedUrl, method: str, headers: httpx.Headers, content: bytes | None
     ) -> httpx.Response:
         parsed = checked.parsed
-        request = httpx.Request(
-            method,
-            parsed.url,
-            headers=headers,
-            content=content,
-            extensions={PINNED_ADDRESSES: checked.addresses},
-        )
+        try:
+            request = httpx.Request(
+                method,
+                parsed.url,
+                headers=headers,
+                content=content,
+                extensions={PINNED_ADDRESSES: checked.addresses},
+            )
+        except httpx.InvalidURL as exc:  # e.g. longer than httpx sends; never echoes the path
+            raise HostNotAllowedError(
+                f"HOST_NOT_ALLOWED: the URL for '{parsed.host}' cannot be sent: {exc}"
+            ) from exc
         if request.url.raw_host.decode("ascii").lower() != parsed.host:
             raise HostNotAllowedError(
                 f"HOST_NOT_ALLOWED: host '{parsed.host}' does not survive URL re-parsing"

@@ -1,9 +1,11 @@
 """Host patterns: one matching rule for policy lists and capability lists alike.
 
 A pattern is an exact host, ``*.example.com`` (strict subdomains: ``api.example.com`` and
-``a.b.example.com``, never ``example.com`` itself) or ``*`` (every host). Matching ignores case,
-a trailing dot and IPv6 brackets, and compares IP literals by value (``[::FFFF:7f00:1]`` is
-``::ffff:127.0.0.1``).
+``a.b.example.com``, never ``example.com`` itself) or ``*`` (every host). Hosts and patterns
+are read as a URL's host is (`canonical_host`): case, a trailing dot, IPv6 brackets,
+percent-encoding, IDNA and IPv4 spellings make no difference (``[::FFFF:127.0.0.1]`` is
+``::ffff:7f00:1``, ``0x7f.1`` is ``127.0.0.1``, ``Bücher.example`` is
+``xn--bcher-kva.example``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from toolwire.backends.network.addresses import parse_ip_literal
+from toolwire.backends.network.canonical_hosts import canonical_host, ipv6_text
 
 __all__ = [
     "METADATA_HOSTNAMES",
@@ -38,14 +41,22 @@ METADATA_HOSTNAMES: frozenset[str] = frozenset(
 
 
 def normalise_host(host: str) -> str:
-    """Lower-case ``host``, drop one trailing dot and IPv6 brackets, canonicalise IP literals."""
-    host = host.strip().lower()
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if host.endswith(".") and host != ".":
-        host = host[:-1]
-    address = parse_ip_literal(host)
-    return str(address) if address is not None else host
+    """The canonical form of ``host``, as `canonical_host` reads it in a URL.
+
+    A bare IPv6 literal (``::1``) is read as if bracketed. Text that is no valid host is only
+    lower-cased and loses one trailing dot and its brackets: it matches itself, never a URL.
+    """
+    text = host.strip()
+    address = parse_ip_literal(text)
+    if address is not None and address.version == 6:
+        return ipv6_text(address)
+    try:
+        return canonical_host(text)[0]
+    except ValueError:
+        text = text.lower()
+        if text.startswith("[") and text.endswith("]"):
+            text = text[1:-1]
+        return text[:-1] if text.endswith(".") and text != "." else text
 
 
 def host_matches(host: str, pattern: str) -> bool:

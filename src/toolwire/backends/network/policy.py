@@ -69,6 +69,11 @@ def _check_address(host: str, address: IpAddress, policy: NetworkPolicy, resolve
     where = f"host '{host}' resolves to '{address}', which" if resolved else f"host '{host}'"
     if verdict.kind == "metadata":
         raise _refuse(f"{where} is a cloud-metadata address (always denied)")
+    if verdict.kind == "unusable":
+        raise _refuse(
+            f"{where} is in a private/reserved range ({verdict.reason}; "
+            "not a destination, always denied)"
+        )
     if verdict.kind == "private" and not policy.allow_private_urls:
         raise _refuse(f"{where} is in a private/reserved range ({verdict.reason})")
 

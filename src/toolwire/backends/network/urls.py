@@ -1,23 +1,35 @@
-"""URL parsing that fails closed and canonicalises the host the way browsers do.
+"""URL parsing by the WHATWG URL Standard, failing closed, with a canonical host.
 
-`parse_url` accepts only ``http``/``https`` URLs with an authority, refuses embedded
-credentials, and rebuilds the URL from what it validated, so the request that is sent is the
-URL that was checked (no parser differential between the check and the HTTP client).
+`parse_url` reads a URL with ada (a conforming WHATWG parser, the one in Node.js), so a URL
+means here what it means in a browser, and adds the refusals a fetch for an agent needs:
+only ``http``/``https`` written with ``//``, no credentials, no whitespace or control
+characters, no backslash inside the authority (where parsers disagree), a port from 1 to
+65535, and a host that is a DNS name or an IP address (`canonical_host`). The host is read
+a second time by our own parser, and a URL on which the two disagree is refused. The
+request is rebuilt from the canonical URL, so what is sent is what was checked.
+
+`resolve_location` resolves a redirect's ``Location`` against the current URL the same way
+(``/\\evil.example/`` is the host ``evil.example``, as browsers take it).
 """
 
 from __future__ import annotations
 
-import urllib.parse
+import re
 from dataclasses import dataclass
 from typing import Literal
 
-from toolwire.backends.network.addresses import IpAddress, parse_ip_literal, parse_ipv4_host
+import ada_url
+
+from toolwire.backends.network.addresses import IpAddress
+from toolwire.backends.network.canonical_hosts import canonical_host
 from toolwire.errors import HostNotAllowedError
 
-__all__ = ["ParsedUrl", "parse_url"]
+__all__ = ["ParsedUrl", "parse_url", "resolve_location"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_.")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_C0_AND_SPACE = "".join(chr(c) for c in range(0x21))
+_AUTHORITY_END = re.compile(r"[/?#]")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -25,7 +37,8 @@ class ParsedUrl:
     """A validated, canonical http(s) URL.
 
     Attributes:
-        url: The canonical URL (host canonical, default port omitted, fragment dropped).
+        url: The canonical URL (host canonical, default port omitted, fragment dropped,
+            path and query as the WHATWG standard serialises them).
         scheme: ``http`` or ``https``.
         host: Lower-case ASCII name without trailing dot, or a canonical IP (no brackets).
         port: The effective port.
@@ -48,47 +61,42 @@ def _refuse(reason: str) -> HostNotAllowedError:
     return HostNotAllowedError(f"HOST_NOT_ALLOWED: {reason}")
 
 
-def _canonical_host(raw: str) -> tuple[str, IpAddress | None]:
-    """Percent-decode, IDNA-encode, lower-case and classify a host (never bracketed)."""
+def _whatwg(url: str, base: str | None = None) -> ada_url.URL | None:
     try:
-        host = urllib.parse.unquote_to_bytes(raw).decode("utf-8")
-        if not host.isascii():
-            host = host.encode("idna").decode("ascii")
-    except (UnicodeError, ValueError) as exc:
-        raise _refuse("malformed host in URL") from exc
-    host = host.lower()
-    try:
-        ipv4 = parse_ipv4_host(host)
-    except ValueError as exc:
-        raise _refuse(f"malformed host in URL: {exc}") from exc
-    if ipv4 is not None:
-        return str(ipv4), ipv4
-    if host.endswith("."):
-        host = host[:-1]
-    labels = host.split(".")
-    if (
-        not host
-        or len(host) > 253
-        or not set(host) <= _HOST_CHARS
-        or any(not label or len(label) > 63 for label in labels)
-    ):
-        raise _refuse("malformed host in URL")
-    return host, None
+        return ada_url.URL(url, base)
+    except ValueError:  # also a str that does not encode as UTF-8
+        return None
 
 
-def _split_authority(netloc: str) -> tuple[str, IpAddress | None, str]:
-    """``(host, address, port_text)`` from an authority without userinfo."""
-    if netloc.startswith("["):
-        end = netloc.find("]")
-        inside = netloc[1:end] if end > 0 else ""
-        address = parse_ip_literal(inside) if "%" not in inside else None
-        rest = netloc[end + 1 :]
-        if address is None or address.version != 6 or (rest and not rest.startswith(":")):
+def _port(text: str, default: int) -> int:
+    if not text:
+        return default
+    if not (text.isascii() and text.isdigit()):
+        raise _refuse("malformed port in URL (not a number)")
+    digits = text.lstrip("0") or "0"
+    shown = digits if len(digits) <= 10 else f"of {len(digits)} digits"
+    if len(digits) > 5 or not 0 < int(digits) < 65536:
+        raise _refuse(f"port {shown} is out of range (1-65535)")
+    return int(digits)
+
+
+def _authority(text: str, scheme: str) -> tuple[str, str]:
+    """``(host, port_text)`` of the authority after ``scheme://``, refusing what is unsafe."""
+    rest = text[len(scheme) + 1 :]
+    if not rest.startswith("//"):
+        raise _refuse("malformed URL (no host: the scheme must be followed by '//')")
+    authority = _AUTHORITY_END.split(rest[2:], maxsplit=1)[0]
+    if "\\" in authority:  # browsers end the authority there, other parsers do not
+        raise _refuse("malformed URL (backslash in host)")
+    if "@" in authority:
+        raise _refuse("URLs with embedded credentials are not allowed")
+    if authority.startswith("["):
+        end = authority.find("]") + 1
+        if end == 0 or (end < len(authority) and authority[end] != ":"):
             raise _refuse("malformed IPv6 host in URL")
-        return str(address), address, rest[1:]
-    raw_host, _, port_text = netloc.partition(":")
-    host, address = _canonical_host(raw_host)
-    return host, address, port_text
+        return authority[:end], authority[end + 1 :]
+    host, _, port_text = authority.partition(":")
+    return host, port_text
 
 
 def parse_url(url: str) -> ParsedUrl:
@@ -97,40 +105,67 @@ def parse_url(url: str) -> ParsedUrl:
     Raises:
         HostNotAllowedError: the URL is malformed, not http(s), has no host, carries
             credentials (``user:pass@``), or its host or port is invalid. Messages start
-            with ``HOST_NOT_ALLOWED:`` and never echo the URL (it may hold secrets).
+            with ``HOST_NOT_ALLOWED:``, say what is wrong, and never echo the URL's path or
+            query (they may hold secrets).
     """
-    text = url.strip(" \t\n\r\f\v\x00")
+    if not isinstance(url, str):
+        raise _refuse(f"a URL must be a string, not {type(url).__name__}")
+    text = url.strip(_C0_AND_SPACE)
     if any(ord(ch) <= 0x20 or ord(ch) == 0x7F for ch in text):
         raise _refuse("malformed URL (contains whitespace or control characters)")
     try:
-        parts = urllib.parse.urlsplit(text)
-    except ValueError as exc:
-        raise _refuse("malformed URL") from exc
-    scheme = parts.scheme.lower()
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise _refuse("malformed URL (not valid Unicode)") from exc
+    match = _SCHEME.match(text)
+    scheme = match.group()[:-1].lower() if match else ""
     if scheme not in _DEFAULT_PORTS:
         shown = scheme[:20] or "(none)"
         raise _refuse(f"scheme '{shown}' is not allowed (only http and https)")
-    if not text[len(scheme) + 1 :].startswith("//") or not parts.netloc:
-        raise _refuse("malformed URL (no host)")
-    if "@" in parts.netloc:
-        raise _refuse("URLs with embedded credentials are not allowed")
-    if "\\" in parts.netloc:
-        raise _refuse("malformed URL (backslash in host)")
-    host, address, port_text = _split_authority(parts.netloc)
+    raw_host, port_text = _authority(text, scheme)
     default_port = _DEFAULT_PORTS[scheme]
-    if port_text and (not port_text.isascii() or not port_text.isdigit()):
-        raise _refuse("malformed port in URL")
-    port = int(port_text) if port_text else default_port
-    if not 0 < port < 65536:
-        raise _refuse(f"port {port} is out of range")
+    port = _port(port_text, default_port)
+    try:
+        host, address = canonical_host(raw_host)
+    except ValueError as exc:
+        raise _refuse(f"malformed host in URL: {exc}") from exc
+    whatwg = _whatwg(text)
+    if whatwg is None:
+        raise _refuse("malformed URL (not valid by the WHATWG URL Standard)")
+    their_host = whatwg.hostname.removeprefix("[").removesuffix("]").removesuffix(".")
+    if their_host != host or int(whatwg.port or default_port) != port:
+        raise _refuse(f"host '{host}' parses differently by the WHATWG URL Standard")
+    if whatwg.username or whatwg.password:
+        raise _refuse("URLs with embedded credentials are not allowed")
     shown_host = f"[{host}]" if address is not None and address.version == 6 else host
     authority = shown_host if port == default_port else f"{shown_host}:{port}"
-    query = f"?{parts.query}" if parts.query or text.split("#", 1)[0].endswith("?") else ""
-    canonical = f"{scheme}://{authority}{parts.path or '/'}{query}"
+    head = f"{whatwg.protocol}//{whatwg.host}"
+    if not whatwg.href.startswith(head):
+        raise _refuse(f"host '{host}' parses differently by the WHATWG URL Standard")
+    path_and_query = whatwg.href[len(head) :].partition("#")[0]
     return ParsedUrl(
-        url=canonical,
+        url=f"{scheme}://{authority}{path_and_query}",
         scheme="https" if scheme == "https" else "http",
         host=host,
         port=port,
         address=address,
     )
+
+
+def resolve_location(base: str, location: str) -> str:
+    """The absolute URL a redirect's ``Location`` names, resolved as browsers resolve it.
+
+    Args:
+        base: The URL that answered with the redirect.
+        location: The ``Location`` header's value.
+
+    Returns:
+        The WHATWG serialisation of the target, still to be checked with `parse_url`.
+
+    Raises:
+        HostNotAllowedError: the location is not a URL, even relative to ``base``.
+    """
+    target = _whatwg(location, base)
+    if target is None:
+        raise _refuse("malformed redirect Location (not valid by the WHATWG URL Standard)")
+    return target.href
