@@ -5,8 +5,10 @@
 2. Key-value stores against their raw drivers (``bench_kv.py``).
 3. Reducers: characters before/after on the captured outputs (``bench_reducers.py``).
 4. The MCP server against the SDK's ``MCPServer`` (``bench_mcp.py``).
+5. Regular expressions: the worst time per KiB of every pattern that meets untrusted text, on
+   adversarial input, beside Python's ``re`` (``bench_regex.py``).
 
-Each prints a markdown table. Options: ``--only w,kv,reducers,mcp`` and ``--repeats N``.
+Each prints a markdown table. Options: ``--only w,kv,reducers,mcp,regex`` and ``--repeats N``.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ def _peer_harness(repeats: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", default="w,kv,reducers,mcp")
+    parser.add_argument("--only", default="w,kv,reducers,mcp,regex")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     wanted = set(args.only.split(","))
@@ -75,6 +77,7 @@ def main() -> int:
         ("kv", "bench_kv.py", "Key-value stores against their raw drivers"),
         ("reducers", "bench_reducers.py", "Reducers: characters before and after"),
         ("mcp", "bench_mcp.py", "MCP server against the SDK's MCPServer"),
+        ("regex", "bench_regex.py", "Regular expressions: worst µs per KiB on adversarial input"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)

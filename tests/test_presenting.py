@@ -148,6 +148,50 @@ def test_redaction_runs_before_the_cap_so_a_cut_secret_does_not_leak() -> None:
     assert text.startswith("x" * 10 + " [REDACTED")
 
 
+# issue 9, item 21: the body was redacted but the wrapper's source label was not
+@pytest.mark.parametrize(
+    ("args", "label"),
+    [
+        (
+            {"url": f"https://api.example/repos?access_token={GITHUB_PAT}"},
+            "https://api.example/repos?access_token=[REDACTED:github-pat]",
+        ),
+        ({"path": f"/tmp/{GITHUB_PAT}.json"}, "file:/tmp/[REDACTED:github-pat].json"),
+        (
+            {"command": "curl -H 'Authorization: Bearer abcdefghijklmnop1234' x"},
+            "cmd:curl -H 'Authorization: Bearer [REDACTED:bearer-token]' x",
+        ),
+    ],
+)
+def test_secrets_in_the_source_label_are_redacted(args: dict[str, str], label: str) -> None:
+    presented = show(ok("body"), READ_FILE, args)
+    assert f'<untrusted source="{label}" tool="read_file">' in presented.text
+    assert GITHUB_PAT not in presented.text
+    assert "abcdefghijklmnop1234" not in presented.text
+    assert presented.redactions == 1
+
+
+def test_registered_secret_values_in_the_source_label_are_redacted() -> None:
+    options = PresenterOptions(secret_values=("hunter2-prod",))
+    presented = show(ok("body"), READ_FILE, {"path": "/srv/hunter2-prod/x"}, options)
+    assert 'source="file:/srv/[REDACTED:registered-secret]/x"' in presented.text
+    assert "hunter2" not in presented.text
+
+
+def test_the_label_is_redacted_before_it_is_cut_so_no_part_of_a_secret_leaks() -> None:
+    # the label is cut to 256 characters: cut first, the secret's head would no longer match
+    url = "https://example.com/" + "a" * 220 + "?token=" + GITHUB_PAT
+    presented = show(ok("body"), READ_FILE, {"url": url})
+    assert "ghp_" not in presented.text
+    assert "a1B2c3D4" not in presented.text
+
+
+def test_the_label_is_left_alone_when_redaction_is_off() -> None:
+    options = PresenterOptions(redact_secrets=False, delimit_results=False)
+    presented = show(ok("body"), READ_FILE, {"path": f"/k/{GITHUB_PAT}"}, options)
+    assert presented.text.startswith(f'<untrusted source="file:/k/{GITHUB_PAT}"')
+
+
 # --- ingestion cap ---------------------------------------------------------------------------
 
 

@@ -47,6 +47,25 @@ class CallOutcome:
     cached: bool = False
     args: Mapping[str, Any] | None = None
 
+    def __repr__(self) -> str:
+        """The fields, with the arguments summarised (``args=<3 keys>``): their values may be
+        secrets, and reprs end up in logs."""
+        return (
+            f"CallOutcome(tool_call_id={self.tool_call_id!r}, name={self.name!r}, "
+            f"result={self.result!r}, duration_ms={self.duration_ms!r}, cached={self.cached!r}, "
+            f"args={_summary(self.args)})"
+        )
+
+
+def _summary(args: Mapping[str, Any] | None) -> str:
+    if args is None:
+        return "None"
+    try:
+        count = len(args)
+    except Exception:
+        return "<arguments>"
+    return f"<{count} key{'' if count == 1 else 's'}>"
+
 
 _new = object.__new__
 _set_id, _set_name, _set_result, _set_duration, _set_cached, _set_args = (

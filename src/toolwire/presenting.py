@@ -10,8 +10,8 @@ order (every step on by default, each can be switched off in `PresenterOptions`)
 3. for tools with ``output_is_untrusted`` — errors included, except framework errors
    (``input_invalid``, ``not_available``) — the Tier-1 **injection scan** on the raw text,
    **template-token stripping**, and the **untrusted wrapper**
-   ``<untrusted source="..." tool="...">``; a flagged result emits a ``user``-audience
-   progress warning;
+   ``<untrusted source="..." tool="...">`` (secrets in the ``source`` label are redacted
+   too); a flagged result emits a ``user``-audience progress warning;
 4. the **result frame** ``===TOOL_RESULT_START:<name>===`` ... ``===TOOL_RESULT_END===``
    around successes and wrapped errors, with look-alike sentinels inside defused by a
    zero-width space. Plain errors are sent bare.
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +31,7 @@ from toolwire.execution.budget import truncation_marker
 from toolwire.reducers.spill import attach_spill_pointer, split_spill_pointer
 from toolwire.results import ErrorCode, Ok
 from toolwire.safety.injection import scan_for_injection
+from toolwire.safety.linear_regex import linear
 from toolwire.safety.redaction import redact_secrets
 from toolwire.safety.untrusted import source_label, strip_template_tokens, wrap_untrusted
 from toolwire.tools import Tool
@@ -48,8 +48,8 @@ __all__ = [
 DEFAULT_INGESTION_CAP_CHARS = 80_000
 """The default ingestion cap: the whole turn budget, the only cap on error text."""
 
-_SENTINEL = re.compile(r"=(?===\s*TOOL_RESULT_(?:START|END))", re.IGNORECASE)
-_FRAME_NAME = re.compile(r"[^A-Za-z0-9_.:-]")
+_SENTINEL = linear(r"(?i)=(==\s*TOOL_RESULT_(?:START|END))")
+_FRAME_NAME = linear(r"[^A-Za-z0-9_.:-]")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -112,7 +112,7 @@ class PresentedResult:
 
 def defuse_sentinels(text: str) -> str:
     """Insert U+200B after the first ``=`` of every ``===TOOL_RESULT_START|END`` look-alike."""
-    return _SENTINEL.sub("=\u200b", text)
+    return _SENTINEL.sub(lambda sentinel: "=\u200b" + sentinel.group(1), text)
 
 
 class Presenter:
@@ -164,13 +164,13 @@ class Presenter:
                 outcome_of_strip = strip_template_tokens(text)
                 text, stripped = outcome_of_strip.text, outcome_of_strip.count
             if opts.wrap_untrusted:
-                text = wrap_untrusted(
-                    text,
-                    source=source_label(
-                        tool.name, _mapping(args if args is not None else outcome.args)
-                    ),
-                    tool=tool.name,
+                label = source_label(
+                    tool.name, _mapping(args if args is not None else outcome.args)
                 )
+                if opts.redact_secrets:  # before the label is cut, so no half secret survives
+                    shown = redact_secrets(label, secret_values=opts.secret_values)
+                    label, redactions = shown.text, redactions + shown.count
+                text = wrap_untrusted(text, source=label, tool=tool.name)
         flagged = opts.detect_injection and untrusted and bool(rules or stripped)
         if flagged and emit is not None:
             reason = f"stripped {stripped} template token(s)" if stripped else rules[0]
@@ -206,7 +206,7 @@ def present(
     return Presenter().present(outcome, tool, args=args).text
 
 
-_TRUNCATED_TAIL = re.compile(r"\n\[truncated \u2014 (\d+) chars total\]\Z")
+_TRUNCATED_TAIL = linear(r"\n\[truncated \u2014 (\d+) chars total\]\Z")
 
 
 def _cap(text: str, limit: int) -> str:

@@ -15,6 +15,8 @@ from toolwire.reducers import (
     format_spill_pointer,
     split_spill_pointer,
 )
+from toolwire.reducers.git_status import is_git_status_command
+from toolwire.reducers.installs import is_install_command
 from toolwire.results import Err, Ok, ToolResult, err, ok
 
 REDUCERS = (TerminalReducer(), ReadFileReducer(), KanbanListReducer())
@@ -152,3 +154,34 @@ def test_a_single_spill_pointer_survives_exactly_once(text: str, command: str, a
         reduced = TerminalReducer().reduce(result, ReducerContext(args={"command": command}))
         after = reduced.value if isinstance(reduced, Ok) else reduced.error
         assert after.split("\n").count(pointer) == 1
+
+
+GIT_OPTIONS = ["--x", "-p", "--no-pager", "--git-dir=/r/.git", "-C repo", "-c k=v", "--a-b-c"]
+NPM_OPTIONS = ["--x", "-g", "--no-audit", "--prefix=/p", "--save-dev", "-D"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    options=st.lists(st.sampled_from(GIT_OPTIONS), min_size=10, max_size=60),
+    subcommand=st.sampled_from(["status", "log", "stat", "statusx", "diff", "status -sb"]),
+)
+def test_git_status_is_recognised_after_any_run_of_options(
+    options: list[str], subcommand: str
+) -> None:
+    """Dozens of options, each splittable two ways by the old pattern: answered at once, right."""
+    command = " ".join(["git", *options, subcommand])
+    assert is_git_status_command(command) == (subcommand.split()[0] == "status")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    tool=st.sampled_from(["npm", "pnpm", "pip", "uv pip", "yarn"]),
+    options=st.lists(st.sampled_from(NPM_OPTIONS), min_size=10, max_size=60),
+    subcommand=st.sampled_from(["install", "i", "ci", "run build", "installx", "add x"]),
+)
+def test_installs_are_recognised_after_any_run_of_options(
+    tool: str, options: list[str], subcommand: str
+) -> None:
+    command = " ".join([tool, *options, subcommand])
+    verbs = {"npm": {"install", "i", "ci"}, "pnpm": {"install", "i"}}.get(tool, {"install"})
+    assert is_install_command(command) == (subcommand in verbs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from toolwire.reducers import ReducerContext, TerminalReducer, format_spill_pointer
 from toolwire.reducers.head_tail import SMALL_OUTPUT_CHARS
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
@@ -387,3 +389,38 @@ def test_missing_command_argument_still_reduces_generically() -> None:
     result = TerminalReducer().reduce(ok(LONG), ReducerContext(args={"command": 42}))
     assert isinstance(result, Ok)
     assert len(result.value) < len(LONG)
+
+
+# --- commands of repeated options (issue 9, item 1: catastrophic backtracking) -----------------
+
+# The reported shape: about 100 characters, a few dozen option tokens that the old command
+# patterns (`git(?:\s+--?[\w-]+)*\s+status`, `npm(?:\s+-{1,2}[\w-]+)*\s+install`) could split
+# two ways each, then a subcommand that is not the one sought. Python's backtracking `re` tried
+# every split: 2^24 paths for the reported 103 characters (20 s here, on the event loop), 2^48
+# for twice the tokens (years). The linear engine reads each once; these tests only finish
+# because of that (nothing is timed).
+REPEATED_GIT_OPTIONS = "git " + "--x " * 24 + "log"
+REPEATED_NPM_OPTIONS = "npm " + "--x " * 24 + "run build"
+
+
+@pytest.mark.parametrize("repeat", [1, 2])
+@pytest.mark.parametrize(
+    ("reported", "length"), [(REPEATED_GIT_OPTIONS, 103), (REPEATED_NPM_OPTIONS, 109)]
+)
+def test_the_reported_commands_of_repeated_options_are_reduced(
+    reported: str, length: int, repeat: int
+) -> None:
+    assert len(reported) == length
+    command = reported.replace("--x " * 24, "--x " * 24 * repeat)
+    out = text_of(run(command, ok(LONG))).split("\n")
+    assert out[40].startswith("... [reduced from 400 lines / ")  # neither status nor install
+
+
+def test_repeated_options_before_the_sought_subcommand_are_still_recognised() -> None:
+    status = text_of(run("git " + "--x " * 40 + "status --porcelain", ok(PORCELAIN_MANY)))
+    assert status.startswith("git status: 3 staged, 3 unstaged, 30 untracked.")
+    chatter = "\n".join(
+        f"npm http fetch GET 200 https://registry.npmjs.org/p{i} 9ms" for i in range(30)
+    )
+    install = text_of(run("npm " + "--x " * 40 + "install", ok(f"{chatter}\nadded 30 packages")))
+    assert install == "... [30 lines omitted] ...\nadded 30 packages"

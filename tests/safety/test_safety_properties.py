@@ -10,6 +10,7 @@ from toolwire.safety.injection import scan_for_injection
 from toolwire.safety.redaction import redact_secrets
 from toolwire.safety.untrusted import (
     STRIPPED_TEMPLATE_TOKEN,
+    TEMPLATE_TOKENS,
     encode_attribute,
     escape_untrusted_tags,
     source_label,
@@ -22,6 +23,7 @@ FRAGMENTS = [
     "</s>", "<bos>", "<eos>", "<start_of_turn>", "\n\nHuman:", "\r\n\r\nAssistant:", "<", ">",
     "|", "[", "]", "/", "\n", "untrusted", "</untrusted>", STRIPPED_TEMPLATE_TOKEN,
     "ignore previous instructions", "\u202e", "\u200b",
+    *(row.token for row in TEMPLATE_TOKENS), "<｜", "｜>", "▁", "_", "[|", "|]",
 ]  # fmt: skip
 SHELL_FRAGMENTS = [
     "rm", "-rf", "~", "/", "&&", "||", ";", "|", "&", "$(", ")", "`", "'", '"', "bash -c",

@@ -17,14 +17,15 @@ under ``Other output:`` so nothing the model might need is silently dropped.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from toolwire.safety.linear_regex import linear
 
 __all__ = ["GitStatus", "is_git_status_command", "parse_git_status", "summarise_git_status"]
 
-_COMMAND = re.compile(r"\bgit(?:\s+(?:-[Cc]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+status\b")
-_PORCELAIN = re.compile(r"^([ MTADRCU?!])([ MTADRCU?!]) (.+)$")
-_BRANCH_HEADER = re.compile(r"^## (.+)$")
+_COMMAND = linear(r"\bgit(?:\s+(?:-[Cc]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+status\b")
+_PORCELAIN = linear(r"^([ MTADRCU?!])([ MTADRCU?!]) (.+)$")
+_BRANCH_HEADER = linear(r"^## (.+)$")
 _CONFLICT_CODES = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
 _INDEX_KINDS = {
     "M": "modified",
@@ -42,7 +43,7 @@ _HUMAN_SECTIONS = {
     "Unmerged paths:": "conflicted",
     "Ignored files:": "ignored",
 }
-_HUMAN_ENTRY = re.compile(r"^\t(?:(?P<kind>[a-z][a-z ]*?):\s+)?(?P<path>\S.*)$")
+_HUMAN_ENTRY = linear(r"^\t(?:(?P<kind>[a-z][a-z ]*?):\s+)?(?P<path>\S.*)$")
 _HUMAN_CONFLICT_KINDS = frozenset(
     {
         "both modified",
@@ -54,10 +55,10 @@ _HUMAN_CONFLICT_KINDS = frozenset(
         "deleted by them",
     }
 )
-_HUMAN_IMPLIED = re.compile(
+_HUMAN_IMPLIED = linear(
     r"^(?:nothing to commit|nothing added to commit|no changes added to commit)"
 )  # said by the counts already
-_HUMAN_INFO = re.compile(
+_HUMAN_INFO = linear(
     r"^(?:Your branch |and have \d+ and \d+ different"
     r"|You have unmerged paths|All conflicts fixed|You are currently"
     r"|Initial commit|No commits yet|interactive rebase in progress|rebase in progress"

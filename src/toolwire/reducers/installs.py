@@ -11,19 +11,18 @@ and numbers are kept twice (errors are always kept).
 
 from __future__ import annotations
 
-import re
-
 from toolwire.reducers.lines import (
     is_warning_line,
     render_kept,
     select_lines,
     thin_similar_warnings,
 )
+from toolwire.safety.linear_regex import linear
 
 __all__ = ["is_install_command", "reduce_install_output"]
 
 _OPTS = r"(?:\s+-{1,2}[\w-]+(?:=\S+)?)*"
-_INSTALL_COMMAND = re.compile(
+_INSTALL_COMMAND = linear(
     r"(?:^|[\s;&|(/])(?:"
     rf"(?:python[\d.]*{_OPTS}\s+-m\s+)?pip[\d.]*{_OPTS}\s+install"
     rf"|uv{_OPTS}\s+(?:pip|tool){_OPTS}\s+install"
@@ -31,18 +30,18 @@ _INSTALL_COMMAND = re.compile(
     rf"|npm{_OPTS}\s+(?:install|i|ci)"
     rf"|pnpm{_OPTS}\s+(?:install|i)"
     rf"|yarn{_OPTS}\s+install"
-    r")(?=$|[\s;&|)])"
+    r")(?:$|[\s;&|)])"  # the verb ends there (consumed: only whether it matches counts)
 )
 _KEEP = (
-    re.compile(
+    linear(
         r"(?i)\b(?:added|removed|changed|updated|audited|installed|uninstalled|resolved|prepared)"
         r" \d+|\bup to date\b|\bvulnerabilit|\bfound \d+|\bdone in [\d.]+m?s\b"
     ),
-    re.compile(r"^(?:Successfully (?:installed|uninstalled|built)|Would install) "),
-    re.compile(r"^\s*[+-] [\w.@/-]+(?:==| )"),  # uv / pnpm added and removed packages
-    re.compile(r"^Package operations: |^\s*- (?:Installing|Updating|Removing|Downgrading) "),
-    re.compile(r"^Packages: [+-]|^(?:dependencies|devDependencies|optionalDependencies):$"),
-    re.compile(r"^success "),
+    linear(r"^(?:Successfully (?:installed|uninstalled|built)|Would install) "),
+    linear(r"^\s*[+-] [\w.@/-]+(?:==| )"),  # uv / pnpm added and removed packages
+    linear(r"^Package operations: |^\s*- (?:Installing|Updating|Removing|Downgrading) "),
+    linear(r"^Packages: [+-]|^(?:dependencies|devDependencies|optionalDependencies):$"),
+    linear(r"^success "),
 )
 
 

@@ -7,9 +7,10 @@ dropped lines with one ``... [N lines omitted] ...`` marker.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from toolwire.safety.linear_regex import LinearPattern, linear
 
 __all__ = [
     "TRACEBACK_REGION",
@@ -24,20 +25,20 @@ __all__ = [
 ]
 
 # matched against the lower-cased line (case-insensitive regexes are several times slower)
-_FAILURE_WORDS = re.compile(
+_FAILURE_WORDS = linear(
     r"\b(?:err(?:ors?)?|fa(?:tal|il(?:ed|ing|ures?)?)|panic(?:ked)?|traceback|exception"
     r"|segmentation fault|core dumped|aborted)\b|\berr!"
 )
-_EXCEPTION_SUFFIX = re.compile(r"(?:Error|Exception|Failure)\b")
-_FAILURE_SHAPES = re.compile(
+_EXCEPTION_SUFFIX = linear(r"(?:Error|Exception|Failure)\b")
+_FAILURE_SHAPES = linear(
     r"^E(?:\s|$)"  # pytest assertion detail lines
     r"|^\s*(?:✗|✕|×|✖|●)\s"  # jest / vitest failure bullets
     r"|^INTERNALERROR>"
 )
-_WARNING = re.compile(r"\bwarn(?:ings?)?\b")  # on the lower-cased line
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”|`[^`]*`")
-_DIGITS = re.compile(r"\d+")
-_SEPARATOR = re.compile(r"^[\s=\-_~*#─━⎯]*$")
+_WARNING = linear(r"\bwarn(?:ings?)?\b")  # on the lower-cased line
+_QUOTED = linear(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”|`[^`]*`")
+_DIGITS = linear(r"\d+")
+_SEPARATOR = linear(r"^[\s=\-_~*#─━⎯]*$")
 SIMILAR_WARNINGS_KEPT = 2
 """Warnings that differ only in quoted text and numbers are kept this many times."""
 
@@ -103,15 +104,15 @@ class Region:
         max_lines: After this many lines only failure lines are kept (runaway sections).
     """
 
-    start: re.Pattern[str]
-    stop: re.Pattern[str] | None = None
+    start: LinearPattern
+    stop: LinearPattern | None = None
     keep_stop: bool = False
     stop_at_dedent: bool = False
     max_lines: int = 400
 
 
 TRACEBACK_REGION = Region(
-    start=re.compile(r"^\s*Traceback \(most recent call last\):"), stop_at_dedent=True
+    start=linear(r"^\s*Traceback \(most recent call last\):"), stop_at_dedent=True
 )
 """A Python traceback, through the exception line that ends it."""
 
@@ -120,8 +121,8 @@ def select_lines(
     lines: Sequence[str],
     *,
     regions: Sequence[Region] = (),
-    keep: Sequence[re.Pattern[str]] = (),
-    drop: Sequence[re.Pattern[str]] = (),
+    keep: Sequence[LinearPattern] = (),
+    drop: Sequence[LinearPattern] = (),
     context_after: int = 0,
 ) -> list[bool]:
     """Mark which of ``lines`` to keep.

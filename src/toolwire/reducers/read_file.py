@@ -20,19 +20,19 @@ header says ``lines <a>-<b> of <N>``. Errors are never touched.
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 from toolwire.reducers.registry import ReducerContext
 from toolwire.results import Ok, ToolResult
+from toolwire.safety.linear_regex import linear
 
 __all__ = ["MAX_UNRANGED_LINES", "ReadFileReducer"]
 
 MAX_UNRANGED_LINES = 200
 """An unranged read keeps at most this many file lines."""
 
-_HEADER = re.compile(r"^# (?P<path>.+) \((?P<total>\d+) lines?\)$")
-_RANGED_HEADER = re.compile(r"^# .+ \(lines \d+-\d+ of \d+\)$")
+_HEADER = linear(r"^# (?P<path>.+) \((?P<total>\d+) lines?\)$")
+_RANGED_HEADER = linear(r"^# .+ \(lines \d+-\d+ of \d+\)$")
 
 
 class ReadFileReducer:

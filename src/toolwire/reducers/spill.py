@@ -8,7 +8,7 @@ rewrite and `attach_spill_pointer` puts it back once, at the end.
 
 from __future__ import annotations
 
-import re
+from toolwire.safety.linear_regex import linear
 
 __all__ = [
     "SPILL_POINTER_PATTERN",
@@ -17,12 +17,10 @@ __all__ = [
     "split_spill_pointer",
 ]
 
-SPILL_POINTER_PATTERN = re.compile(
-    r"^\[full output: (?P<path>.+) \((?P<chars>\d+) chars\)\][ \t]*$"
-)
+SPILL_POINTER_PATTERN = linear(r"^\[full output: (?P<path>.+) \((?P<chars>\d+) chars\)\][ \t]*$")
 """Matches one spill-pointer line (use with ``fullmatch`` or per line)."""
 
-_POINTER_LINE = re.compile(r"^\[full output: .+ \(\d+ chars\)\][ \t]*\r?$", re.MULTILINE)
+_POINTER_LINE = linear(r"(?m)^\[full output: .+ \(\d+ chars\)\][ \t]*\r?$")
 
 
 def format_spill_pointer(path: str, chars: int) -> str:

@@ -17,7 +17,6 @@ that would not be shorter than the original is discarded.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -32,10 +31,11 @@ from toolwire.reducers.registry import ReducerContext
 from toolwire.reducers.spill import attach_spill_pointer, split_spill_pointer
 from toolwire.reducers.test_runs import detect_test_runner, reduce_test_output
 from toolwire.results import ErrorCode, Ok, ToolResult
+from toolwire.safety.linear_regex import linear
 
 __all__ = ["TerminalReducer", "reduce_terminal_output"]
 
-_EXIT_LINE = re.compile(r"\ACommand exited with code -?\d+\r?\n")
+_EXIT_LINE = linear(r"\ACommand exited with code -?\d+\r?\n")
 
 
 class TerminalReducer:

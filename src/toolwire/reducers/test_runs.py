@@ -9,31 +9,31 @@ every failure line survives (see `toolwire.reducers.lines.is_failure_line`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toolwire.reducers.lines import TRACEBACK_REGION, Region, render_kept, select_lines
+from toolwire.safety.linear_regex import LinearPattern, linear
 
 __all__ = ["detect_test_runner", "reduce_test_output"]
 
-_COMMAND_RUNNERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("pytest", re.compile(r"(?:^|[\s/;&|(])(?:py\.test|pytest)\b")),
-    ("unittest", re.compile(r"\bunittest\b")),
-    ("vitest", re.compile(r"\bvitest\b")),
-    ("jest", re.compile(r"\bjest\b")),
-    ("go", re.compile(r"\bgo\s+test\b")),
-    ("cargo", re.compile(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")),
-    ("script", re.compile(r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|t)\b")),
+_COMMAND_RUNNERS: tuple[tuple[str, LinearPattern], ...] = (
+    ("pytest", linear(r"(?:^|[\s/;&|(])(?:py\.test|pytest)\b")),
+    ("unittest", linear(r"\bunittest\b")),
+    ("vitest", linear(r"\bvitest\b")),
+    ("jest", linear(r"\bjest\b")),
+    ("go", linear(r"\bgo\s+test\b")),
+    ("cargo", linear(r"\bcargo\s+(?:\+\S+\s+)?(?:test|nextest)\b")),
+    ("script", linear(r"\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|t)\b")),
 )
 
-_OUTPUT_RUNNERS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("pytest", re.compile(r"^=+ test session starts =+$|^=+ .*\bin [\d.]+s\b.*=+$", re.M)),
-    ("unittest", re.compile(r"^Ran \d+ tests? in [\d.]+s$", re.M)),
-    ("vitest", re.compile(r"^\s*Test Files\s+\d+ ", re.M)),
-    ("jest", re.compile(r"^Test Suites:\s+\d+", re.M)),
-    ("cargo", re.compile(r"^test result: (?:ok|FAILED)\. ", re.M)),
-    ("go", re.compile(r"^(?:--- (?:FAIL|PASS):|(?:ok|FAIL)\s+\S+\s+[\d.]+s)", re.M)),
+_OUTPUT_RUNNERS: tuple[tuple[str, LinearPattern], ...] = (
+    ("pytest", linear(r"(?m)^=+ test session starts =+$|^=+ .*\bin [\d.]+s\b.*=+$")),
+    ("unittest", linear(r"(?m)^Ran \d+ tests? in [\d.]+s$")),
+    ("vitest", linear(r"(?m)^\s*Test Files\s+\d+ ")),
+    ("jest", linear(r"(?m)^Test Suites:\s+\d+")),
+    ("cargo", linear(r"(?m)^test result: (?:ok|FAILED)\. ")),
+    ("go", linear(r"(?m)^(?:--- (?:FAIL|PASS):|(?:ok|FAIL)\s+\S+\s+[\d.]+s)")),
 )
 
 
@@ -54,80 +54,76 @@ def detect_test_runner(command: str, output: str) -> str | None:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _Rules:
     regions: tuple[Region, ...] = ()
-    keep: tuple[re.Pattern[str], ...] = ()
-    drop: tuple[re.Pattern[str], ...] = ()
+    keep: tuple[LinearPattern, ...] = ()
+    drop: tuple[LinearPattern, ...] = ()
     context_after: int = 0
     tail: int = 0
 
 
-_PYTEST_HEADER = re.compile(r"^=+ .+ =+$")
+_PYTEST_HEADER = linear(r"^=+ .+ =+$")
 _RULES: dict[str, _Rules] = {
     "pytest": _Rules(
         regions=(
-            Region(
-                start=re.compile(r"^=+ (?:FAILURES|ERRORS) =+$"),
-                stop=re.compile(r"^=+ (?!FAILURES =|ERRORS =).+ =+$"),
-            ),
-            Region(start=re.compile(r"^=+ short test summary info =+$"), stop=_PYTEST_HEADER),
+            # any other header closes the section; FAILURES or ERRORS reopen one at once
+            Region(start=linear(r"^=+ (?:FAILURES|ERRORS) =+$"), stop=_PYTEST_HEADER),
+            Region(start=linear(r"^=+ short test summary info =+$"), stop=_PYTEST_HEADER),
             TRACEBACK_REGION,
         ),
         keep=(
-            re.compile(
+            linear(
                 r"^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|xpassed|no tests ran)\b.*=+$"
             ),
         ),
-        drop=(re.compile(r"\b(?:PASSED|SKIPPED|XFAIL)\b"),),
+        drop=(linear(r"\b(?:PASSED|SKIPPED|XFAIL)\b"),),
     ),
     "unittest": _Rules(
         regions=(
-            Region(start=re.compile(r"^(?:FAIL|ERROR): "), stop=re.compile(r"^-{20,}$")),
+            Region(start=linear(r"^(?:FAIL|ERROR): "), stop=linear(r"^-{20,}$")),
             TRACEBACK_REGION,
         ),
-        keep=(re.compile(r"^Ran \d+ tests?"), re.compile(r"^(?:OK|FAILED)\b")),
+        keep=(linear(r"^Ran \d+ tests?"), linear(r"^(?:OK|FAILED)\b")),
     ),
     "jest": _Rules(
         regions=(
             Region(
-                start=re.compile(r"^\s*● "),
-                stop=re.compile(r"^\s*(?:PASS|FAIL)\s|^Test Suites:|^\s*● "),
+                start=linear(r"^\s*● "),
+                stop=linear(r"^\s*(?:PASS|FAIL)\s|^Test Suites:|^\s*● "),
             ),
         ),
-        keep=(re.compile(r"^(?:Test Suites|Tests|Snapshots|Time):|^Ran all test suites"),),
+        keep=(linear(r"^(?:Test Suites|Tests|Snapshots|Time):|^Ran all test suites"),),
     ),
     "vitest": _Rules(
         regions=(
             Region(
-                start=re.compile(r"Failed (?:Tests|Suites) \d+"),
-                stop=re.compile(r"^\s*Test Files\s+\d+"),
+                start=linear(r"Failed (?:Tests|Suites) \d+"),
+                stop=linear(r"^\s*Test Files\s+\d+"),
                 keep_stop=True,
             ),
         ),
-        keep=(re.compile(r"^\s*(?:Test Files|Tests|Errors|Start at|Duration)\s"),),
+        keep=(linear(r"^\s*(?:Test Files|Tests|Errors|Start at|Duration)\s"),),
     ),
     "go": _Rules(
         regions=(
-            Region(start=re.compile(r"^\s*--- FAIL:"), stop_at_dedent=True),
-            Region(start=re.compile(r"^panic: "), stop=re.compile(r"^(?:FAIL|ok)\s")),
+            Region(start=linear(r"^\s*--- FAIL:"), stop_at_dedent=True),
+            Region(start=linear(r"^panic: "), stop=linear(r"^(?:FAIL|ok)\s")),
         ),
-        keep=(re.compile(r"^(?:ok|FAIL|PASS)\b"), re.compile(r"^\s+\S+_test\.go:\d+: ")),
+        keep=(linear(r"^(?:ok|FAIL|PASS)\b"), linear(r"^\s+\S+_test\.go:\d+: ")),
     ),
     "cargo": _Rules(
         regions=(
-            Region(
-                start=re.compile(r"^failures:$"), stop=re.compile(r"^test result: "), keep_stop=True
-            ),
-            Region(start=re.compile(r"^error(?:\[\w+\])?: "), stop=re.compile(r"^\s*$")),
+            Region(start=linear(r"^failures:$"), stop=linear(r"^test result: "), keep_stop=True),
+            Region(start=linear(r"^error(?:\[\w+\])?: "), stop=linear(r"^\s*$")),
         ),
         keep=(
-            re.compile(r"^test result: "),
-            re.compile(r"^warning(?:\[\w+\])?: "),
-            re.compile(r"^\s*Running "),
+            linear(r"^test result: "),
+            linear(r"^warning(?:\[\w+\])?: "),
+            linear(r"^\s*Running "),
         ),
     ),
     "script": _Rules(
         regions=(TRACEBACK_REGION,),
         keep=(
-            re.compile(
+            linear(
                 r"(?i)\b\d+\s+(?:passing|failing|passed|failed|pending|skipped|tests?|suites?)\b"
             ),
         ),

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 
 from toolwire.safety.command_segments import Segment
+from toolwire.safety.linear_regex import LinearPattern, linear
 
 __all__ = ["raw_command_verdict", "segment_verdict"]
 
@@ -19,28 +19,33 @@ _SYSTEM_DIRS = frozenset(
         "/root", "/sbin", "/srv", "/sys", "/usr", "/var",
     }
 )  # fmt: skip
-_SSH_DIR = re.compile(r"^(?:~|\$HOME|\$\{HOME\})/\.ssh(?:/|$)|/\.ssh(?:/|$)|^\.ssh(?:/|$)")
-_HARMLESS_DEVICES = re.compile(
+_SSH_DIR = linear(r"^(?:~|\$HOME|\$\{HOME\})/\.ssh(?:/|$)|/\.ssh(?:/|$)|^\.ssh(?:/|$)")
+_HARMLESS_DEVICES = linear(
     r"^/dev/(?:null|zero|full|random|urandom|stdout|stderr|stdin|tty\w*|pts/.*|fd/.*|shm/.*)$"
 )
-_RAW_DISK = re.compile(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|loop|dm-|md)\w*")
-_SYSTEM_WRITE = re.compile(
+_RAW_DISK = linear(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|loop|dm-|md)\w*")
+_SYSTEM_WRITE = linear(
     r"^/etc/(?:sudoers(?:\.d(?:/.*)?)?|passwd|shadow|group|gshadow)$"
     r"|^/(?:boot|sys|proc/sys)/"
     r"|(?:^|/)authorized_keys2?$"
 )
-_SETID_NUMERIC = re.compile(r"^[0-7]?[2467][0-7]{3}$")
-_SETID_SYMBOLIC = re.compile(r"(?:^|,)[ugoa]*[+=][rwxXt]*s")
-_SENSITIVE_PATHS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"(?<![\w-])\.ssh/(?:id_|authorized_keys|known_hosts)"), "an SSH key file"),
-    (re.compile(r"(?<![\w-])\.aws/credentials(?![\w.-])"), "AWS credentials"),
-    (re.compile(r"(?<![\w-])\.gnupg(?![\w.-])"), "the GnuPG keyring"),
-    (re.compile(r"(?<![\w-])\.netrc(?![\w.-])"), "~/.netrc"),
-    (re.compile(r"(?<![\w.-])/etc/(?:passwd|shadow|sudoers)(?![\w.])"), "a system account file"),
-    (re.compile(r"(?<![\w-])\.(?:bash|zsh|psql|mysql)_history(?![\w.-])"), "a shell history"),
+_SETID_NUMERIC = linear(r"^[0-7]?[2467][0-7]{3}$")
+_SETID_SYMBOLIC = linear(r"(?:^|,)[ugoa]*[+=][rwxXt]*s")
+# The words are searched for whether they match, so the context around a name is consumed
+# ("(?:^|[^\w-])") instead of looked at (a linear engine has no lookarounds).
+_SENSITIVE_PATHS: tuple[tuple[LinearPattern, str], ...] = (
+    (linear(r"(?:^|[^\w-])\.ssh/(?:id_|authorized_keys|known_hosts)"), "an SSH key file"),
+    (linear(r"(?:^|[^\w-])\.aws/credentials(?:[^\w.-]|$)"), "AWS credentials"),
+    (linear(r"(?:^|[^\w-])\.gnupg(?:[^\w.-]|$)"), "the GnuPG keyring"),
+    (linear(r"(?:^|[^\w-])\.netrc(?:[^\w.-]|$)"), "~/.netrc"),
+    (linear(r"(?:^|[^\w.-])/etc/(?:passwd|shadow|sudoers)(?:[^\w.]|$)"), "a system account file"),
+    (linear(r"(?:^|[^\w-])\.(?:bash|zsh|psql|mysql)_history(?:[^\w.-]|$)"), "a shell history"),
 )
-_FORK_BOMB = re.compile(r":\s*\(\s*\)\s*\{|\b(\w+)\s*\(\s*\)\s*\{[^}]*\b\1\s*\|\s*\1\b[^}]*&")
-_SQL = re.compile(r"(?i)\bDROP\s+(?:DATABASE|TABLE|SCHEMA)\b|\bTRUNCATE\s+TABLE\b")
+_COLON_FORK_BOMB = linear(r":\s*\(\s*\)\s*\{")
+# words (ASCII letters, digits, "_" and any non-ASCII character but a blank), or one character
+_FORK_BOMB_TOKENS = linear(r"[^\s\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]+|\S")
+_SQL = linear(r"(?i)\bDROP\s+(?:DATABASE|TABLE|SCHEMA)\b|\bTRUNCATE\s+TABLE\b")
+_SLASHES = linear(r"/{2,}")
 
 
 def segment_verdict(segment: Segment) -> Verdict | None:
@@ -54,11 +59,35 @@ def segment_verdict(segment: Segment) -> Verdict | None:
 
 def raw_command_verdict(command: str) -> Verdict | None:
     """Rules checked on the whole text: fork bombs and destructive SQL."""
-    if _FORK_BOMB.search(command):
+    if _COLON_FORK_BOMB.search(command) or _has_named_fork_bomb(command):
         return ("fork-bomb", "fork bomb")
     if _SQL.search(command):
         return ("sql-destructive", "destructive SQL statement (DROP/TRUNCATE)")
     return None
+
+
+def _has_named_fork_bomb(command: str) -> bool:
+    """``f() { ... f | f ... & ... }``: a function that pipes itself into itself in the background.
+
+    One pass over the tokens (words, and single other characters) instead of the
+    backreference a linear engine lacks: after a ``name ( ) {`` and before the next ``}``, a
+    ``name | name`` and then an ``&``.
+    """
+    tokens: list[str] = _FORK_BOMB_TOKENS.findall(command)
+    defined: set[str] = set()
+    piped = False
+    for index, token in enumerate(tokens):
+        if token == "}":
+            defined.clear()
+            piped = False
+        elif token == "{" and index >= 3 and tokens[index - 2 : index] == ["(", ")"]:
+            defined.add(tokens[index - 3])
+        elif token == "|" and 0 < index < len(tokens) - 1:
+            name = tokens[index - 1]
+            piped = piped or (name in defined and tokens[index + 1] == name)
+        elif token == "&" and piped:
+            return True
+    return False
 
 
 def _operands(argv: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -77,7 +106,7 @@ def _operands(argv: Iterable[str]) -> tuple[list[str], list[str]]:
 
 
 def _normalise(path: str) -> str:
-    path = re.sub(r"/{2,}", "/", path)
+    path = _SLASHES.sub("/", path)
     while path.endswith(("/*", "/.")) and len(path) > 2:
         path = path[:-2]
     if path not in ("/", "/*"):
@@ -148,7 +177,7 @@ def _write_targets(segment: Segment) -> list[str]:
 
 def _check_writes(segment: Segment) -> Verdict | None:
     for target in _write_targets(segment):
-        plain = re.sub(r"/{2,}", "/", target)
+        plain = _SLASHES.sub("/", target)
         if _RAW_DISK.match(plain):
             return ("disk-write", f"writing to a raw disk device ({target})")
         if _SYSTEM_WRITE.search(plain):

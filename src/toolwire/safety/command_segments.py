@@ -10,9 +10,10 @@ back to a plain split, so a malformed command is still checked.
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass
+
+from toolwire.safety.linear_regex import linear
 
 __all__ = ["MAX_NESTING", "CommandTooComplexError", "Segment", "split_command"]
 
@@ -38,8 +39,8 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "busybox": frozenset(),
 }
 _WRAPPERS_WITH_ARGUMENT = frozenset({"timeout"})  # the duration before the command
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_FALLBACK_TOKEN = re.compile(r"[;&|()<>]+|[^\s;&|()<>]+")
+_ASSIGNMENT = linear(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_FALLBACK_TOKEN = linear(r"[;&|()<>]+|[^\s;&|()<>]+")
 
 
 class CommandTooComplexError(ValueError):

@@ -2,16 +2,19 @@
 
 A hit does not change the text; it flags the result so the presenter can warn the user (a
 ``user``-audience progress event) and an integrator can pause dangerous tools. The rules cover
-template tokens that survived stripping, "ignore previous instructions" phrasing, role
-impersonation at line start, invisible characters (bidi controls, zero-width), and "C2" shapes:
-exfiltration, identity override, memory persistence and credential targeting. This is a
-tripwire, not a classifier: it will miss paraphrases and may flag honest documentation.
+chat-template tokens (every family of `toolwire.safety.template_tokens`), "ignore previous
+instructions" phrasing, role impersonation at line start, invisible characters (bidi controls,
+zero-width), and "C2" shapes: exfiltration, identity override, memory persistence and
+credential targeting. This is a tripwire, not a classifier: it will miss paraphrases and may
+flag honest documentation. All rules run in linear time (`toolwire.safety.linear_regex`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from toolwire.safety.linear_regex import LinearPattern, linear
+from toolwire.safety.template_tokens import TEMPLATE_TOKEN_REGEX
 
 __all__ = ["INJECTION_RULES", "InjectionHit", "InjectionRule", "scan_for_injection"]
 
@@ -23,7 +26,7 @@ class InjectionRule:
     """One named pattern."""
 
     name: str
-    pattern: re.Pattern[str]
+    pattern: LinearPattern
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -34,15 +37,16 @@ class InjectionHit:
     excerpt: str
 
 
-def _r(name: str, regex: str, flags: int = re.IGNORECASE) -> InjectionRule:
-    return InjectionRule(name=name, pattern=re.compile(regex, flags))
+def _r(name: str, regex: str, flags: str = "i") -> InjectionRule:
+    """A rule; ``flags`` are inline flag letters (``i`` ignore case, ``m`` multi-line)."""
+    return InjectionRule(name=name, pattern=linear(f"(?{flags}){regex}" if flags else regex))
 
 
 INJECTION_RULES: tuple[InjectionRule, ...] = (
     _r(
-        "template-token",
+        "template-token",  # a token of the table, or the start of a common one
         r"<\|im_start|<\|im_end|<\|im_sep|<\|eot_id|<\|begin_of_text|<<SYS>>|\[INST\]"
-        r"|<start_of_turn>",
+        rf"|<start_of_turn>|{TEMPLATE_TOKEN_REGEX}",
     ),
     _r(
         "ignore-instructions",
@@ -51,10 +55,10 @@ INJECTION_RULES: tuple[InjectionRule, ...] = (
     _r("disregard-above", r"\bdisregard\s+(?:all\s+)?(?:the\s+)?(?:above|previous|prior)\b"),
     _r("forget-everything", r"\bforget\s+(?:everything|all|(?:the\s+)?(?:previous|prior))\b"),
     _r("role-reassignment", r"\byou\s+are\s+now\s+(?:a\s+|an\s+|the\s+)?[a-z][\w-]*"),
-    _r("new-instructions", r"^\s*new\s+instructions\s*:", re.IGNORECASE | re.MULTILINE),
-    _r("role-impersonation", r"^\s*(?:system|assistant)\s*:\s", re.IGNORECASE | re.MULTILINE),
-    _r("bidi-control", "[\u202a-\u202e\u2066-\u2069]", 0),
-    _r("zero-width", "[\u200b-\u200d\ufeff]", 0),
+    _r("new-instructions", r"^\s*new\s+instructions\s*:", "im"),
+    _r("role-impersonation", r"^\s*(?:system|assistant)\s*:\s", "im"),
+    _r("bidi-control", "[\u202a-\u202e\u2066-\u2069]", ""),
+    _r("zero-width", "[\u200b-\u200d\ufeff]", ""),
     _r(
         "exfiltration",
         r"\bsend\s+(?:the\s+|all\s+|its\s+|your\s+)?(?:contents?|data|files?|secrets?|keys?"

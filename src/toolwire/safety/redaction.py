@@ -13,9 +13,10 @@ when it is at least 8 characters mixing letters and digits (``token = self.token
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+from toolwire.safety.linear_regex import LinearMatch, LinearPattern, linear
 
 __all__ = [
     "MIN_REGISTERED_SECRET_CHARS",
@@ -37,20 +38,35 @@ class SecretPattern:
         kind: The tag in ``[REDACTED:<kind>]``.
         pattern: Matches the secret; when it has a group named ``secret`` only that group is
             replaced (the ``password=`` before it stays).
+        accept: When given, a match whose secret it rejects is left as it is (conditions a
+            linear pattern cannot state: "mixes letters and digits").
     """
 
     kind: str
-    pattern: re.Pattern[str]
+    pattern: LinearPattern
+    accept: Callable[[str], bool] | None = None
 
 
-def _p(kind: str, regex: str, flags: int = 0) -> SecretPattern:
-    return SecretPattern(kind=kind, pattern=re.compile(regex, flags))
+def _p(kind: str, regex: str, accept: Callable[[str], bool] | None = None) -> SecretPattern:
+    return SecretPattern(kind=kind, pattern=linear(regex), accept=accept)
+
+
+def _not_a_tag(secret: str) -> bool:
+    return not secret.startswith("[REDACTED:")
+
+
+def _letters_and_digits(secret: str) -> bool:
+    return any(c.isdigit() for c in secret) and any(c.isascii() and c.isalpha() for c in secret)
 
 
 _KEY_NAME = (
     r"[A-Za-z0-9_.-]*(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|passphrase|pwd"
     r"|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)[A-Za-z0-9_.-]*"
 )
+
+# A key name then ``=``/``:``. A match starts at the first character of the name's run (the
+# search is leftmost), so no lookbehind is needed to keep it from starting mid-word.
+_ASSIGNED = rf"{_KEY_NAME}[\"']?\s*[:=]\s*"
 
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     _p(
@@ -68,15 +84,14 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     _p("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
     _p("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     _p("bearer-token", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{16,})"),
+    # quoted: the same quote on both sides (one pattern per quote: RE2 has no backreferences)
+    _p("generic-secret", rf"(?i){_ASSIGNED}\"(?P<secret>[^\"'\s]{{8,}})\"", _not_a_tag),
+    _p("generic-secret", rf"(?i){_ASSIGNED}'(?P<secret>[^\"'\s]{{8,}})'", _not_a_tag),
+    # bare: 8+ characters mixing letters and digits, then the end, a blank, "," or ";"
     _p(
         "generic-secret",
-        rf"(?i)(?<![A-Za-z0-9_]){_KEY_NAME}[\"']?\s*[:=]\s*([\"'])"
-        r"(?!\[REDACTED:)(?P<secret>[^\"'\s]{8,})\1",
-    ),
-    _p(
-        "generic-secret",
-        rf"(?i)(?<![A-Za-z0-9_]){_KEY_NAME}[\"']?\s*[:=]\s*(?!\[REDACTED:)"
-        r"(?P<secret>(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9_\-+/=.~!@#$%^&*]{8,})(?=$|[\s,;])",
+        rf"(?i){_ASSIGNED}(?P<secret>[A-Za-z0-9_\-+/=.~!@#$%^&*]{{8,}})(?:[\s,;]|\Z)",
+        _letters_and_digits,
     ),
 )
 """Known formats, most specific first."""
@@ -131,8 +146,9 @@ def redact_secrets(text: str, *, secret_values: Iterable[str] = ()) -> Redaction
             text = text.replace(value, "[REDACTED:registered-secret]")
             found("registered-secret", hits)
     for secret in SECRET_PATTERNS:
-        text, hits = secret.pattern.subn(_Replace(secret.kind), text)
-        found(secret.kind, hits)
+        replace = _Replace(secret)
+        text = secret.pattern.sub(replace, text)
+        found(secret.kind, replace.hits)
     return Redaction(text=text, count=count, kinds=tuple(kinds))
 
 
@@ -149,17 +165,24 @@ def _redactable(value: object) -> bool:
 
 
 class _Replace:
-    """Replaces the ``secret`` group when the pattern has one, else the whole match."""
+    """Replaces the ``secret`` group when the pattern has one, else the whole match; counts."""
 
-    __slots__ = ("tag",)
+    __slots__ = ("accept", "group", "hits", "tag")
 
-    def __init__(self, kind: str) -> None:
-        self.tag = f"[REDACTED:{kind}]"
+    def __init__(self, secret: SecretPattern) -> None:
+        self.tag = f"[REDACTED:{secret.kind}]"
+        self.group = secret.pattern.groupindex.get("secret")
+        self.accept = secret.accept
+        self.hits = 0
 
-    def __call__(self, match: re.Match[str]) -> str:
-        if "secret" not in match.re.groupindex or match.group("secret") is None:
+    def __call__(self, match: LinearMatch) -> str:
+        text: str = match.group(0)
+        value = None if self.group is None else match.group(self.group)
+        if self.accept is not None and not self.accept(text if value is None else value):
+            return text
+        self.hits += 1
+        if self.group is None or value is None:
             return self.tag
-        start, end = match.span("secret")
         whole_start = match.start()
-        text = match.group(0)
+        start, end = match.span(self.group)
         return text[: start - whole_start] + self.tag + text[end - whole_start :]

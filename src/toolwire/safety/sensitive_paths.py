@@ -21,7 +21,8 @@ are refused for every pid, not only through ``/proc/self``.
 from __future__ import annotations
 
 import os
-import re
+
+from toolwire.safety.linear_regex import linear
 
 __all__ = ["HOME_SENSITIVE", "SYSTEM_SENSITIVE", "is_sensitive", "sensitive_paths"]
 
@@ -65,7 +66,8 @@ SYSTEM_SENSITIVE: tuple[str, ...] = (
 )
 """Absolute system entries."""
 
-_PROC_PID = re.compile(r"^/proc/(?:\d+|self|thread-self)(?:/task/\d+)?/(?:environ|cmdline|mem)$")
+# "\n?\Z": what "$" matched in Python's re (RE2's "$" refuses a final newline)
+_PROC_PID = linear(r"^/proc/(?:\d+|self|thread-self)(?:/task/\d+)?/(?:environ|cmdline|mem)\n?\Z")
 
 
 def _normalise(path: str) -> str:
