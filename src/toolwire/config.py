@@ -19,6 +19,8 @@ result_budget_chars = 80000
 [serve]
 host = "127.0.0.1"
 port = 8765
+session_idle_timeout_s = 300   # streamable HTTP: an idle session is closed after this
+max_sessions = 1000            # at the cap, the session idle the longest makes room
 
 [mcp.servers.files]
 command = "npx"
@@ -58,7 +60,7 @@ _SECTIONS = {
     "network": {"allow", "deny", "allow_private_urls"},
     "store": {"url"},
     "tools": {"toolsets", "result_budget_chars"},
-    "serve": {"host", "port"},
+    "serve": {"host", "port", "session_idle_timeout_s", "max_sessions"},
     "mcp": {"servers"},
 }
 _SERVER_KEYS = {
@@ -84,6 +86,10 @@ class ToolwireConfig:
         result_budget_chars: The per-request output budget.
         http_host: Default ``toolwire serve --http`` interface.
         http_port: Default ``toolwire serve --http`` port.
+        session_idle_timeout_s: Streamable HTTP sessions idle this long are closed
+            (``None``: the server's default, 300 s).
+        max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
+            1,000).
         mcp_servers: MCP servers whose tools are bridged in.
     """
 
@@ -99,6 +105,8 @@ class ToolwireConfig:
     result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS
     http_host: str = "127.0.0.1"
     http_port: int = 8765
+    session_idle_timeout_s: float | None = None
+    max_sessions: int | None = None
     mcp_servers: tuple[McpServerConfig, ...] = ()
 
     def __post_init__(self) -> None:
@@ -184,6 +192,12 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         values["http_host"] = at.string(serve["host"], ("serve", "host"))
     if "port" in serve:
         values["http_port"] = at.integer(serve["port"], ("serve", "port"), minimum=0, maximum=65535)
+    if "session_idle_timeout_s" in serve:
+        idle_key = ("serve", "session_idle_timeout_s")
+        values["session_idle_timeout_s"] = at.number(serve["session_idle_timeout_s"], idle_key)
+    if "max_sessions" in serve:
+        cap_key = ("serve", "max_sessions")
+        values["max_sessions"] = at.integer(serve["max_sessions"], cap_key, minimum=1)
     servers = data.get("mcp", {}).get("servers", {})
     if not isinstance(servers, dict):
         raise at.error(("mcp", "servers"), "expected a table of servers ([mcp.servers.<name>])")

@@ -1,7 +1,17 @@
-"""``toolwire serve``: the configured registry over MCP, with a start-up banner on stderr."""
+"""``toolwire serve``: the configured registry over MCP, with a start-up banner on stderr.
+
+SIGTERM and SIGINT stop it cleanly: serving is cancelled (calls in flight aborted, HTTP
+sessions closed), then the registry closes (background process groups killed, stores closed),
+one line ``toolwire stopped on SIGTERM`` is printed and the exit code is 0. Only the first
+signal is caught: a second one while stopping gets the default behaviour (for SIGTERM, the
+process ends at once).
+"""
 
 from __future__ import annotations
 
+import signal
+import sys
+from dataclasses import replace
 from typing import Annotated
 from urllib.parse import urlsplit, urlunsplit
 
@@ -35,11 +45,13 @@ def serve(
     if http is not None:
         host, port = parse_address(http)
     try:
-        anyio.run(_serve, config, "stdio" if stdio else "http", host, port)
+        stopped_by = anyio.run(_serve, config, "stdio" if stdio else "http", host, port)
     except ConfigurationError as exc:
         fail_usage(str(exc))
-    except KeyboardInterrupt:
-        stderr.print("stopped")
+    except KeyboardInterrupt:  # Ctrl+C before the signal handlers were in place
+        stopped_by = "SIGINT"
+    if stopped_by is not None:
+        stderr.print(f"toolwire stopped on {stopped_by}", markup=False)
 
 
 def parse_address(value: str) -> tuple[str, int]:
@@ -50,19 +62,58 @@ def parse_address(value: str) -> tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port_text)
 
 
-async def _serve(config: ToolwireConfig, transport: str, host: str, port: int) -> None:
-    async with open_registry(config) as wired:
-        options = ServeOptions(
-            working_dir=config.base_dir, result_budget_chars=config.result_budget_chars
-        )
-        await serve_registry(
-            wired.registry,
-            transport="stdio" if transport == "stdio" else "http",
-            host=host,
-            port=port,
-            options=options,
-            on_ready=lambda address: _banner(wired, address),
-        )
+async def _serve(config: ToolwireConfig, transport: str, host: str, port: int) -> str | None:
+    """Serve until the client leaves (stdio) or a signal arrives; the signal's name, if one."""
+    stop = _StopOnSignal()
+    problem: ConfigurationError | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(stop.watch)
+        try:
+            async with open_registry(config) as wired:
+                with stop.serving:  # cancelled by the signal; the registry closes after it
+                    await serve_registry(
+                        wired.registry,
+                        transport="stdio" if transport == "stdio" else "http",
+                        host=host,
+                        port=port,
+                        options=_serve_options(config),
+                        on_ready=lambda address: _banner(wired, address),
+                    )
+        except ConfigurationError as exc:  # raised as itself, not in an exception group
+            problem = exc
+        finally:
+            group.cancel_scope.cancel()
+    if problem is not None:
+        raise problem
+    return stop.received
+
+
+class _StopOnSignal:
+    """Turns the first SIGTERM or SIGINT into cancelling `serving`."""
+
+    def __init__(self) -> None:
+        self.serving = anyio.CancelScope()
+        self.received: str | None = None
+
+    async def watch(self) -> None:
+        if sys.platform == "win32":  # no signal receivers there: Ctrl+C stays KeyboardInterrupt
+            return
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for signum in signals:
+                self.received = signal.Signals(signum).name
+                self.serving.cancel()
+                return
+
+
+def _serve_options(config: ToolwireConfig) -> ServeOptions:
+    options = ServeOptions(
+        working_dir=config.base_dir, result_budget_chars=config.result_budget_chars
+    )
+    if config.session_idle_timeout_s is not None:
+        options = replace(options, session_idle_timeout_s=config.session_idle_timeout_s)
+    if config.max_sessions is not None:
+        options = replace(options, max_sessions=config.max_sessions)
+    return options
 
 
 def _banner(wired: Wired, address: str) -> None:

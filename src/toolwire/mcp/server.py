@@ -18,12 +18,15 @@ What a client gets:
   ``notifications/progress`` when the client sent a progress token; others stay internal.
 - cancellation: ``notifications/cancelled`` cancels the call (an async tool gets anyio's
   cancellation) and fires its abort signal, which a sync tool's abandoned thread can poll.
+- a client that goes away (its HTTP connection or SSE stream closed, stdin closed) aborts its
+  calls the same way (`toolwire.mcp.hangups`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import threading
 import uuid
@@ -40,31 +43,42 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 
-from toolwire import __version__
 from toolwire.calls import CallOutcome
 from toolwire.context import (
     DEFAULT_RESULT_BUDGET_CHARS,
-    AbortSignal,
     ProgressEmitter,
     ProgressEvent,
     ToolContext,
 )
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.conversion import annotations_to_mcp
+from toolwire.mcp.hangups import call_abort_signal
 from toolwire.results import Ok
 from toolwire.seams import ReadRecord
 from toolwire.tools import Tool
+from toolwire.version import __version__
 
 if TYPE_CHECKING:
     from toolwire.presenting import Presenter
     from toolwire.registry import ToolRegistry
 
-__all__ = ["DEFAULT_HTTP_HOST", "DEFAULT_HTTP_PORT", "ServeOptions", "create_mcp_server"]
+__all__ = [
+    "DEFAULT_HTTP_HOST",
+    "DEFAULT_HTTP_PORT",
+    "DEFAULT_MAX_SESSIONS",
+    "DEFAULT_SESSION_IDLE_TIMEOUT_S",
+    "ServeOptions",
+    "create_mcp_server",
+]
 
 logger = logging.getLogger("toolwire.mcp.server")
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8765
+DEFAULT_SESSION_IDLE_TIMEOUT_S = 300.0
+"""How long an HTTP session may sit idle (no request in flight) before it is closed."""
+DEFAULT_MAX_SESSIONS = 1000
+"""How many HTTP sessions may be open at once (each costs tens of kilobytes)."""
 _PROGRESS_BUFFER = 64
 _SESSIONS_KEPT = 256
 _PRESENT_IN_THREAD_CHARS = 200_000
@@ -83,6 +97,12 @@ class ServeOptions:
         presenter: Turns an outcome into the text the client reads; by default a
             `toolwire.presenting.Presenter` whose ingestion cap is ``result_budget_chars``.
         instructions: Optional server instructions shown to clients.
+        session_idle_timeout_s: Streamable HTTP: a session with no request in flight (and no
+            open GET stream) for this long is closed; its id then answers 404 and the client
+            starts a new session.
+        max_sessions: Streamable HTTP: how many sessions may be open at once. A new session
+            at the cap closes the one idle the longest; only when every session is busy is
+            the newcomer refused (503).
     """
 
     name: str = "toolwire"
@@ -90,10 +110,16 @@ class ServeOptions:
     working_dir: str | None = None
     presenter: Presenter | None = None
     instructions: str | None = None
+    session_idle_timeout_s: float = DEFAULT_SESSION_IDLE_TIMEOUT_S
+    max_sessions: int = DEFAULT_MAX_SESSIONS
 
     def __post_init__(self) -> None:
         if self.result_budget_chars < 1:
             raise ConfigurationError("ServeOptions.result_budget_chars must be >= 1")
+        if not 0 < self.session_idle_timeout_s < math.inf:
+            raise ConfigurationError("ServeOptions.session_idle_timeout_s must be > 0 seconds")
+        if self.max_sessions < 1:
+            raise ConfigurationError("ServeOptions.max_sessions must be >= 1")
 
 
 @dataclass(slots=True)
@@ -166,42 +192,38 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams
     ) -> dict[str, Any]:
         session_id = sessions.session_id(ctx)
-        signal = AbortSignal()
         arguments = params.arguments or {}
         wants_progress = bool(ctx.meta and ctx.meta.get("progress_token") is not None)
         send: MemoryObjectSendStream[ProgressEvent] | None = None
         if wants_progress:
             send, receive = anyio.create_memory_object_stream[ProgressEvent](_PROGRESS_BUFFER)
         emit = _progress_emitter(send)
-        tool_ctx = base_ctx.derive(  # the fast path: the changes are ours, already valid
-            session_id=session_id,
-            session_key=session_id,
-            abort_signal=signal,
-            emit=emit,
-            read_mtimes=sessions.mtimes(session_id),
-        )
         call_id = str(ctx.request_id) if ctx.request_id is not None else "mcp"
 
-        async def run() -> dict[str, Any]:
+        async def run(tool_ctx: ToolContext) -> dict[str, Any]:
             outcome = await registry.execute(params.name, arguments, tool_ctx, call_id=call_id)
             tool = registry.get(params.name)
             return await _to_mcp_result(outcome, tool, presenter, arguments, emit)
 
-        try:
+        # The signal fires when the client cancels or goes away: async tools are cancelled,
+        # a sync tool's thread (abandoned by the pipeline) polls it, commands are killed.
+        with call_abort_signal(ctx.request) as signal:
+            tool_ctx = base_ctx.derive(  # the fast path: the changes are ours, already valid
+                session_id=session_id,
+                session_key=session_id,
+                abort_signal=signal,
+                emit=emit,
+                read_mtimes=sessions.mtimes(session_id),
+            )
             if send is None:
-                return await run()
+                return await run(tool_ctx)
             async with anyio.create_task_group() as group:
                 group.start_soon(_forward_progress, ctx, receive)
                 try:
-                    answer = await run()
+                    answer = await run(tool_ctx)
                 finally:
                     send.close()
             return answer
-        except anyio.get_cancelled_exc_class():
-            # The client cancelled: async tools were cancelled already; a sync tool's thread
-            # (abandoned by the pipeline) learns it from its abort signal.
-            signal.abort("cancelled by the MCP client")
-            raise
 
     def input_schema(name: str) -> dict[str, Any] | None:
         tool = registry.get(name)

@@ -1,11 +1,19 @@
-"""Where a served registry listens: stdio, or streamable HTTP on a socket we bind ourselves."""
+"""Where a served registry listens: stdio, or streamable HTTP on a socket we bind ourselves.
+
+Both serve until the client goes away (stdio) or until cancelled, and cancelling stops them
+cleanly: calls in flight are aborted (their commands killed), HTTP sessions are closed and
+connections get a moment to finish, and nothing waits for a client to send another byte. What
+a signal means is the caller's choice (``toolwire serve`` turns SIGTERM and SIGINT into that
+cancellation); uvicorn's own signal handling is off.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import socket
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Literal, cast
 
 import anyio
 
@@ -18,21 +26,32 @@ from toolwire.mcp.server import (
 )
 
 if TYPE_CHECKING:
+    import uvicorn
     from starlette.applications import Starlette
 
     from toolwire.registry import ToolRegistry
 
 __all__ = ["create_http_app", "serve_http", "serve_registry", "serve_stdio"]
 
+SHUTDOWN_GRACE_S = 3
+"""How long a stopping HTTP server lets open connections finish before cancelling them."""
+_STOPPING = "the MCP server is stopping"
+
 
 async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = None) -> None:
-    """Serve ``registry`` on this process's stdin/stdout until the client disconnects."""
+    """Serve ``registry`` on this process's stdin/stdout until the client disconnects (stdin
+    closes; calls in flight are aborted) or until cancelled."""
     from mcp.server.stdio import stdio_server
+
+    from toolwire.mcp.stdin_lines import stdin_lines
 
     server = create_mcp_server(registry, options)
     _freeze_startup_objects()
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    async with stdin_lines() as lines:
+        # stdio_server only iterates the lines it is given; ours never hold up cancellation.
+        stdin = cast("anyio.AsyncFile[str] | None", lines)
+        async with stdio_server(stdin=stdin) as (read, write):
+            await server.run(read, write, server.create_initialization_options())
 
 
 def _freeze_startup_objects() -> None:
@@ -45,9 +64,14 @@ def _freeze_startup_objects() -> None:
 def create_http_app(
     registry: ToolRegistry, options: ServeOptions | None = None, *, host: str = DEFAULT_HTTP_HOST
 ) -> Starlette:
-    """The streamable HTTP ASGI app (endpoint ``/mcp``); DNS-rebinding protection on localhost."""
-    server = create_mcp_server(registry, options)
-    return server.streamable_http_app(host=host)
+    """The streamable HTTP ASGI app (endpoint ``/mcp``); DNS-rebinding protection on localhost.
+
+    Sessions are bounded by ``options.session_idle_timeout_s`` and ``options.max_sessions``,
+    and a client that disconnects aborts its calls.
+    """
+    from toolwire.mcp.http_endpoint import create_http_endpoint
+
+    return create_http_endpoint(registry, options, host=host).app
 
 
 async def serve_http(
@@ -60,9 +84,13 @@ async def serve_http(
 ) -> None:
     """Serve ``registry`` over streamable HTTP at ``http://host:port/mcp`` until cancelled.
 
+    Cancelling stops the server gracefully: it stops accepting, aborts the calls in flight,
+    closes every session, gives open connections up to `SHUTDOWN_GRACE_S` to finish, and
+    returns (raising the cancellation) once uvicorn has shut down.
+
     Args:
         registry: The tools.
-        options: Name, budget, presenter.
+        options: Name, budget, presenter, session limits.
         host: Interface to bind (``127.0.0.1`` by default; anything else is reachable from
             other machines, so put authentication in front of it).
         port: TCP port; ``0`` picks a free one.
@@ -70,28 +98,61 @@ async def serve_http(
     """
     import uvicorn
 
-    app = create_http_app(registry, options, host=host)
+    from toolwire.mcp.http_endpoint import create_http_endpoint
+
+    endpoint = create_http_endpoint(registry, options, host=host)
     _freeze_startup_objects()
     sock = _bind(host, port)
     bound_port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    server = uvicorn.Server(config)
+    config = uvicorn.Config(
+        endpoint.app,
+        log_level="warning",
+        lifespan="on",
+        access_log=False,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
+    server = _uvicorn_server(config)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound_port}/mcp"
+    finished = anyio.Event()
 
-    async def announce() -> None:
-        while not server.started:
-            await anyio.sleep(0.01)
-        if on_ready is not None:
-            on_ready(url)
+    async def run() -> None:
+        # Stopped by `should_exit`, never cancelled midway: that would skip closing the
+        # listener, the connections and the lifespan (where the sessions live).
+        with anyio.CancelScope(shield=True):
+            try:
+                await server.serve(sockets=[sock])
+            finally:
+                finished.set()
 
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(announce)
-            await server.serve(sockets=[sock])
-            group.cancel_scope.cancel()
+            group.start_soon(run)
+            try:
+                while not server.started and not finished.is_set():
+                    await anyio.sleep(0.01)
+                if server.started and on_ready is not None:
+                    on_ready(url)
+                await finished.wait()
+            finally:
+                server.should_exit = True
+                endpoint.stop(_STOPPING)
     finally:
         sock.close()
+
+
+def _uvicorn_server(config: uvicorn.Config) -> uvicorn.Server:
+    """A uvicorn server that leaves signals alone (it would otherwise handle SIGTERM and
+    SIGINT itself, then re-raise them after its shutdown, killing the process before whoever
+    serves has cleaned up)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return Server(config)
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -1,0 +1,123 @@
+"""Hang-ups: an `AbortSignal` per HTTP request that fires when nobody can read the answer.
+
+On the handshake-era streamable HTTP transport a ``tools/call`` runs in the session's task,
+not in the HTTP request that carried it, so a client that closes the connection (or the
+request's SSE stream) would leave its call running to the tool's timeout. `HangupWatcher`
+wraps the ASGI app and gives every HTTP request a hang-up signal that fires when
+
+- the client disconnects (``http.disconnect``), or
+- the request is over (its answer sent, or it failed or was cancelled): whatever still runs
+  for it has nobody left to answer, or
+- `HangupWatcher.hang_up_all` is called (the server is stopping).
+
+The ``tools/call`` handler takes its call's abort signal from `call_abort_signal`, the one
+place a served call gets it: linked to the request's hang-up, and fired when the handler is
+cancelled (``notifications/cancelled``, stdin closing, a 2026-07-28 request's stream closing,
+the server stopping). The registry then answers ``aborted: ...`` and the terminal tool kills
+the command's process group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from toolwire.context import AbortSignal
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = [
+    "CLIENT_CANCELLED",
+    "CLIENT_GONE",
+    "HANGUP_SCOPE_KEY",
+    "HangupWatcher",
+    "call_abort_signal",
+    "request_hangup",
+]
+
+HANGUP_SCOPE_KEY = "toolwire.hangup"
+"""Where a request's hang-up signal lives in its ASGI scope."""
+
+CLIENT_CANCELLED = "cancelled by the MCP client"
+"""The reason a call's signal gives when its handler was cancelled."""
+CLIENT_GONE = f"{CLIENT_CANCELLED} (it disconnected)"
+"""The reason a hang-up gives when the client went away or its request ended (on 2026-07-28
+HTTP, closing the request is also how a client cancels)."""
+
+
+class HangupWatcher:
+    """ASGI middleware: a hang-up `AbortSignal` for every HTTP request (see the module doc).
+
+    Args:
+        app: The app to wrap (the streamable HTTP endpoint).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+        self._live: set[AbortSignal] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one request with its hang-up signal in ``scope["toolwire.hangup"]``."""
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        hangup = AbortSignal()
+        scope[HANGUP_SCOPE_KEY] = hangup
+
+        async def watched_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                hangup.abort(CLIENT_GONE)
+            return message
+
+        self._live.add(hangup)
+        try:
+            await self._app(scope, watched_receive, send)
+        finally:
+            self._live.discard(hangup)
+            hangup.abort(CLIENT_GONE)
+
+    def hang_up_all(self, reason: str) -> None:
+        """Fire the hang-up of every request in flight (their calls are aborted)."""
+        for hangup in list(self._live):
+            hangup.abort(reason)
+
+
+def request_hangup(request: Any) -> AbortSignal | None:
+    """The hang-up signal of the HTTP request behind a handler's ``ctx.request``, if any
+    (``None`` over stdio and in-memory transports)."""
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, dict):
+        return None
+    hangup = scope.get(HANGUP_SCOPE_KEY)
+    return hangup if isinstance(hangup, AbortSignal) else None
+
+
+@contextmanager
+def call_abort_signal(request: Any) -> Iterator[AbortSignal]:
+    """The abort signal of one served call, for the duration of the ``with`` block.
+
+    It fires when the HTTP request behind ``request`` (the handler's ``ctx.request``) hangs up,
+    and when the block is cancelled (an async tool is cancelled with it; a sync tool's
+    abandoned thread polls the signal).
+    """
+    signal = AbortSignal()
+    hangup = request_hangup(request)
+    unlink = hangup.subscribe(partial(_pass_on, hangup, signal)) if hangup is not None else None
+    try:
+        yield signal
+    except anyio.get_cancelled_exc_class():
+        signal.abort(CLIENT_CANCELLED)
+        raise
+    finally:
+        if unlink is not None:
+            unlink()
+
+
+def _pass_on(hangup: AbortSignal, signal: AbortSignal) -> None:
+    signal.abort(hangup.reason or CLIENT_GONE)

@@ -1,0 +1,76 @@
+"""The streamable HTTP endpoint of a served registry: the ASGI app and what stops it.
+
+``/mcp`` is the SDK's streamable HTTP transport with toolwire's bounded sessions
+(`toolwire.mcp.sessions`) behind a hang-up watcher (`toolwire.mcp.hangups`), so a client that
+goes away aborts its calls. `HttpEndpoint.stop` is the first step of a graceful shutdown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from toolwire.mcp.hangups import HangupWatcher
+from toolwire.mcp.server import ServeOptions, create_mcp_server
+from toolwire.mcp.sessions import BoundedSessionManager
+
+if TYPE_CHECKING:
+    from toolwire.registry import ToolRegistry
+
+__all__ = ["ENDPOINT_PATH", "HttpEndpoint", "create_http_endpoint"]
+
+ENDPOINT_PATH = "/mcp"
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HttpEndpoint:
+    """The app to serve, and its sessions and hang-ups.
+
+    Attributes:
+        app: The Starlette app (its lifespan runs the sessions).
+        sessions: The open MCP sessions.
+        hangups: The hang-up signals of the HTTP requests in flight.
+    """
+
+    app: Starlette
+    sessions: BoundedSessionManager
+    hangups: HangupWatcher
+
+    def stop(self, reason: str) -> None:
+        """Abort every call in flight (answered ``aborted: <reason>`` where a client still
+        listens) and end every session, so open streams close and connections can finish."""
+        self.hangups.hang_up_all(reason)
+        self.sessions.close_all()
+
+
+def create_http_endpoint(
+    registry: ToolRegistry, options: ServeOptions | None, *, host: str
+) -> HttpEndpoint:
+    """``registry`` at ``/mcp``; DNS-rebinding protection when ``host`` is a loopback name."""
+    opts = options or ServeOptions()
+    sessions = BoundedSessionManager(
+        create_mcp_server(registry, opts),
+        idle_timeout_s=opts.session_idle_timeout_s,
+        max_sessions=opts.max_sessions,
+        security_settings=_local_only() if host in _LOCAL_HOSTS else None,
+    )
+    hangups = HangupWatcher(StreamableHTTPASGIApp(sessions))
+    app = Starlette(
+        routes=[Route(ENDPOINT_PATH, endpoint=hangups)], lifespan=lambda _: sessions.run()
+    )
+    return HttpEndpoint(app=app, sessions=sessions, hangups=hangups)
+
+
+def _local_only() -> TransportSecuritySettings:
+    """Only local ``Host``/``Origin`` headers (the SDK's default for a loopback server)."""
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
