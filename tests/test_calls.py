@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from toolwire.calls import CallOutcome, make_outcome
+from toolwire.calls import CallOutcome, ToolCall, make_outcome
 from toolwire.results import ok
 
 SECRET = "sk-live-" + "do-not-log-me-0123456789"
@@ -66,3 +66,17 @@ def test_the_fast_constructor_builds_an_equal_outcome_with_the_same_repr() -> No
     assert fast == slow
     assert repr(fast) == repr(slow)
     assert SECRET not in repr(fast)
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (f'{{"api_key": "{SECRET}"}}', "args=<47 chars>"),
+        ({"api_key": SECRET, "region": "eu"}, "args=<2 keys>"),
+    ],
+)
+def test_a_tool_calls_repr_never_prints_its_arguments(args: object, shown: str) -> None:
+    call = ToolCall(id="c1", name="deploy", args=args)  # type: ignore[arg-type]
+    text = repr(call)
+    assert SECRET not in text
+    assert text == f"ToolCall(id='c1', name='deploy', {shown})"

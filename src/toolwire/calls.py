@@ -25,6 +25,15 @@ class ToolCall:
     name: str
     args: str | Mapping[str, Any] = "{}"
 
+    def __repr__(self) -> str:
+        """The id and name, with the arguments summarised (``args=<42 chars>``): the model may
+        have put secrets in them, and reprs end up in logs."""
+        if isinstance(self.args, str):
+            shown = f"<{len(self.args)} chars>"
+        else:
+            shown = _summary(self.args)
+        return f"ToolCall(id={self.id!r}, name={self.name!r}, args={shown})"
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CallOutcome:
