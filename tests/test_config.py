@@ -67,6 +67,7 @@ url = "http://127.0.0.1:9999/mcp"
 headers = { Authorization = "Bearer x" }
 """,
     )
+    (tmp_path / "work").mkdir()
     config = load_config(path, env={})
     assert config.sandbox_write == (str(tmp_path / "work"),)
     assert config.sandbox_read == ("/usr/share",)
@@ -96,12 +97,15 @@ def test_a_relative_sqlite_path_resolves_against_the_config_file(tmp_path: Path)
 
 def test_environment_variables_override_the_file(tmp_path: Path) -> None:
     path = write(tmp_path, '[store]\nurl = "memory://"\n[tools]\ntoolsets = ["file"]\n')
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
     config = load_config(
         path,
         env={
             "TOOLWIRE_STORE_URL": "postgresql://u@h/db",
             "TOOLWIRE_TOOLSETS": "terminal, process",
-            "TOOLWIRE_SANDBOX_ROOTS": "/a:/b",
+            "TOOLWIRE_SANDBOX_ROOTS": f"{a}:{b}",
             "TOOLWIRE_NETWORK_ALLOW": "x.com,y.com",
             "TOOLWIRE_RESULT_BUDGET_CHARS": "1234",
             "TOOLWIRE_PORT": "0",
@@ -109,7 +113,7 @@ def test_environment_variables_override_the_file(tmp_path: Path) -> None:
     )
     assert config.store_url == "postgresql://u@h/db"
     assert config.toolsets == ("terminal", "process")
-    assert config.sandbox_write == ("/a", "/b")
+    assert config.sandbox_write == (str(a), str(b))
     assert config.network_allow == ("x.com", "y.com")
     assert config.result_budget_chars == 1234
     assert config.http_port == 0

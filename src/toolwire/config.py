@@ -43,7 +43,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,8 @@ class ToolwireConfig:
         max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
             1,000).
         mcp_servers: MCP servers whose tools are bridged in.
+        warnings: What `load_config` found worth saying but not refusing (a sandbox that is
+            the home directory only because toolwire was started there).
     """
 
     base_dir: str = field(default_factory=os.getcwd)
@@ -108,6 +110,7 @@ class ToolwireConfig:
     session_idle_timeout_s: float | None = None
     max_sessions: int | None = None
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.sandbox_read and not self.sandbox_write:
@@ -150,7 +153,46 @@ def load_config(
         base = file.resolve().parent
     values = _from_file(data, located, base)
     values.update(_from_env(env, base))
-    return ToolwireConfig(base_dir=str(base), source=str(file) if file else None, **values)
+    roots_named = "sandbox_write" in values or "sandbox_read" in values
+    config = ToolwireConfig(base_dir=str(base), source=str(file) if file else None, **values)
+    return replace(config, warnings=check_sandbox(config, named=roots_named))
+
+
+def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
+    """Refuse sandbox roots that cannot be meant; return the warnings for doubtful ones.
+
+    Args:
+        config: The configuration.
+        named: Whether the roots were named (file or ``$TOOLWIRE_SANDBOX_ROOTS``) rather than
+            defaulted to the directory toolwire was started in.
+
+    Raises:
+        ConfigurationError: a root is ``/`` (the whole disk), does not exist, or is not a
+            directory.
+    """
+    where = "[sandbox] roots" if named else "the directory toolwire was started in"
+    for root, _ in config.sandbox_roots:
+        path = Path(root)
+        if path == Path(path.anchor):
+            raise ConfigurationError(
+                f"the sandbox root is {root}, the whole disk (from {where}); start toolwire in "
+                "your project's directory, or name the directories tools may use in "
+                "toolwire.toml under [sandbox] roots"
+            )
+        if not path.exists():
+            raise ConfigurationError(
+                f"sandbox root {root} does not exist (from {where}); create it or fix the path"
+            )
+        if not path.is_dir():
+            raise ConfigurationError(f"sandbox root {root} is not a directory (from {where})")
+    home = Path.home().resolve()
+    if named or not any(Path(root) == home for root, _ in config.sandbox_roots):
+        return ()
+    return (
+        f"the sandbox root is your home directory {home}, because toolwire was started there: "
+        "tools can read and write all of it. Start toolwire in a project directory, or name "
+        "the home directory in toolwire.toml under [sandbox] roots to keep it.",
+    )
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:

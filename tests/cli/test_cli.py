@@ -78,6 +78,57 @@ def test_a_bad_config_file_names_key_and_line_without_a_traceback(project: Path)
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("command", [["tools"], ["call", "read_file", '{"path": "hello.txt"}']])
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ('[tools]\ntoolsets = ["nope"]\n', "unknown toolset(s) ['nope']"),
+        ('[store]\nurl = "bogus://x"\n', "unknown key-value URL scheme 'bogus'"),
+        (
+            '[sandbox]\nroots = ["missing-dir"]\n',
+            "missing-dir does not exist (from [sandbox] roots)",
+        ),
+    ],
+)
+def test_a_config_the_registry_cannot_be_built_from_exits_2_without_a_traceback(
+    project: Path, command: list[str], config: str, message: str
+) -> None:
+    (project / "toolwire.toml").write_text(config)
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.stderr.split())
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+
+
+def test_a_sandbox_that_is_the_whole_disk_is_refused(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "toolwire.toml").unlink()
+    monkeypatch.chdir("/")
+    result = runner.invoke(app, ["tools"])
+    assert result.exit_code == 2
+    assert "the sandbox root is /, the whole disk" in " ".join(result.stderr.split())
+
+
+def test_a_sandbox_on_the_home_directory_is_a_warning_unless_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("TOOLWIRE_CONFIG", raising=False)
+    monkeypatch.chdir(home)
+    (home / "toolwire.toml").write_text('[store]\nurl = "memory://"\n')
+    warned = runner.invoke(app, ["tools", "--json"])
+    assert warned.exit_code == 0, warned.output
+    assert f"the sandbox root is your home directory {home}" in " ".join(warned.stderr.split())
+    (home / "toolwire.toml").write_text('[store]\nurl = "memory://"\n[sandbox]\nroots = ["."]\n')
+    named = runner.invoke(app, ["tools", "--json"])
+    assert named.exit_code == 0, named.output
+    assert "warning" not in named.stderr
+
+
 def test_tools_lists_name_toolset_annotations_and_capabilities(project: Path) -> None:
     result = runner.invoke(app, ["tools"], env={"COLUMNS": "200"})
     assert result.exit_code == 0

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-import anyio
 import typer
 
 from toolwire.calls import CallOutcome
-from toolwire.cli.common import EXIT_ERR, fail_usage, load
+from toolwire.cli.common import EXIT_ERR, fail_usage, load, run_configured
 from toolwire.config import ToolwireConfig
 from toolwire.context import ToolContext
 from toolwire.results import Ok, result_to_dict
@@ -34,7 +33,7 @@ def call(
     if not isinstance(parsed, dict):
         fail_usage("ARGUMENTS must be a JSON object, e.g. '{}'")
     config = load(ctx)
-    outcome, text = anyio.run(_run, config, name, parsed)
+    outcome, text = run_configured(_run, config, name, parsed)
     if as_json:
         payload: dict[str, Any] = {
             "name": outcome.name,

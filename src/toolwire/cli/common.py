@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar, TypeVarTuple, Unpack
 
+import anyio
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from toolwire.config import ToolwireConfig, load_config
-from toolwire.errors import ConfigurationError
+from toolwire.errors import ConfigurationError, StoreError
 from toolwire.tools import Tool
 
-__all__ = ["EXIT_ERR", "EXIT_USAGE", "fail_usage", "load", "stderr", "tool_annotations",
-           "tool_capabilities"]  # fmt: skip
+__all__ = ["EXIT_ERR", "EXIT_USAGE", "fail_usage", "load", "run_configured", "stderr",
+           "tool_annotations", "tool_capabilities"]  # fmt: skip
 
 EXIT_ERR = 1
 """A call answered ``Err``."""
@@ -22,19 +25,36 @@ EXIT_USAGE = 2
 
 stderr = Console(stderr=True, highlight=False)
 
+T = TypeVar("T")
+Args = TypeVarTuple("Args")
+
 
 def fail_usage(message: str) -> NoReturn:
     """Print ``error: <message>`` to stderr and exit 2."""
-    stderr.print(f"[bold red]error:[/] {message}", markup=True)
+    stderr.print(f"[bold red]error:[/] {escape(message)}", markup=True)
     raise typer.Exit(EXIT_USAGE)
 
 
 def load(ctx: typer.Context) -> ToolwireConfig:
-    """The configuration named by ``--config`` (or found), or exit 2 with the reason."""
+    """The configuration named by ``--config`` (or found), or exit 2 with the reason; its
+    warnings (a sandbox on the home directory, ...) go to stderr."""
     path: Path | None = ctx.obj if isinstance(ctx.obj, Path) else None
     try:
-        return load_config(path)
+        config = load_config(path)
     except ConfigurationError as exc:
+        fail_usage(str(exc))
+    for warning in config.warnings:
+        stderr.print(f"[bold yellow]warning:[/] {escape(warning)}", markup=True)
+    return config
+
+
+def run_configured(main: Callable[[Unpack[Args]], Awaitable[T]], *args: *Args) -> T:
+    """``anyio.run(main, *args)``; a configuration the registry cannot be built from (an unknown
+    toolset, a bad store URL, a store that cannot be opened) exits 2 with the reason instead of
+    a traceback."""
+    try:
+        return anyio.run(main, *args)
+    except (ConfigurationError, StoreError) as exc:
         fail_usage(str(exc))
 
 

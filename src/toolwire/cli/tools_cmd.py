@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-import anyio
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from toolwire.cli.common import load, tool_annotations, tool_capabilities
+from toolwire.cli.common import load, run_configured, tool_annotations, tool_capabilities
 from toolwire.config import ToolwireConfig
 from toolwire.tools import Tool
 from toolwire.wiring import open_registry
@@ -24,7 +23,7 @@ def tools(
 ) -> None:
     """List the tools: name, toolset, annotations, capabilities."""
     config = load(ctx)
-    listed = anyio.run(_list, config)
+    listed = run_configured(_list, config)
     if as_json:
         typer.echo(json.dumps([_as_dict(t) for t in listed], indent=2))
         return
