@@ -16,7 +16,6 @@ from toolwire.seams import Attachment
 __all__ = ["Batch", "Cancellable", "exception_message", "seam_reset"]
 
 
-
 class Cancellable(Protocol):
     """A running call the batch's abort signal can interrupt."""
 

@@ -32,7 +32,7 @@ from toolwire.execution.dry_run import dry_run_result
 from toolwire.execution.finish import Finishing, finish, is_large, settle
 from toolwire.execution.interrupts import is_closing
 from toolwire.execution.resolve import call_context
-from toolwire.execution.run import execute_tool, is_caller_cancellation, run_tool
+from toolwire.execution.run import is_caller_cancellation, run_tool, start_tool
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.execution.validate import validate_args
 from toolwire.results import Err, ErrorCode, ToolResult
@@ -236,13 +236,12 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
     if isinstance(call_ctx, Err):
         return call_ctx
     if not (hooks.has_observers or hooks.has_after):  # nobody to tell: the short way
-        result, _ = await execute_tool(batch, tool, args, call_ctx)
+        attempt = start_tool(batch, tool, args, call_ctx)
+        result = attempt[0] if isinstance(attempt, tuple) else (await attempt)[0]
         done = Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key)
-        return (
-            await finish(settings, done, result)
-            if is_large(result)
-            else settle(settings, done, result)
-        )
+        if is_large(result):
+            return await finish(settings, done, result)
+        return settle(settings, done, result)
     started = time.perf_counter()
     result = await run_tool(batch, tool, args, call_ctx)
     duration_ms = (time.perf_counter() - started) * 1000.0

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from types import CoroutineType
-from typing import Any
+from typing import Any, TypeAlias
 
 import anyio
 
-from toolwire.context import ToolContext
+from toolwire.context import AbortSignal, ToolContext
 from toolwire.errors import AbortedError
 from toolwire.execution.batch import Batch, exception_message
 from toolwire.execution.hooks import ToolEvent
@@ -31,7 +31,14 @@ from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.threads import WorkerThreadExit
 from toolwire.tools import Tool
 
-__all__ = ["checked_result", "execute_tool", "is_caller_cancellation", "run_tool"]
+__all__ = [
+    "Attempt",
+    "checked_result",
+    "execute_tool",
+    "is_caller_cancellation",
+    "run_tool",
+    "start_tool",
+]
 
 
 def is_caller_cancellation(exc: BaseException) -> bool:
@@ -96,11 +103,26 @@ async def run_tool(batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolCont
     return result
 
 
-async def execute_tool(
+Attempt: TypeAlias = tuple[ToolResult, bool]
+"""A call's result, and whether it failed (an exception, a timeout, an abort, a malformed
+result) rather than returned an error of its own."""
+
+
+async def execute_tool(batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Attempt:
+    """Run the tool without events, to its end (see `start_tool`)."""
+    attempt = start_tool(batch, tool, args, ctx)
+    return attempt if isinstance(attempt, tuple) else await attempt
+
+
+def start_tool(
     batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolContext
-) -> tuple[ToolResult, bool]:
-    """Run the tool without events: its result, and whether it failed (an exception, a
-    timeout, an abort, a malformed result) rather than returned an error of its own."""
+) -> Attempt | Coroutine[Any, Any, Attempt]:
+    """Start the tool: its `Attempt` when it finished in its first step (most tools that never
+    wait), else a coroutine that runs the rest under the timeout and the abort signal.
+
+    On asyncio the first step runs right here, outside any scope (it cannot be interrupted:
+    cancellation lands at an ``await``), so a tool that never waits costs no coroutine of ours.
+    """
     signal = ctx.abort_signal
     if signal.aborted:
         return _aborted(signal.reason), True
@@ -112,32 +134,61 @@ async def execute_tool(
                 return _checked(tool.name, pending)
             pending = _awaiting(pending)
         if asyncio._get_running_loop() is None:  # cheap; trio runs no asyncio loop
-            value = await drive_in_scope(pending, timeout, batch)
-        else:
-            try:  # the first step outside any scope: most tools end here, never interruptible
-                first = pending.send(None)
-            except StopIteration as done:
-                value = done.value
-            else:
-                value = await resume_on_asyncio(pending, first, timeout, batch)
-    except Interrupted:
+            return _rest_in_scope(batch, tool, pending, timeout, signal)
+        try:
+            first = pending.send(None)
+        except StopIteration as done:
+            return _checked(tool.name, done.value)
+    except BaseException as exc:
+        return _failure(exc, tool, timeout, signal)
+    return _rest_on_asyncio(batch, tool, pending, first, timeout, signal)
+
+
+async def _rest_on_asyncio(
+    batch: Batch,
+    tool: Tool,
+    pending: Coroutine[Any, Any, Any],
+    first: Any,
+    timeout: float | None,
+    signal: AbortSignal,
+) -> Attempt:
+    try:
+        value = await resume_on_asyncio(pending, first, timeout, batch)
+    except BaseException as exc:
+        return _failure(exc, tool, timeout, signal)
+    return _checked(tool.name, value)
+
+
+async def _rest_in_scope(
+    batch: Batch,
+    tool: Tool,
+    pending: Coroutine[Any, Any, Any],
+    timeout: float | None,
+    signal: AbortSignal,
+) -> Attempt:
+    try:
+        value = await drive_in_scope(pending, timeout, batch)
+    except BaseException as exc:
+        return _failure(exc, tool, timeout, signal)
+    return _checked(tool.name, value)
+
+
+def _failure(exc: BaseException, tool: Tool, timeout: float | None, signal: AbortSignal) -> Attempt:
+    """The `Attempt` an exception out of a tool answers; the caller's own cancellation (and a
+    caller closing the coroutine) is raised again instead."""
+    if isinstance(exc, Interrupted):
         if signal.aborted:
             return _aborted(signal.reason), True
-        return Err(
-            f"Tool {tool.name} timed out after {timeout:g} s",
-            ErrorCode.EXECUTION_FAILED,
-            cause="timeout",
-        ), True
-    except AbortedError as exc:
+        message = f"Tool {tool.name} timed out after {timeout:g} s"
+        return Err(message, ErrorCode.EXECUTION_FAILED, cause="timeout"), True
+    if isinstance(exc, AbortedError):
         return _aborted(exc.reason), True
-    except BaseException as exc:  # sys.exit(), Ctrl-C or any exception of a tool: its own call
-        if is_caller_cancellation(exc) or is_closing(exc):
-            raise
-        if isinstance(exc, WorkerThreadExit):
-            exc = exc.original
-        message = exception_message(exc)
-        return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), True
-    return _checked(tool.name, value)
+    if is_caller_cancellation(exc) or is_closing(exc):
+        raise exc
+    if isinstance(exc, WorkerThreadExit):  # sys.exit(), Ctrl-C or any exception: its own call
+        exc = exc.original
+    message = exception_message(exc)
+    return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), True
 
 
 def _checked(tool_name: str, value: Any) -> tuple[ToolResult, bool]:
