@@ -28,10 +28,8 @@ class ToolCall:
     def __repr__(self) -> str:
         """The id and name, with the arguments summarised (``args=<42 chars>``): the model may
         have put secrets in them, and reprs end up in logs."""
-        if isinstance(self.args, str):
-            shown = f"<{len(self.args)} chars>"
-        else:
-            shown = _summary(self.args)
+        args = self.args
+        shown = f"<{len(args)} chars>" if isinstance(args, str) else _summary(args)
         return f"ToolCall(id={self.id!r}, name={self.name!r}, args={shown})"
 
 

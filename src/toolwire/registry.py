@@ -6,7 +6,7 @@ import builtins
 import inspect
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Self, TypedDict
 
 from toolwire.calls import CallOutcome, ToolCall
@@ -344,7 +344,7 @@ class ToolRegistry:
 
     # -- execution ----------------------------------------------------------------------------
 
-    async def execute_parallel(
+    def execute_parallel(
         self,
         calls: Sequence[ToolCall | Mapping[str, Any]],
         ctx: ToolContext,
@@ -353,13 +353,14 @@ class ToolRegistry:
         turn_attachments: Sequence[Attachment] | None = None,
         *,
         snapshot: ToolSnapshot | None = None,
-    ) -> builtins.list[CallOutcome]:
-        """Run a model's batch of calls; one `CallOutcome` per call, in input order.
+    ) -> Coroutine[Any, Any, builtins.list[CallOutcome]]:
+        """Run a model's batch of calls: await it for one `CallOutcome` per call, in input order.
 
         Never raises for anything a call, a tool, a hook or a reducer does: every failure is a
         result with a stable error code. With ``snapshot``, a call to a tool the model was not
         shown this iteration is answered ``not_available`` (``not_offered``) and never runs. See
-        `toolwire.execution` for the stages.
+        `toolwire.execution` for the stages. It hands back the pipeline's own coroutine, so a
+        programming error below raises at the call, before anything is awaited.
 
         Raises:
             ConfigurationError: ``filter_opts`` is a mapping with unknown keys, ``allowed_tools``
@@ -370,7 +371,7 @@ class ToolRegistry:
             admission = OPEN
         else:
             admission = Admission.of(allowed_tools, coerce_filter_options(filter_opts), snapshot)
-        return await self._pipeline.run_batch(calls, ctx, admission, turn_attachments)
+        return self._pipeline.run_batch(calls, ctx, admission, turn_attachments)
 
     async def execute(
         self, name: str, args: str | Mapping[str, Any], ctx: ToolContext, *, call_id: str = "call_0"

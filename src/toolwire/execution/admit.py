@@ -12,7 +12,7 @@ In order (the first that refuses answers the call ``not_available``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.calls import ToolCall
@@ -38,6 +38,12 @@ class Admission:
     allowed: frozenset[str] | None = None
     filters: FilterOptions | None = None
     snapshot: ToolSnapshot | None = None
+    unrestricted: bool = field(init=False, repr=False, compare=False)
+    """Nothing but the registry itself restricts the calls (worked out once)."""
+
+    def __post_init__(self) -> None:
+        open_ = self.allowed is None and self.filters is None and self.snapshot is None
+        object.__setattr__(self, "unrestricted", open_)
 
     @classmethod
     def of(
@@ -60,11 +66,6 @@ class Admission:
             )
         allowed = None if allowed_tools is None else frozenset(allowed_tools)
         return cls(allowed, filters, snapshot)
-
-    @property
-    def is_open(self) -> bool:
-        """True when nothing but the registry itself restricts the calls."""
-        return self.allowed is None and self.filters is None and self.snapshot is None
 
 
 OPEN = Admission()
@@ -95,7 +96,7 @@ def admit(
     entry = lookup(name) if type(name) is str else None
     if entry is None:
         return Err(f"Unknown tool: {name}", ErrorCode.NOT_AVAILABLE, reason="unknown_tool")
-    if not admission.is_open:
+    if not admission.unrestricted:
         denied = check_call(entry, admission.allowed, admission.filters)
         if denied is not None:
             return denied

@@ -145,36 +145,40 @@ class BeforeOutcome:
 
 
 class HookRegistry:
-    """Observers and before/after handlers; one per `ToolRegistry` (or shared by several)."""
+    """Observers and before/after handlers; one per `ToolRegistry` (or shared by several).
+
+    Attributes:
+        has_before: Whether any before-handler is registered.
+        has_after: Whether any after-handler is registered.
+        has_observers: Whether any observer is registered.
+
+    The three flags are kept up to date as handlers come and go (the pipeline reads them on
+    every call, so they are plain attributes; do not assign them).
+    """
 
     def __init__(self) -> None:
         self._observers: list[Observer] = []
         self._before: list[_Registered[BeforeHandler]] = []
         self._after: list[_Registered[AfterHandler]] = []
         self._order = 0
+        self.has_before = False
+        self.has_after = False
+        self.has_observers = False
 
-    @property
-    def has_before(self) -> bool:
-        """Whether any before-handler is registered."""
-        return bool(self._before)
-
-    @property
-    def has_after(self) -> bool:
-        """Whether any after-handler is registered."""
-        return bool(self._after)
-
-    @property
-    def has_observers(self) -> bool:
-        """Whether any observer is registered."""
-        return bool(self._observers)
+    def _refresh(self) -> None:
+        self.has_before = bool(self._before)
+        self.has_after = bool(self._after)
+        self.has_observers = bool(self._observers)
 
     def observe(self, observer: Observer) -> Callable[[], None]:
         """Add an observer; returns an idempotent function that removes it."""
         self._observers.append(observer)
+        self._refresh()
 
         def remove() -> None:
             if observer in self._observers:
                 self._observers.remove(observer)
+                self._refresh()
 
         return remove
 
@@ -200,10 +204,12 @@ class HookRegistry:
         )
         bucket.append(entry)
         bucket.sort(key=lambda e: (e.priority, e.order))
+        self._refresh()
 
         def remove() -> None:
             if entry in bucket:
                 bucket.remove(entry)
+                self._refresh()
 
         return remove
 

@@ -26,7 +26,7 @@ from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission, admit
 from toolwire.execution.batch import Batch, exception_message, seam_reset
 from toolwire.execution.before import run_before_hooks
-from toolwire.execution.budget import call_budget, split_budget
+from toolwire.execution.budget import call_budget, split_budget, trim_result
 from toolwire.execution.cache import look_up
 from toolwire.execution.dry_run import dry_run_result
 from toolwire.execution.finish import Finishing, finish, is_large, settle
@@ -82,16 +82,8 @@ class Pipeline:
     def __init__(self, settings: PipelineSettings, lookup: ToolLookup) -> None:
         self.settings = settings
         self._lookup = lookup
-        self._last_ctx: ToolContext | None = None
-        self._last_seam_reset: dict[str, None] | None = None
-
-    def _seam_reset(self, ctx: ToolContext) -> dict[str, None] | None:
-        """What clears ``ctx``'s seams (``None``: it has none); remembered for the last context
-        seen, since a caller usually passes the same one batch after batch (it is frozen)."""
-        if ctx is not self._last_ctx:
-            self._last_seam_reset = seam_reset(ctx)
-            self._last_ctx = ctx
-        return self._last_seam_reset
+        self._last_ctx: ToolContext | None = None  # a caller usually passes the same (frozen)
+        self._last_seam_reset: dict[str, None] | None = None  # context batch after batch
 
     async def run_batch(
         self,
@@ -104,7 +96,7 @@ class Pipeline:
         if len(calls) == 1:  # the common case, without the list machinery
             only = calls[0]
             call = only if type(only) is ToolCall else as_call(only, 0)
-            batch = self._batch(ctx, admission, turn_attachments, 1)
+            batch = self._batch(ctx, admission, turn_attachments, ctx.result_budget_chars)
             try:
                 return [await _answer(batch, call)]
             finally:
@@ -112,7 +104,8 @@ class Pipeline:
         normalised = [as_call(raw, i) for i, raw in enumerate(calls)]
         if not normalised:
             return []
-        batch = self._batch(ctx, admission, turn_attachments, len(normalised))
+        per_call = split_budget(ctx.result_budget_chars, len(normalised))
+        batch = self._batch(ctx, admission, turn_attachments, per_call)
         try:
             outcomes: list[CallOutcome | None] = [None] * len(normalised)
             for segment in _segments(batch, normalised):
@@ -130,16 +123,19 @@ class Pipeline:
         ctx: ToolContext,
         admission: Admission,
         turn_attachments: Sequence[Attachment] | None,
-        size: int,
+        per_call_budget: int,
     ) -> Batch:
+        if ctx is not self._last_ctx:  # the seam check, remembered for the last context
+            self._last_seam_reset = seam_reset(ctx)
+            self._last_ctx = ctx
         return Batch(
             self.settings,
             self._lookup,
             ctx,
             admission,
             tuple(turn_attachments) if turn_attachments else (),
-            split_budget(ctx.result_budget_chars, size),
-            self._seam_reset(ctx),
+            per_call_budget,
+            self._last_seam_reset,
         )
 
 
@@ -232,12 +228,15 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
             return await finish(
                 settings, Finishing(tool, call.id, args, hit_ctx, budget, 0.0, None, True), hit
             )
-    call_ctx = call_context(batch, tool, call.id, budget)
+    call_ctx = call_context(batch, entry, call.id, budget)
     if isinstance(call_ctx, Err):
         return call_ctx
     if not (hooks.has_observers or hooks.has_after):  # nobody to tell: the short way
         attempt = start_tool(batch, tool, args, call_ctx)
         result = attempt[0] if isinstance(attempt, tuple) else (await attempt)[0]
+        reducers = settings.reducers
+        if cache_key is None and (reducers is None or reducers.get(tool.name) is None):
+            return trim_result(result, budget)[0]  # nothing to reduce or store: trim only
         done = Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key)
         if is_large(result):
             return await finish(settings, done, result)

@@ -12,26 +12,30 @@ from typing import Any
 
 from toolwire.context import ProgressEmitter, ProgressEvent, ToolContext
 from toolwire.execution.batch import Batch, exception_message
+from toolwire.execution.gates import RegisteredTool
 from toolwire.execution.hooks import HookRegistry
 from toolwire.results import Err, ErrorCode
-from toolwire.tools import Tool
 
 __all__ = ["call_context"]
 
 logger = logging.getLogger("toolwire.execution")
 
 
-def call_context(batch: Batch, tool: Tool, call_id: str, budget: int) -> ToolContext | Err:
-    """The context ``tool`` runs with for the call ``call_id``, or the refusal."""
+def call_context(
+    batch: Batch, entry: RegisteredTool, call_id: str, budget: int
+) -> ToolContext | Err:
+    """The context ``entry``'s tool runs with for the call ``call_id``, or the refusal."""
     ctx = batch.ctx
     settings = batch.settings
-    capabilities = tool.capabilities
-    if capabilities.is_empty and batch.seam_reset is None and not settings.hooks.has_observers:
+    declares = entry.declares_capabilities
+    if not declares and batch.seam_reset is None and not settings.hooks.has_observers:
         return ctx.derive(result_budget_chars=budget, tool_call_id=call_id)  # the common case
+    tool = entry.tool
+    capabilities = tool.capabilities
     changes: dict[str, Any] = {"result_budget_chars": budget, "tool_call_id": call_id}
     if settings.hooks.has_observers:
         changes["emit"] = _progress_emitter(settings.hooks, ctx.emit, call_id)
-    if capabilities.is_empty:
+    if not declares:
         if batch.seam_reset is not None:
             changes.update(batch.seam_reset)  # no declaration, no seams: not even the caller's
         return ctx.derive(**changes)

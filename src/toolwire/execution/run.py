@@ -191,7 +191,9 @@ def _failure(exc: BaseException, tool: Tool, timeout: float | None, signal: Abor
     return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), True
 
 
-def _checked(tool_name: str, value: Any) -> tuple[ToolResult, bool]:
+def _checked(tool_name: str, value: Any) -> Attempt:
+    if type(value) is Ok and type(value.value) is str:  # the common case, checked at once
+        return value, False
     result = checked_result(tool_name, value)
     return result, result is not value
 
