@@ -29,7 +29,7 @@ from toolwire.execution.before import run_before_hooks
 from toolwire.execution.budget import call_budget, split_budget, trim_result
 from toolwire.execution.cache import look_up
 from toolwire.execution.dry_run import dry_run_result
-from toolwire.execution.finish import Finishing, finish, is_large, settle
+from toolwire.execution.finish import Finishing, finish
 from toolwire.execution.interrupts import is_closing
 from toolwire.execution.resolve import call_context
 from toolwire.execution.run import is_caller_cancellation, run_tool, start_tool
@@ -237,10 +237,9 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         reducers = settings.reducers
         if cache_key is None and (reducers is None or reducers.get(tool.name) is None):
             return trim_result(result, budget)[0]  # nothing to reduce or store: trim only
-        done = Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key)
-        if is_large(result):
-            return await finish(settings, done, result)
-        return settle(settings, done, result)
+        return await finish(
+            settings, Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key), result
+        )
     started = time.perf_counter()
     result = await run_tool(batch, tool, args, call_ctx)
     duration_ms = (time.perf_counter() - started) * 1000.0
