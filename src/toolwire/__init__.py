@@ -171,4 +171,3 @@ __all__ = [
     "take_snapshot",
     "tool",
 ]
-
