@@ -3,7 +3,10 @@ owner-bound view, wrappers of the backend and closing, with real bash process tr
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -272,6 +275,45 @@ async def test_closing_the_backends_kills_every_process_group_grandchildren_incl
     await backends.aclose()  # closing twice is harmless
     with pytest.raises(CapabilityError, match="closed"):
         await background_of(seam_for(backends, "p1")).start("true")
+
+
+# The script starts a process tree, drops its manager unclosed, collects it and exits.
+DROPPED_MANAGER = """
+import gc, sys
+import anyio
+from toolwire.backends.background import ProcessManager
+
+async def main() -> None:
+    manager = ProcessManager(sys.argv[1], stop_grace_s=1.0)
+    await manager.start(sys.argv[2], owner="p", cwd=sys.argv[1])
+
+anyio.run(main)
+gc.collect()
+print("started", flush=True)
+"""
+
+
+async def test_groups_of_a_collected_manager_are_killed_at_interpreter_exit(
+    tmp_path: Path,
+) -> None:
+    pids = tmp_path / "tree.pids"
+    script = tmp_path / "dropped.py"
+    script.write_text(DROPPED_MANAGER)
+    recorded: list[int] = []
+    try:
+        with anyio.fail_after(30):
+            done = await anyio.run_process(
+                [sys.executable, str(script), str(tmp_path), TREE.format(pids=pids)],
+                check=False,
+            )
+        assert done.returncode == 0, done.stderr.decode()
+        assert done.stdout.decode().strip() == "started"
+        recorded = await read_pids(pids, 3)
+        assert await all_dead(recorded)
+    finally:
+        for pid in recorded:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 # ---------------------------------------------------------------- ProcessManager itself

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import socket
 import stat
 from pathlib import Path
 
+import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fifo_helpers import no_reader_holds, rescued
 from toolwire.backends.files import MAX_SYMLINK_HOPS, ReachScopedFs, canonical_path
 from toolwire.errors import ConfigurationError, PathNotReachableError
 from toolwire.seams import DirEntry, ScopedFs
@@ -484,3 +487,122 @@ async def test_size_reports_bytes_or_none_and_needs_read_reach(root: Path, tmp_p
     with pytest.raises(PathNotReachableError) as exc:
         await fs.size(str(tmp_path / "outside" / "secret.txt"))
     refused(exc)
+
+
+# ---------------------------------------------------------------- other spellings (item 14)
+
+
+async def test_the_floor_refuses_other_letter_cases_of_home_secrets(home: Path) -> None:
+    fs = ReachScopedFs([str(home)], [str(home)])
+    for spelling in (".SSH/id_rsa", ".Ssh/id_rsa", ".Aws/credentials"):
+        with pytest.raises(PathNotReachableError, match="always-deny floor"):
+            await fs.read(str(home / spelling))
+        with pytest.raises(PathNotReachableError, match="always-deny floor"):
+            await fs.write(str(home / spelling), "attacker")
+    assert not (home / ".SSH").exists()
+    assert not (home / ".Aws").exists()
+
+
+async def test_extra_deny_prefixes_refuse_other_letter_cases(root: Path) -> None:
+    fs = ReachScopedFs([str(root)], [str(root)], deny=[str(root / "private")])
+    with pytest.raises(PathNotReachableError, match="always-deny floor"):
+        await fs.write(str(root / "PRIVATE" / "p.txt"), "p")
+
+
+# ---------------------------------------------------------------- only regular files (item 10)
+# A FIFO blocks open() until a writer comes, /dev/zero never ends and a socket cannot be opened:
+# each used to hang a worker thread (or fill memory). The seam opens without blocking, checks
+# the descriptor and refuses what is not a regular file.
+
+
+async def test_reading_a_fifo_is_refused_at_once_and_leaves_no_reader(root: Path) -> None:
+    fifo = root / "pipe"
+    os.mkfifo(fifo)
+    with rescued(fifo):
+        with anyio.fail_after(10), pytest.raises(PathNotReachableError) as exc:
+            await fs_for(root).read_bytes(str(fifo))
+        assert "named pipe (FIFO)" in refused(exc)
+        assert "not a regular file" in str(exc.value)
+        assert no_reader_holds(fifo)
+
+
+async def test_reading_a_socket_is_refused(root: Path) -> None:
+    path = root / "s.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen()
+        with anyio.fail_after(10), pytest.raises(PathNotReachableError) as exc:
+            await fs_for(root).read_bytes(str(path))
+    assert "a socket" in refused(exc)
+
+
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+async def test_reading_a_character_device_is_refused(device: str) -> None:
+    fs = ReachScopedFs([device], [])
+    with anyio.fail_after(10), pytest.raises(PathNotReachableError) as exc:
+        await fs.read_bytes(device)
+    assert "character device" in refused(exc)
+
+
+async def test_reading_a_directory_raises_is_a_directory(root: Path) -> None:
+    (root / "d").mkdir()
+    with pytest.raises(IsADirectoryError):
+        await fs_for(root).read_bytes(str(root / "d"))
+
+
+async def test_a_fifo_linked_in_reach_is_refused_too(root: Path) -> None:
+    fifo = root / "pipe"
+    os.mkfifo(fifo)
+    (root / "link").symlink_to(fifo)
+    with rescued(fifo):
+        with anyio.fail_after(10), pytest.raises(PathNotReachableError, match="FIFO"):
+            await fs_for(root).read(str(root / "link"))
+        assert no_reader_holds(fifo)
+
+
+# ---------------------------------------------------------------- stat (items 10, 12, 13)
+
+
+async def test_stat_names_the_kind_and_the_identity_without_reading(root: Path) -> None:
+    fifo = root / "pipe"
+    os.mkfifo(fifo)
+    (root / "d").mkdir()
+    fs = fs_for(root)
+    info = await fs.stat(str(root / "hello.txt"))
+    real = os.stat(root / "hello.txt")
+    assert (info.kind, info.size, info.mtime) == ("file", 5, real.st_mtime)
+    assert (info.device, info.inode, info.links) == (real.st_dev, real.st_ino, 1)
+    assert (await fs.stat(str(fifo))).kind == "fifo"
+    assert no_reader_holds(fifo)
+    assert (await fs.stat(str(root / "d"))).kind == "directory"
+    missing = await fs.stat(str(root / "nope.txt"))
+    assert missing.kind is None
+    assert not missing.exists
+    assert missing.path == str(root / "nope.txt")
+
+
+async def test_stat_reports_the_path_a_link_resolves_to(root: Path) -> None:
+    (root / "sub").mkdir()
+    (root / "sub" / "f.txt").write_text("f")
+    (root / "linkdir").symlink_to(root / "sub")
+    (root / "dangling").symlink_to(root / "sub" / "gone.txt")
+    fs = fs_for(root)
+    assert (await fs.stat(str(root / "linkdir" / "f.txt"))).path == str(root / "sub" / "f.txt")
+    gone = await fs.stat(str(root / "dangling"))
+    assert (gone.path, gone.exists) == (str(root / "sub" / "gone.txt"), False)
+
+
+async def test_stat_needs_read_or_write_reach_but_not_both(root: Path) -> None:
+    write_only = ReachScopedFs([], [str(root)])
+    assert (await write_only.stat(str(root / "hello.txt"))).kind == "file"
+    read_only = ReachScopedFs([str(root)], [])
+    assert (await read_only.stat(str(root / "hello.txt"))).kind == "file"
+    with pytest.raises(PathNotReachableError) as exc:
+        await write_only.stat(str(root.parent / "outside" / "secret.txt"))
+    assert refused(exc).startswith("PATH_NOT_REACHABLE: read of")
+
+
+async def test_stat_keeps_the_deny_floor(home: Path) -> None:
+    fs = ReachScopedFs([str(home)], [str(home)])
+    with pytest.raises(PathNotReachableError, match="always-deny floor"):
+        await fs.stat(str(home / ".ssh" / "id_rsa"))

@@ -122,3 +122,43 @@ def test_is_sensitive_touches_no_file(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere" / ".ssh"
     assert is_sensitive(str(missing), home=str(tmp_path / "nowhere"))
     assert not os.path.exists(missing)
+
+
+# ---------------------------------------------------------------- other spellings (item 14)
+# On a case-insensitive file system (the macOS default) `~/.SSH/id_rsa` opens `~/.ssh/id_rsa`.
+# The floor is a deny list, so it compares case-insensitively everywhere: refusing another
+# spelling of a protected entry is the safe side.
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [
+        ".SSH/id_rsa",
+        ".Ssh",
+        ".Aws/credentials",
+        ".aws/CREDENTIALS",
+        ".GNUPG/private-keys-v1.d",
+        ".Toolwire/Secrets/providers%2Fx",
+        ".BASH_HISTORY",
+        "library/keychains/login.keychain-db",
+    ],
+)
+def test_other_letter_cases_of_home_entries_are_sensitive(tmp_path: Path, rel: str) -> None:
+    assert is_sensitive(f"{tmp_path}/{rel}", home=str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "path", ["/ETC/shadow", "/etc/Passwd", "/Etc/Sudoers.d/x", "/PROC/self/environ", "/Root/x"]
+)
+def test_other_letter_cases_of_system_entries_are_sensitive(tmp_path: Path, path: str) -> None:
+    assert is_sensitive(path, home=str(tmp_path))
+
+
+def test_a_home_spelled_in_other_letter_cases_is_still_matched(tmp_path: Path) -> None:
+    home = tmp_path / "Ann"
+    assert is_sensitive(f"{str(home).upper()}/.ssh/id_rsa", home=str(home))
+
+
+@pytest.mark.parametrize("rel", [".SSHX", ".Aws/cli-cache", "Project/.Ssh-notes"])
+def test_other_letter_cases_of_siblings_are_still_not_sensitive(tmp_path: Path, rel: str) -> None:
+    assert not is_sensitive(f"{tmp_path}/{rel}", home=str(tmp_path))

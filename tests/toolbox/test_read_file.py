@@ -1,16 +1,23 @@
-"""read_file: headers, ranges, binary files, invalid UTF-8, reach and missing files."""
+"""read_file: headers, ranges, binary files, invalid UTF-8, reach, missing files, readers that
+share a file, and what is not a regular file."""
 
 from __future__ import annotations
 
+import os
+import socket
 from pathlib import Path
 
+import anyio
 import pytest
-from toolbox_helpers import error_of, ok_value, run
+from toolbox_helpers import GatedFs, error_of, file_registry, ok_value, run, start_call
 
+from fifo_helpers import no_reader_holds, rescued
+from toolwire.backends.files import ReachScopedFs
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
 from toolwire.toolbox.common import MAX_TEXT_FILE_BYTES
+from toolwire.toolbox.files import read_file, write_file
 
 pytestmark = pytest.mark.anyio
 
@@ -149,3 +156,127 @@ async def test_a_file_over_the_size_limit_is_refused_before_it_is_read(
     assert error.cause == "file_too_large"
     assert f"{MAX_TEXT_FILE_BYTES + 1:,} bytes" in error.error
     assert "terminal" in error.error
+
+
+# --- many readers of one file (issue 9, item 5) ------------------------------------------------
+
+
+async def test_a_reader_blocked_inside_a_read_does_not_block_another_reader_of_the_file(
+    work: Path,
+) -> None:
+    target = work / "shared.txt"
+    target.write_text("shared\n")
+    gated = GatedFs(work, target)
+    blocked = ToolContext(session_id="a", working_dir=str(work), scoped_fs=gated)
+    free = ToolContext(
+        session_id="b", working_dir=str(work), scoped_fs=ReachScopedFs([str(work)], [])
+    )
+    async with anyio.create_task_group() as group:
+        results = start_call(group, read_file, {"path": "shared.txt"}, blocked)
+        await gated.entered.wait()
+        try:
+            with anyio.fail_after(10):
+                second = await read_file.execute({"path": "shared.txt"}, free)
+        finally:
+            gated.release.set()
+    assert ok_value(second).endswith("\nshared")
+    assert ok_value(results[0]).endswith("\nshared")
+
+
+async def test_a_write_waits_for_a_read_of_the_file_to_finish(work: Path) -> None:
+    target = work / "f.txt"
+    target.write_text("before\n")
+    gated = GatedFs(work, target)
+    ctx = ToolContext(session_id="s", working_dir=str(work), scoped_fs=gated)
+    async with anyio.create_task_group() as group:
+        read = start_call(group, read_file, {"path": "f.txt"}, ctx)
+        await gated.entered.wait()
+        written = start_call(group, write_file, {"path": "f.txt", "content": "after\n"}, ctx)
+        await anyio.wait_all_tasks_blocked()
+        assert target.read_text() == "before\n"  # the write waits for the read and its record
+        gated.gated.clear()
+        gated.release.set()
+    assert ok_value(read[0]).endswith("\nbefore")
+    assert ok_value(written[0]).startswith("Overwrote")
+    assert target.read_text() == "after\n"
+
+
+# --- only regular files (item 10) --------------------------------------------------------------
+
+
+async def test_a_fifo_is_refused_at_once_and_no_reader_is_left_on_it(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    fifo = work / "pipe"
+    os.mkfifo(fifo)
+    with rescued(fifo):
+        with anyio.fail_after(10):
+            error = error_of(await run(registry, ctx, "read_file", path="pipe"))
+        assert no_reader_holds(fifo)
+    assert error.code is ErrorCode.INPUT_INVALID
+    assert error.error == (
+        f"Cannot read {fifo}: it is a named pipe (FIFO), not a regular file; "
+        "read_file reads regular files only"
+    )
+    assert ctx.read_mtimes == {}
+
+
+async def test_a_socket_is_refused_saying_what_it_is(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    path = work / "s.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen()
+        with anyio.fail_after(10):
+            error = error_of(await run(registry, ctx, "read_file", path="s.sock"))
+    assert error.code is ErrorCode.INPUT_INVALID
+    assert "it is a socket, not a regular file" in error.error
+
+
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+async def test_a_character_device_is_refused_saying_what_it_is(
+    work: Path, ctx: ToolContext, device: str
+) -> None:
+    registry = file_registry([str(work), device])
+    with anyio.fail_after(10):
+        error = error_of(await run(registry, ctx, "read_file", path=device))
+    assert error.code is ErrorCode.INPUT_INVALID
+    assert f"Cannot read {device}: it is a character device, not a regular file" in error.error
+
+
+async def test_a_directory_is_refused_saying_what_it_is(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "d").mkdir()
+    error = error_of(await run(registry, ctx, "read_file", path="d"))
+    assert error.code is ErrorCode.INPUT_INVALID
+    assert error.error.startswith(f"Cannot read {work / 'd'}: it is a directory")
+
+
+# --- paths (items 11 and 13) -------------------------------------------------------------------
+
+
+async def test_a_nul_byte_in_the_path_is_refused_before_normalisation_can_drop_it(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "f.txt").write_text("x")
+    error = error_of(await run(registry, ctx, "read_file", path="sub/\0/../../f.txt"))
+    assert error.code is ErrorCode.INPUT_INVALID
+    assert error.field == "path"
+    assert "NUL" in error.error
+
+
+async def test_a_link_to_toolwire_secrets_is_refused_for_reading(
+    registry: ToolRegistry, ctx: ToolContext, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = work / "home"
+    (home / ".toolwire" / "secrets").mkdir(parents=True)
+    (home / ".toolwire" / "secrets" / "api").write_text("sk-secret")
+    monkeypatch.setenv("HOME", str(home))
+    (work / "vault").symlink_to(home / ".toolwire" / "secrets")
+    (work / "key").symlink_to(home / ".toolwire" / "secrets" / "api")
+    for path in ("vault/api", "key", "home/.Toolwire/secrets/api"):
+        error = error_of(await run(registry, ctx, "read_file", path=path))
+        assert error.code is ErrorCode.NOT_AVAILABLE, path
+        assert "sk-secret" not in error.error

@@ -1,12 +1,17 @@
-"""search_files: substring hits, skipped folders and files, probes, glob, limits, reach."""
+"""search_files: substring hits, skipped folders and files (what is not a regular file counted),
+probes, glob, limits, reach."""
 
 from __future__ import annotations
 
+import os
+import socket
 from pathlib import Path
 
+import anyio
 import pytest
-from toolbox_helpers import error_of, ok_value, run
+from toolbox_helpers import error_of, file_registry, ok_value, run
 
+from fifo_helpers import no_reader_holds, rescued
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.toolbox.search import MAX_FILE_BYTES
@@ -137,3 +142,49 @@ async def test_root_out_of_reach_is_refused(
 ) -> None:
     error = error_of(await run(registry, ctx, "search_files", pattern="x", path=str(outside)))
     assert error.error.startswith("PATH_NOT_REACHABLE:")
+
+
+# --- what is not a regular file (issue 9, item 10) ---------------------------------------------
+
+
+async def test_fifos_sockets_and_devices_are_skipped_and_counted(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    (work / "f.txt").write_text("needle\n")
+    fifo = work / "pipe"
+    os.mkfifo(fifo)
+    (work / "sub").mkdir()
+    os.mkfifo(work / "sub" / "pipe2")
+    with socket.socket(socket.AF_UNIX) as server, rescued(fifo), rescued(work / "sub" / "pipe2"):
+        server.bind(str(work / "s.sock"))
+        with anyio.fail_after(10):
+            value = ok_value(await run(registry, ctx, "search_files", pattern="needle"))
+        assert no_reader_holds(fifo)
+        assert no_reader_holds(work / "sub" / "pipe2")
+    assert value.splitlines()[2] == "f.txt:1: needle"
+    assert value.splitlines()[-1] == (
+        "Skipped 3 entries that are not regular files: 2 named pipes (FIFO), 1 socket."
+    )
+
+
+async def test_a_fifo_given_as_the_path_is_skipped_and_said_so(
+    registry: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    fifo = work / "pipe"
+    os.mkfifo(fifo)
+    with rescued(fifo):
+        with anyio.fail_after(10):
+            value = ok_value(await run(registry, ctx, "search_files", pattern="x", path="pipe"))
+        assert no_reader_holds(fifo)
+    assert value == (
+        f'No matches for "x" in 0 files under {fifo}. '
+        "Skipped 1 entry that is not a regular file: 1 named pipe (FIFO)."
+    )
+
+
+async def test_a_device_linked_in_reach_is_skipped(ctx: ToolContext, work: Path) -> None:
+    registry = file_registry([str(work), "/dev/zero"])
+    (work / "zeros").symlink_to("/dev/zero")
+    with anyio.fail_after(10):
+        value = ok_value(await run(registry, ctx, "search_files", pattern="x"))
+    assert value.endswith("Skipped 1 entry that is not a regular file: 1 character device.")

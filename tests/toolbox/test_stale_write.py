@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import os
-import threading
-import time
 from pathlib import Path
 
+import anyio
 import pytest
-from toolbox_helpers import error_of, ok_value, run
+from toolbox_helpers import GatedFs, error_of, ok_value, run, start_call
 
 from toolwire.calls import ToolCall
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
+from toolwire.toolbox.files import read_file
 from toolwire.toolbox.stale import format_time
 
 pytestmark = pytest.mark.anyio
@@ -170,22 +170,101 @@ async def test_external_change_refuses_every_write_of_a_racing_batch(
     assert target.read_text() == "original"
 
 
-async def test_a_file_changing_during_the_read_is_not_recorded(
+async def test_a_file_changing_during_the_read_is_not_recorded(work: Path) -> None:
+    target = work / "f.txt"
+    target.write_text("first\n")
+    gated = GatedFs(work, target)
+    ctx = ToolContext(session_id="s", working_dir=str(work), scoped_fs=gated)
+    async with anyio.create_task_group() as group:
+        results = start_call(group, read_file, {"path": "f.txt"}, ctx)
+        await gated.entered.wait()
+        target.write_text("written while being read\n")  # another program, no lock of ours
+        _bump(target)
+        gated.release.set()
+    error = error_of(results[0])
+    assert error.error == f"{target} changed while it was being read; read it again"
+    assert ctx.read_mtimes == {}
+
+
+# --- aliases: one file, several spellings (issue 9, item 12) -----------------------------------
+# The record belongs to the file, not to the spelling the model used: a read through one name
+# and a write through another must still meet the check.
+
+
+def _alias(work: Path, kind: str) -> tuple[str, str, Path]:
+    """A file and two names for it: (name read, name written, the file)."""
+    (work / "real").mkdir()
+    target = work / "real" / "f.txt"
+    target.write_text("original\n")
+    if kind == "symlink, read through the link":
+        (work / "link.txt").symlink_to(target)
+        return "link.txt", "real/f.txt", target
+    if kind == "symlink, written through the link":
+        (work / "link.txt").symlink_to(target)
+        return "real/f.txt", "link.txt", target
+    if kind == "linked directory":
+        (work / "linkdir").symlink_to(work / "real")
+        return "linkdir/f.txt", "real/f.txt", target
+    if kind == "hard link":
+        os.link(target, work / "hard.txt")
+        return "real/f.txt", "hard.txt", target
+    if kind == "hard link, written through the first name":
+        os.link(target, work / "hard.txt")
+        return "hard.txt", "real/f.txt", target
+    assert kind == "dot segments"
+    (work / "other").mkdir()
+    return "other/../real/./f.txt", "real//f.txt", target
+
+
+ALIASES = [
+    "symlink, read through the link",
+    "symlink, written through the link",
+    "linked directory",
+    "hard link",
+    "hard link, written through the first name",
+    "dot segments",
+]
+
+
+@pytest.mark.parametrize("kind", ALIASES)
+async def test_a_change_after_a_read_through_an_alias_refuses_the_write(
+    registry: ToolRegistry, ctx: ToolContext, work: Path, kind: str
+) -> None:
+    read_as, write_as, target = _alias(work, kind)
+    ok_value(await run(registry, ctx, "read_file", path=read_as))
+    target.write_text("changed by someone else\n")  # in place: the inode stays
+    _bump(target)
+    error = error_of(await run(registry, ctx, "write_file", path=write_as, content="mine\n"))
+    assert error.code is ErrorCode.STALE_WRITE, kind
+    assert target.read_text() == "changed by someone else\n"
+    patch = await run(
+        registry, ctx, "patch_file", path=write_as, old_text="changed", new_text="mine"
+    )
+    assert error_of(patch).code is ErrorCode.STALE_WRITE
+
+
+@pytest.mark.parametrize("kind", ALIASES)
+async def test_an_unchanged_file_read_through_an_alias_is_writable(
+    registry: ToolRegistry, ctx: ToolContext, work: Path, kind: str
+) -> None:
+    read_as, write_as, _ = _alias(work, kind)
+    ok_value(await run(registry, ctx, "read_file", path=read_as))
+    ok_value(await run(registry, ctx, "write_file", path=write_as, content="mine\n"))
+    ok_value(await run(registry, ctx, "patch_file", path=write_as, old_text="mine", new_text="2"))
+    assert (work / write_as).read_text() == "2\n"
+
+
+async def test_a_file_replaced_by_another_program_after_a_read_is_stale(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    fifo = work / "pipe"
-    os.mkfifo(fifo)
-    os.utime(fifo, (1, 1))
-
-    def writer() -> None:
-        time.sleep(0.1)
-        with open(fifo, "wb") as handle:  # the read is blocked opening the pipe until now
-            handle.write(b"written while being read\n")
-
-    thread = threading.Thread(target=writer)
-    thread.start()
-    result = await run(registry, ctx, "read_file", path="pipe")
-    thread.join()
-    error = error_of(result)
-    assert error.error == f"{fifo} changed while it was being read; read it again"
-    assert ctx.read_mtimes == {}
+    target = work / "f.txt"
+    target.write_text("original\n")
+    (work / "link.txt").symlink_to(target)
+    await run(registry, ctx, "read_file", path="link.txt")
+    replacement = work / "f.txt.new"  # an editor saving by rename: a new inode under the name
+    replacement.write_text("saved elsewhere\n")
+    os.utime(replacement, (1, 1))
+    replacement.rename(target)
+    error = error_of(await run(registry, ctx, "write_file", path="f.txt", content="mine\n"))
+    assert error.code is ErrorCode.STALE_WRITE
+    assert target.read_text() == "saved elsewhere\n"

@@ -13,7 +13,9 @@ exits, is stopped, or the manager closes.
 - **Stop**: ``SIGTERM`` to the whole group, then ``SIGKILL`` after ``stop_grace_s`` (5 s);
   whatever the group still holds is killed even when the leader exits on ``SIGTERM``.
 - **Close**: `aclose` stops every group it started (children and grandchildren included), so
-  nothing is left behind; processes still running when the interpreter exits are killed too.
+  nothing is left behind. Groups still running when the interpreter exits are killed too, even
+  when their manager was dropped without closing and collected: the groups themselves are
+  tracked until they are gone, not the managers.
 
 A process is owned by the owner that started it: the others cannot see, read or stop it.
 Tools reach the manager only through the process seam (``ctx.scoped_process.background``),
@@ -31,7 +33,6 @@ import subprocess
 import threading
 import time
 import uuid
-import weakref
 from collections.abc import Mapping, Sequence
 
 import anyio
@@ -44,6 +45,7 @@ from toolwire.backends.background_process import (
     ProcessStatus,
     RunningProcess,
     WatchResult,
+    kill_live_groups,
     pump_output,
 )
 from toolwire.backends.process_logs import RotatingLog, line_matcher, read_from, tail_lines
@@ -65,13 +67,7 @@ DEFAULT_MAX_PER_OWNER = 8
 _POLL_S = 0.05
 
 
-_LIVE_MANAGERS: weakref.WeakSet[ProcessManager] = weakref.WeakSet()
-
-
-@atexit.register
-def _kill_everything_left() -> None:
-    for manager in list(_LIVE_MANAGERS):
-        manager.kill_all_now()
+atexit.register(kill_live_groups)
 
 
 class ProcessManager:
@@ -118,7 +114,6 @@ class ProcessManager:
         self._entries: dict[str, RunningProcess] = {}
         self._lock = threading.Lock()
         self._closed = False
-        _LIVE_MANAGERS.add(self)
 
     @property
     def closed(self) -> bool:
@@ -256,6 +251,8 @@ class ProcessManager:
         with anyio.move_on_after(5.0):
             while any(e.snapshot().status == "running" for e in live):
                 await anyio.sleep(_POLL_S)
+        for entry in live:
+            entry.signal_group(0)  # forget the groups that are gone
 
     async def read_tail(
         self, process_id: str, *, owner: str, stream: LogStream, lines: int
@@ -333,7 +330,11 @@ class ProcessManager:
         return WatchResult(matched=False, process=entry.snapshot())
 
     def kill_all_now(self) -> None:
-        """``SIGKILL`` every group this manager started, at once (the interpreter-exit path)."""
+        """``SIGKILL`` every group this manager started, at once, without waiting.
+
+        At interpreter exit every group still tracked is killed this way, whether or not its
+        manager is still alive (`toolwire.backends.background_process.kill_live_groups`).
+        """
         for entry in list(self._entries.values()):
             entry.stop_requested = True
             entry.signal_group(signal.SIGKILL)
@@ -354,7 +355,6 @@ class ProcessManager:
             for entry in entries:
                 if entry.pump is not None:
                     await anyio.to_thread.run_sync(entry.pump.join, 5.0)
-        _LIVE_MANAGERS.discard(self)
 
     async def __aenter__(self) -> ProcessManager:
         return self

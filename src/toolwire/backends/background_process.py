@@ -2,12 +2,18 @@
 
 Used by `toolwire.backends.background.ProcessManager`. The snapshot values (`BackgroundProcess`,
 `WatchResult`) are the process seam's, defined with the ``process`` kind.
+
+Every process group started is tracked here, process-wide, until it is known to be gone — not
+the managers, which a program may drop without closing. `kill_live_groups` (run at interpreter
+exit) kills whatever is still tracked, so a group outlives the interpreter only when the
+interpreter itself is killed.
 """
 
 from __future__ import annotations
 
 import os
 import selectors
+import signal
 import subprocess
 import threading
 import time
@@ -23,8 +29,23 @@ __all__ = [
     "ProcessStatus",
     "RunningProcess",
     "WatchResult",
+    "kill_live_groups",
     "pump_output",
 ]
+
+_LIVE_GROUPS: dict[int, RunningProcess] = {}
+"""Every group not yet known to be gone, by process-group id (strong references: a dropped
+manager's processes are still here)."""
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_live_groups() -> None:
+    """``SIGKILL`` every tracked process group at once (the interpreter-exit path)."""
+    with _LIVE_LOCK:
+        entries = list(_LIVE_GROUPS.values())
+    for entry in entries:
+        entry.stop_requested = True
+        entry.signal_group(signal.SIGKILL)
 
 
 class RunningProcess:
@@ -37,6 +58,8 @@ class RunningProcess:
         self.stop_requested = False
         self.group_gone = False
         self.pump: threading.Thread | None = None
+        with _LIVE_LOCK:
+            _LIVE_GROUPS[info.pid] = self
 
     def snapshot(self) -> BackgroundProcess:
         """The current state."""
@@ -52,15 +75,22 @@ class RunningProcess:
             self.info = replace(self.info, status=status, exit_code=code, ended_at=time.time())
 
     def signal_group(self, sig: int) -> None:
-        """Send ``sig`` to the whole group, unless the group is known to be gone."""
+        """Send ``sig`` to the whole group (0: only look), unless it is known to be gone."""
         if self.group_gone:
             return
         try:
             os.killpg(self.info.pid, sig)
         except ProcessLookupError:
-            self.group_gone = True
+            self.forget_group()
         except PermissionError:
             pass
+
+    def forget_group(self) -> None:
+        """Note that the group is gone: never signal its id again (the system may reuse it)."""
+        self.group_gone = True
+        with _LIVE_LOCK:
+            if _LIVE_GROUPS.get(self.info.pid) is self:
+                del _LIVE_GROUPS[self.info.pid]
 
 
 def pump_output(entry: RunningProcess, logs: dict[LogStream, RotatingLog]) -> None:
@@ -91,9 +121,4 @@ def pump_output(entry: RunningProcess, logs: dict[LogStream, RotatingLog]) -> No
         for stream in STREAMS:
             getattr(popen, stream).close()
             logs[stream].close()
-    try:
-        os.killpg(entry.info.pid, 0)
-    except ProcessLookupError:
-        entry.group_gone = True  # never signal this pgid again: the number may be reused
-    except PermissionError:
-        pass
+    entry.signal_group(0)  # anything of the group left? if not, it is forgotten

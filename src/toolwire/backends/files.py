@@ -7,7 +7,8 @@ hands only that path to the operating system:
    ``base_dir`` (refused when there is none). ``.``, ``..`` and repeated slashes are collapsed
    lexically, so the kernel never sees a ``..``.
 2. **Deny floor first**: the path must not equal or sit below an entry of
-   `toolwire.safety.sensitive_paths` (recomputed from ``$HOME`` on each check) or of ``deny``.
+   `toolwire.safety.sensitive_paths` (recomputed from ``$HOME`` on each check) or of ``deny``,
+   in any letter case (a case-insensitive file system opens ``.SSH`` as ``.ssh``).
 3. **Allowed prefixes**: the path must equal or sit below one of the side's prefixes (lexical;
    the first match wins). Nothing on disk is touched for a path that fails 2 or 3, so a refusal
    never reveals whether an out-of-reach path exists.
@@ -19,6 +20,11 @@ hands only that path to the operating system:
 Every refusal raises `PathNotReachableError` whose message starts ``PATH_NOT_REACHABLE:`` and
 names only the path the caller gave. Files are opened with ``O_NOFOLLOW`` so a link swapped in
 after the check fails instead of being followed; other check-then-use races are not covered.
+
+**Only regular files are read** (`toolwire.backends.regular_files`): a named pipe, a socket or
+a device is refused without blocking, saying what it is; a directory raises
+`IsADirectoryError`. `stat` tells what is at a path (where it leads, kind, identity, size,
+time) without opening it; metadata is not contents, so read reach *or* write reach allows it.
 Blocking calls run in a worker thread. POSIX only.
 """
 
@@ -34,11 +40,12 @@ from typing import TypeVar
 import anyio.to_thread
 
 from toolwire.backends.atomic import replace_atomically
+from toolwire.backends.regular_files import PathStat, read_regular_file, stat_path
 from toolwire.errors import ConfigurationError, PathNotReachableError
 from toolwire.safety.sensitive_paths import is_sensitive
 from toolwire.seams import DirEntry
 
-__all__ = ["MAX_SYMLINK_HOPS", "ReachScopedFs", "canonical_path"]
+__all__ = ["MAX_SYMLINK_HOPS", "PathStat", "ReachScopedFs", "canonical_path"]
 
 _T = TypeVar("_T")
 
@@ -85,9 +92,10 @@ class ReachScopedFs:
     """A `ScopedFs` over the local file system, limited to ``read`` and ``write`` prefixes.
 
     Args:
-        read: Path prefixes that `read`, `read_bytes`, `exists`, `list`, `list_entries` and
-            `mtime` may reach.
-        write: Path prefixes that `write` and `mkdir` may reach (writing does not imply reading).
+        read: Path prefixes that `read`, `read_bytes`, `exists`, `list`, `list_entries`,
+            `mtime`, `size` and `stat` may reach.
+        write: Path prefixes that `write`, `mkdir`, `remove` and `stat` may reach (writing does
+            not imply reading; `stat` reads no contents).
         deny: Extra prefixes refused on both sides, on top of the sensitive-path floor (which
             always applies).
         base_dir: Directory that relative paths (arguments and prefixes) resolve against;
@@ -179,7 +187,8 @@ class ReachScopedFs:
             current = rewritten
 
     def _check_floor(self, current: str, asked: str, kind: str) -> None:
-        if is_sensitive(current) or any(_under(current, d) for d in self._deny):
+        folded = current.casefold()
+        if is_sensitive(current) or any(_under(folded, d.casefold()) for d in self._deny):
             raise PathNotReachableError(
                 f'PATH_NOT_REACHABLE: {kind} of "{asked}" hits the always-deny floor'
             )
@@ -194,7 +203,7 @@ class ReachScopedFs:
 
     async def read_bytes(self, path: str) -> bytes:
         """The file's bytes. Raises FileNotFoundError."""
-        return await self._run(path, "read", lambda target: _read_bytes(target, path))
+        return await self._run(path, "read", lambda target: read_regular_file(target, path))
 
     async def write(self, path: str, data: str | bytes) -> None:
         """Write atomically (temporary file in the same directory, fsync, rename).
@@ -224,6 +233,23 @@ class ReachScopedFs:
     async def mtime(self, path: str) -> float | None:
         """Modification time in seconds since the epoch, or ``None`` when missing."""
         return await self._run(path, "read", _mtime)
+
+    async def stat(self, path: str) -> PathStat:
+        """What is at ``path`` — where it leads, its kind, identity, size and time — unopened.
+
+        Allowed with read reach or with write reach (metadata is not contents); a path in
+        neither is refused as a read would be.
+        """
+        return await anyio.to_thread.run_sync(lambda: stat_path(self._check_either(path)))
+
+    def _check_either(self, path: str) -> str:
+        try:
+            return self.check_reach(path, "read")
+        except PathNotReachableError as refusal:
+            try:
+                return self.check_reach(path, "write")
+            except PathNotReachableError:
+                raise refusal from None
 
     async def remove(self, path: str) -> bool:
         """Delete a file or a symbolic link (a write); ``False`` when it did not exist.
@@ -292,21 +318,6 @@ def _follow_first_link(path: str, prefix: str) -> str | None:
             return canonical_path(joined) or "/"
         walked = candidate
     return None
-
-
-def _read_bytes(target: str, asked: str) -> bytes:
-    try:
-        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise FileNotFoundError(errno.ENOENT, f"File not found: {asked}", asked) from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise PathNotReachableError(
-                f'PATH_NOT_REACHABLE: read of "{asked}" became a symbolic link'
-            ) from None
-        raise
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
 
 
 def _write_atomic(target: str, payload: bytes) -> None:

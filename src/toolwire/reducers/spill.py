@@ -1,9 +1,13 @@
 """The spill pointer: the line that tells the model where a tool's full output was written.
 
-When the terminal tool's output is over its budget it writes the whole output to a file and puts
-one line in the result, ``[full output: <path> (<n> chars)]``. Reducers and the ingestion cap
-must never lose that line, and must never repeat it: `split_spill_pointer` takes it out before a
-rewrite and `attach_spill_pointer` puts it back once, at the end.
+When the terminal tool's output is over its budget it writes the output to a file and puts one
+line in the result, ``[full output: <path> (<n> chars)]``. When the command wrote more than the
+process runner keeps (its head and tail), the file holds only part of it and the line says so:
+``[partial output: <path> (<n> chars; the command wrote <total> bytes: this file keeps <kept> of
+them, its head and tail)]``. Reducers and the ingestion cap must never lose that line, and must
+never repeat it: `split_spill_pointer` takes it out before a rewrite and `attach_spill_pointer`
+puts it back once, at the end. The tool defuses pointer-shaped lines in a command's own output,
+so the only pointer a result holds is the tool's.
 """
 
 from __future__ import annotations
@@ -17,15 +21,30 @@ __all__ = [
     "split_spill_pointer",
 ]
 
-SPILL_POINTER_PATTERN = linear(r"^\[full output: (?P<path>.+) \((?P<chars>\d+) chars\)\][ \t]*$")
-"""Matches one spill-pointer line (use with ``fullmatch`` or per line)."""
+SPILL_POINTER_PATTERN = linear(
+    r"^\[(?:full|partial) output: (?P<path>.+) \((?P<chars>\d+) chars(?:; [^\]\n]*)?\)\][ \t]*$"
+)
+"""Matches one spill-pointer line, full or partial (use with ``fullmatch`` or per line)."""
 
-_POINTER_LINE = linear(r"(?m)^\[full output: .+ \(\d+ chars\)\][ \t]*\r?$")
+_POINTER_LINE = linear(
+    r"(?m)^\[(?:full|partial) output: .+ \(\d+ chars(?:; [^\]\n]*)?\)\][ \t]*\r?$"
+)
 
 
-def format_spill_pointer(path: str, chars: int) -> str:
-    """The spill-pointer line for a full output of ``chars`` characters written to ``path``."""
-    return f"[full output: {path} ({chars} chars)]"
+def format_spill_pointer(
+    path: str, chars: int, *, total_bytes: int | None = None, kept_bytes: int | None = None
+) -> str:
+    """The spill-pointer line for ``chars`` characters of output written to ``path``.
+
+    With ``total_bytes`` (what the command wrote) above ``kept_bytes`` (what of it the file
+    holds), the line says the file is partial and how much the command really wrote.
+    """
+    if total_bytes is None or kept_bytes is None or kept_bytes >= total_bytes:
+        return f"[full output: {path} ({chars} chars)]"
+    return (
+        f"[partial output: {path} ({chars} chars; the command wrote {total_bytes} bytes: "
+        f"this file keeps {kept_bytes} of them, its head and tail)]"
+    )
 
 
 def split_spill_pointer(text: str) -> tuple[str, str | None]:

@@ -12,9 +12,12 @@ is_sensitive("/home/ann/project/notes.md", home="/home/ann")  # False
 ```
 
 A path matches an entry when it equals it or sits below it (``entry + "/"``); the comparison is
-lexical, on normalised absolute paths. Where the home directory or a system path is itself a
-symbolic link (``/etc`` → ``/private/etc`` on macOS), both spellings are listed, so a path that a
-seam resolved through the link is still caught. ``/proc/<pid>/environ``, ``cmdline`` and ``mem``
+lexical, on normalised absolute paths, and ignores letter case (`str.casefold`) on every
+platform: on a case-insensitive file system (the macOS default) ``~/.SSH/id_rsa`` opens
+``~/.ssh/id_rsa``, and refusing another spelling of a protected entry is the safe side of a deny
+floor. Where the home directory or a system path is itself a symbolic link (``/etc`` →
+``/private/etc`` on macOS), both spellings are listed, so a path that a seam resolved through the
+link is still caught. ``/proc/<pid>/environ``, ``cmdline`` and ``mem``
 are refused for every pid, not only through ``/proc/self``.
 """
 
@@ -111,7 +114,7 @@ def sensitive_paths(home: str | None = None) -> tuple[str, ...]:
 
 
 def is_sensitive(path: str, home: str | None = None) -> bool:
-    """Whether ``path`` equals or sits below a manifest entry.
+    """Whether ``path`` equals or sits below a manifest entry, in any letter case.
 
     Relative paths are judged as if resolved against the current directory. The check is lexical
     and touches no file.
@@ -120,9 +123,11 @@ def is_sensitive(path: str, home: str | None = None) -> bool:
         path: The path to judge.
         home: The home directory (default: ``$HOME`` read now).
     """
-    candidate = _normalise(os.path.join(os.getcwd(), path) if not os.path.isabs(path) else path)
+    absolute = os.path.join(os.getcwd(), path) if not os.path.isabs(path) else path
+    candidate = _normalise(absolute).casefold()
     if _PROC_PID.match(candidate):
         return True
     return any(
-        candidate == entry or candidate.startswith(entry + "/") for entry in sensitive_paths(home)
+        candidate == folded or candidate.startswith(folded + "/")
+        for folded in (entry.casefold() for entry in sensitive_paths(home))
     )

@@ -1,4 +1,4 @@
-"""What every built-in tool shares: path resolution, the setup hint, refusal shapes, path locks.
+"""What every built-in tool shares: path resolution, the setup hint, refusal shapes.
 
 Built-in tools reach the world only through their `ToolContext` seams. When a seam is missing
 the registry was built without capability backends (or the personality grants nothing), and the
@@ -6,29 +6,27 @@ tool answers ``not_available`` with a hint that says how to configure it. A refu
 (``PATH_NOT_REACHABLE: ...``, ``BINARY_NOT_ALLOWED: ...``) is also answered ``not_available``:
 the path or binary is gated off for this personality, exactly like an unknown tool. The seam's
 message is kept verbatim, literal prefix included, so a caller can match on it.
+
+A path holding a NUL byte is refused ``input_invalid`` before anything else looks at it:
+normalising ``a/\0/../b`` would drop the NUL along with its segment, and the seam (which
+refuses NUL itself) would then see an innocent ``a/b``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-
-import anyio
 
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode
 
 __all__ = [
-    "FILE_LOCKS",
     "MAX_TEXT_FILE_BYTES",
     "SETUP_HINT",
-    "PathLocks",
     "display_path",
     "missing_seam",
     "refused",
     "resolve_path",
+    "resolve_target",
     "too_large",
 ]
 
@@ -79,7 +77,12 @@ def resolve_path(path: str, working_dir: str) -> str:
 
     Resolution is lexical (``..`` collapsed, links untouched); the seam re-checks reach and
     links on whatever this returns.
+
+    Raises:
+        ValueError: ``path`` holds a NUL byte (normalising could drop it unseen).
     """
+    if "\0" in path:
+        raise ValueError("a path cannot hold a NUL byte")
     if path == "~" or path.startswith("~/"):
         path = os.path.expanduser(path)
     if not os.path.isabs(path):
@@ -88,51 +91,20 @@ def resolve_path(path: str, working_dir: str) -> str:
     return "/" + normal.lstrip("/") if normal.startswith("//") else normal
 
 
+def resolve_target(path: str, working_dir: str, field: str = "path") -> str | Err:
+    """`resolve_path`, or the ``input_invalid`` answer for a path holding a NUL byte."""
+    if "\0" in path:
+        return Err(
+            f"{field} holds a NUL byte (\\0); no file name can contain one",
+            ErrorCode.INPUT_INVALID,
+            field=field,
+        )
+    return resolve_path(path, working_dir)
+
+
 def display_path(path: str, working_dir: str) -> str:
     """``path`` relative to ``working_dir`` when it sits below it, else absolute."""
     base = os.path.normpath(working_dir)
     if path.startswith(base.rstrip("/") + "/"):
         return path[len(base.rstrip("/")) + 1 :]
     return path
-
-
-@dataclass(slots=True)
-class _Held:
-    lock: anyio.Lock
-    users: int
-
-
-class PathLocks:
-    """One lock per absolute path, so calls of one batch touching a file take turns.
-
-    Two ``patch_file`` calls on the same file in one batch then apply one after the other (the
-    second reads what the first wrote) instead of the second silently undoing the first. Entries
-    live only while someone holds or waits for them.
-    """
-
-    __slots__ = ("_held",)
-
-    def __init__(self) -> None:
-        self._held: dict[str, _Held] = {}
-
-    @contextlib.asynccontextmanager
-    async def hold(self, path: str) -> AsyncIterator[None]:
-        """Hold the lock of ``path`` for the body of the ``async with``."""
-        held = self._held.get(path)
-        if held is None:
-            held = self._held[path] = _Held(anyio.Lock(), 0)
-        held.users += 1
-        try:
-            async with held.lock:
-                yield
-        finally:
-            held.users -= 1
-            if held.users == 0 and self._held.get(path) is held:
-                del self._held[path]
-
-    def __len__(self) -> int:
-        return len(self._held)
-
-
-FILE_LOCKS = PathLocks()
-"""The process-wide path locks the file tools share."""

@@ -7,9 +7,16 @@ only through ``ctx.scoped_fs``. ``read_file`` answers a header line and the text
 * a range: ``# <absolute path> (lines <a>-<b> of <N>)`` (1-based, inclusive, clamped).
 
 Binary files are described (size and type), never dumped; text that is not valid UTF-8 is
-decoded with U+FFFD replacements and a note says so. Every read is recorded for STALE_WRITE
-(see `toolwire.toolbox.stale`); ``write_file`` checks that record, writes atomically, reads the
-file back to verify it and refreshes the record.
+decoded with U+FFFD replacements and a note says so. Only regular files are opened: a
+directory, a named pipe, a socket or a device is refused ``input_invalid``, saying which. Every
+read is recorded for STALE_WRITE (see `toolwire.toolbox.stale`); ``write_file`` checks that
+record, writes atomically, reads the file back to verify it and refreshes the record.
+
+Calls on one file take its path lock (`toolwire.toolbox.locks`), keyed by where the path leads:
+reads share it, so readers never wait for each other; a write has it alone, so writes take
+turns and never fall between a read and the record it leaves. ``write_file`` needs no read
+reach: with write reach alone it still checks STALE_WRITE (a file's time is not its contents)
+and verifies the write by its size.
 """
 
 from __future__ import annotations
@@ -19,11 +26,13 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import ReadRecord, ScopedFs
-from toolwire.toolbox.common import FILE_LOCKS, missing_seam, refused, resolve_path, too_large
+from toolwire.seams import ScopedFs
+from toolwire.toolbox.common import missing_seam, refused, resolve_target, too_large
+from toolwire.toolbox.file_stats import PathStat, look, same_version, unreadable_kind
 from toolwire.toolbox.filetypes import describe_binary, is_binary
-from toolwire.toolbox.protected import write_refusal
-from toolwire.toolbox.stale import check_not_stale, refresh_record
+from toolwire.toolbox.locks import FILE_LOCKS
+from toolwire.toolbox.stale import record_read, refresh_record
+from toolwire.toolbox.write_turns import write_turn
 from toolwire.tools import ToolAnnotations
 
 __all__ = [
@@ -31,6 +40,7 @@ __all__ = [
     "read_file",
     "render_text",
     "split_lines",
+    "unreadable",
     "verify_written",
     "write_file",
 ]
@@ -81,11 +91,28 @@ def render_text(
     return Ok("\n".join([*parts, *shown]))
 
 
+_DIRECTORY_HINT = "use search_files, or terminal with ls, to look inside"
+
+
+def unreadable(target: str, info: PathStat, tool_name: str) -> Err | None:
+    """Why ``tool_name`` does not open what ``info`` describes (a directory, a named pipe, a
+    socket, a device, a file too large), or ``None`` when it may (or nothing is there)."""
+    what = unreadable_kind(info)
+    if what is None:
+        return too_large(target, info.size if info.exists else None)
+    verb = "read" if tool_name == "read_file" else "patch"
+    if info.kind == "directory":
+        reason = f"it is a directory ({_DIRECTORY_HINT})"
+    else:
+        reason = f"it is {what}, not a regular file; {tool_name} {verb}s regular files only"
+    return Err(f"Cannot {verb} {target}: {reason}", ErrorCode.INPUT_INVALID, field="path")
+
+
 def _read_error(path: str, exc: OSError) -> Err:
     if isinstance(exc, FileNotFoundError):
         reason = "file not found"
     elif isinstance(exc, IsADirectoryError):
-        reason = "it is a directory (use search_files, or terminal with ls, to look inside)"
+        reason = f"it is a directory ({_DIRECTORY_HINT})"
     else:
         reason = exc.strerror or str(exc)
     return Err(
@@ -116,23 +143,25 @@ async def read_file(
     fs = ctx.scoped_fs
     if fs is None:
         return missing_seam("read_file", "file access")
-    target = resolve_path(path, ctx.working_dir)
+    target = resolve_target(path, ctx.working_dir)
+    if isinstance(target, Err):
+        return target
     try:
-        async with FILE_LOCKS.hold(target):
-            before = await fs.mtime(target)
-            if before is None:
+        where = await look(fs, target)
+        async with FILE_LOCKS.reading(where.path):
+            before = await look(fs, target)
+            if not before.exists:
                 return Err(f"Cannot read {target}: file not found", ErrorCode.EXECUTION_FAILED)
-            oversized = too_large(target, await fs.size(target))
-            if oversized is not None:
-                return oversized
+            problem = unreadable(target, before, "read_file")
+            if problem is not None:
+                return problem
             data = await fs.read_bytes(target)
-            if await fs.mtime(target) != before:
+            if not same_version(before, await look(fs, target)):
                 return Err(
                     f"{target} changed while it was being read; read it again",
                     ErrorCode.EXECUTION_FAILED,
                 )
-            if ctx.read_mtimes is not None:
-                ctx.read_mtimes[target] = ReadRecord(mtime=before, read_at_turn=ctx.current_turn)
+            record_read(ctx, before)
     except CapabilityError as exc:
         return refused(exc)
     except OSError as exc:
@@ -165,41 +194,47 @@ async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:
     fs = ctx.scoped_fs
     if fs is None:
         return missing_seam("write_file", "file access")
-    target = resolve_path(path, ctx.working_dir)
-    refusal = write_refusal(target)
-    if refusal is not None:
-        return Err(refusal, ErrorCode.NOT_AVAILABLE, reason="protected_path")
+    target = resolve_target(path, ctx.working_dir)
+    if isinstance(target, Err):
+        return target
     payload = content.encode("utf-8")
     try:
-        async with FILE_LOCKS.hold(target):
-            stale = await check_not_stale(ctx, fs, target)
-            if stale is not None:
-                return stale
-            existed = await fs.mtime(target) is not None
+        async with write_turn(ctx, fs, target) as turn:
+            if turn.refusal is not None:
+                return turn.refusal
             await fs.write(target, content)
             mismatch = await verify_written(fs, target, payload)
             if mismatch is not None:
                 return mismatch
-            await refresh_record(ctx, fs, target)
+            refresh_record(ctx, turn.before, await look(fs, target))
     except CapabilityError as exc:
         return refused(exc)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return Err(f"Cannot write {target}: {reason}", cause=type(exc).__name__)
-    verb = "Overwrote" if existed else "Created"
+    verb = "Overwrote" if turn.before.exists else "Created"
     return Ok(f"{verb} {target} ({len(content)} characters, {len(payload)} bytes)")
 
 
 async def verify_written(fs: ScopedFs, target: str, payload: bytes) -> Err | None:
-    """Read ``target`` back; an error naming the difference when it is not ``payload``."""
+    """Read ``target`` back; an error naming the difference when it is not ``payload``.
+
+    Without read reach the contents may not be read back, so only the size is compared.
+    """
     try:
-        back: bytes | None = await fs.read_bytes(target)
+        back = await fs.read_bytes(target)
+        size: int | None = len(back)
+        same = back == payload
     except FileNotFoundError:
-        back = None
-    if back == payload:
+        size, same = None, False
+    except CapabilityError:  # write-only reach: the size is metadata, the contents are not
+        info = await look(fs, target)
+        size = info.size if info.exists else None
+        same = size == len(payload)
+    if same:
         return None
-    found = "nothing (the file is missing)" if back is None else f"{len(back)} bytes"
-    if back is not None and len(back) == len(payload):
+    found = "nothing (the file is missing)" if size is None else f"{size} bytes"
+    if size == len(payload):
         found += " with different content"
     return Err(
         f"Write verification failed for {target}: wrote {len(payload)} bytes, read back {found}. "

@@ -17,11 +17,12 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.toolbox.common import FILE_LOCKS, missing_seam, refused, resolve_path, too_large
+from toolwire.toolbox.common import missing_seam, refused, resolve_target
 from toolwire.toolbox.diagnosis import explain_no_match, line_of, preview
-from toolwire.toolbox.files import verify_written
-from toolwire.toolbox.protected import write_refusal
-from toolwire.toolbox.stale import check_not_stale, refresh_record
+from toolwire.toolbox.file_stats import look
+from toolwire.toolbox.files import unreadable, verify_written
+from toolwire.toolbox.stale import refresh_record
+from toolwire.toolbox.write_turns import write_turn
 from toolwire.tools import ToolAnnotations
 
 __all__ = ["MAX_LISTED_MATCHES", "find_all", "is_already_applied", "patch_file"]
@@ -96,18 +97,16 @@ async def patch_file(ctx: ToolContext, path: str, old_text: str, new_text: str) 
             ErrorCode.INPUT_INVALID,
             field="old_text",
         )
-    target = resolve_path(path, ctx.working_dir)
-    refusal = write_refusal(target)
-    if refusal is not None:
-        return Err(refusal, ErrorCode.NOT_AVAILABLE, reason="protected_path")
+    target = resolve_target(path, ctx.working_dir)
+    if isinstance(target, Err):
+        return target
     try:
-        async with FILE_LOCKS.hold(target):
-            stale = await check_not_stale(ctx, fs, target)
-            if stale is not None:
-                return stale
-            oversized = too_large(target, await fs.size(target))
-            if oversized is not None:
-                return oversized
+        async with write_turn(ctx, fs, target) as turn:
+            if turn.refusal is not None:
+                return turn.refusal
+            problem = unreadable(target, turn.before, "patch_file")
+            if problem is not None:
+                return problem
             try:
                 text = (await fs.read_bytes(target)).decode("utf-8")
             except UnicodeDecodeError:
@@ -133,7 +132,7 @@ async def patch_file(ctx: ToolContext, path: str, old_text: str, new_text: str) 
             mismatch = await verify_written(fs, target, patched.encode("utf-8"))
             if mismatch is not None:
                 return mismatch
-            await refresh_record(ctx, fs, target)
+            refresh_record(ctx, turn.before, await look(fs, target))
     except CapabilityError as exc:
         return refused(exc)
     except FileNotFoundError:

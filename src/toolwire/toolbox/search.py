@@ -3,8 +3,10 @@
 The walk starts at ``path`` (default: the working directory), goes at most 12 directories
 deep, and skips version-control, dependency, cache and build folders (`SKIPPED_DIRS`), binary
 files and files over 2 MiB. A link is searched as the file it points to when that is in reach,
-and never walked into as a directory, so a link loop cannot trap the walk. Unreadable entries
-are skipped silently.
+and never walked into as a directory, so a link loop cannot trap the walk. Only regular files
+are opened: named pipes, sockets and devices (which would block or never end) are skipped, and
+the answer ends with how many were skipped and what they were. Unreadable entries are skipped
+silently.
 
 When the exact pattern matches nowhere, two probes run over the same lines: case-insensitive,
 then whitespace-collapsed (runs of spaces and tabs become one space). The first probe with hits
@@ -24,7 +26,8 @@ from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.seams import ScopedFs
-from toolwire.toolbox.common import display_path, missing_seam, refused, resolve_path
+from toolwire.toolbox.common import display_path, missing_seam, refused, resolve_target
+from toolwire.toolbox.file_stats import look, unreadable_kind
 from toolwire.toolbox.filetypes import is_binary
 from toolwire.tools import ToolAnnotations
 
@@ -76,6 +79,8 @@ class _Walk:
     limit: int
     working_dir: str
     files_searched: int = 0
+    not_files: dict[str, int] = field(default_factory=dict)
+    """What was skipped for not being a regular file, by description ("a socket"), in order."""
 
     def full(self) -> bool:
         return len(self.probes[0].hits) >= self.limit
@@ -88,8 +93,13 @@ class _Walk:
 
     async def search_file(self, path: str) -> None:
         try:
-            size = await self.fs.size(path)
-            if size is None or size > MAX_FILE_BYTES:
+            info = await look(self.fs, path)
+            what = unreadable_kind(info)
+            if what is not None:
+                if info.kind != "directory":  # a link to a directory: not walked, not counted
+                    self.not_files[what] = self.not_files.get(what, 0) + 1
+                return
+            if not info.exists or info.size > MAX_FILE_BYTES:
                 return
             data = await self.fs.read_bytes(path)
         except (OSError, CapabilityError):
@@ -137,7 +147,30 @@ def _probes(pattern: str) -> list[_Probe]:
     ]
 
 
+def _skipped(not_files: dict[str, int]) -> str:
+    """``Skipped 3 entries that are not regular files: 2 named pipes (FIFO), 1 socket.``"""
+    counts = []
+    for what, count in not_files.items():
+        noun = what.split(" ", 1)[1]  # without its article
+        if count > 1:
+            word, _, rest = noun.partition(" (")
+            noun = f"{word}s" + (f" ({rest}" if rest else "")
+        counts.append(f"{count} {noun}")
+    total = sum(not_files.values())
+    entries = "1 entry that is not" if total == 1 else f"{total} entries that are not"
+    files = "a regular file" if total == 1 else "regular files"
+    return f"Skipped {entries} {files}: {', '.join(counts)}."
+
+
 def _answer(pattern: str, root: str, walk: _Walk) -> str:
+    text = _matches(pattern, root, walk)
+    if not walk.not_files:
+        return text
+    joint = " " if text.startswith("No matches") else "\n\n"
+    return text + joint + _skipped(walk.not_files)
+
+
+def _matches(pattern: str, root: str, walk: _Walk) -> str:
     chosen = next((p for p in walk.probes if p.hits), None)
     if chosen is None:
         return f'No matches for "{pattern}" in {walk.files_searched} files under {root}.'
@@ -187,7 +220,9 @@ async def search_files(
         return Err(
             "pattern is empty; give the text to find", ErrorCode.INPUT_INVALID, field="pattern"
         )
-    root = resolve_path(path or ctx.working_dir, ctx.working_dir)
+    root = resolve_target(path or ctx.working_dir, ctx.working_dir)
+    if isinstance(root, Err):
+        return root
     limit = min(max(max_results, 1), MAX_RESULTS_LIMIT)
     walk = _Walk(
         fs=fs, glob=glob or None, probes=_probes(pattern), limit=limit, working_dir=ctx.working_dir

@@ -10,7 +10,11 @@ a scrubbed environment, stdin closed, its own process group. stderr is merged in
 * any other exit → ``Err(execution_failed, "Command exited with code N\\n<output>")``; a timeout
   reports code 124 and a line saying it timed out.
 * output over the call's budget is written to a spill file (`toolwire.toolbox.spill`) and the
-  result keeps its head, its tail and the spill pointer ``[full output: <path> (<n> chars)]``.
+  result keeps its head, its tail and the spill pointer ``[full output: <path> (<n> chars)]``
+  (``[partial output: ...]``, with the bytes the command really wrote, when the process runner
+  kept only the head and tail of it); a success also carries ``structured["spill"]`` =
+  ``{path, total_bytes, kept_bytes}``. Pointer-shaped lines of the command's own output are
+  defused, so the pointer always comes from the tool.
 * ``cwd`` (default: the working directory) must be a directory inside the tool's read reach.
 
 This runs anything bash can: the command guard (`toolwire.toolbox.guard`) refuses the
@@ -19,14 +23,24 @@ catastrophic commands, but it is a guard, not a sandbox.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from toolwire.capabilities import fs_reach, process
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.seams import ProcessResult
-from toolwire.toolbox.common import missing_seam, refused, resolve_path
-from toolwire.toolbox.spill import inline_with_spill, spill_output
+from toolwire.toolbox.common import missing_seam, refused, resolve_target
+from toolwire.toolbox.spill import (
+    OutputSize,
+    defuse_pointers,
+    inline_with_spill,
+    output_size,
+    spill_facts,
+    spill_output,
+)
 from toolwire.tools import ToolAnnotations
 
 __all__ = [
@@ -58,7 +72,9 @@ def combined_output(result: ProcessResult) -> str:
 
 async def check_cwd(ctx: ToolContext, cwd: str | None) -> tuple[str, Err | None]:
     """The absolute working directory for a command, or the error that refuses it."""
-    target = resolve_path(cwd, ctx.working_dir) if cwd else ctx.working_dir
+    target = resolve_target(cwd, ctx.working_dir, "cwd") if cwd else ctx.working_dir
+    if isinstance(target, Err):
+        return cwd or "", target
     fs = ctx.scoped_fs
     if fs is None:
         return target, None
@@ -75,13 +91,22 @@ async def check_cwd(ctx: ToolContext, cwd: str | None) -> tuple[str, Err | None]
     return target, None
 
 
-async def _fit(ctx: ToolContext, text: str, prefix: str = "") -> str:
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Fitted:
+    text: str
+    structured: dict[str, Any] | None = None
+
+
+async def _fit(ctx: ToolContext, text: str, size: OutputSize, prefix: str = "") -> _Fitted:
     """``prefix + text``, with ``text`` spilled when the whole is over the call's budget."""
     budget = ctx.result_budget_chars
     if len(prefix) + len(text) <= budget:
-        return prefix + text
+        return _Fitted(text=prefix + defuse_pointers(text))
     path, failure = await spill_output(ctx, text)
-    return prefix + inline_with_spill(text, budget - len(prefix), path, failure)
+    inline = inline_with_spill(text, budget - len(prefix), path, failure, size)
+    return _Fitted(
+        text=prefix + inline, structured=None if path is None else spill_facts(path, size)
+    )
 
 
 @tool(
@@ -127,16 +152,19 @@ async def terminal(
     except OSError as exc:
         return Err(f"Could not start the command: {exc.strerror or exc}", cause=type(exc).__name__)
     output = combined_output(result)
+    size = output_size(result)
     if result.aborted:
         note = "[aborted: the command and every process it started were killed]"
-        return Err(await _fit(ctx, output, f"{note}\n"), cause="aborted")
+        return Err((await _fit(ctx, output, size, f"{note}\n")).text, cause="aborted")
     if result.timed_out:
         head = (
             f"Command exited with code {result.exit_code}\n[timed out after {limit:g} s: the "
             "command and every process it started were killed]\n"
         )
-        return Err(await _fit(ctx, output or "(no output)", head), cause="timeout")
+        return Err((await _fit(ctx, output or "(no output)", size, head)).text, cause="timeout")
     if result.exit_code != 0:
         head = f"Command exited with code {result.exit_code}\n"
-        return Err(await _fit(ctx, output or "(no output)", head), cause="exit_status")
-    return Ok(await _fit(ctx, output or _NO_OUTPUT))
+        fitted = await _fit(ctx, output or "(no output)", size, head)
+        return Err(fitted.text, cause="exit_status")
+    fitted = await _fit(ctx, output or _NO_OUTPUT, size)
+    return Ok(fitted.text, structured=fitted.structured)
