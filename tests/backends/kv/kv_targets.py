@@ -3,18 +3,20 @@
 Redis keys go under a unique prefix (deleted afterwards); PostgreSQL uses a unique table
 (dropped afterwards); SQLite uses a file in ``tmp_path``. `partition_owner` is the test's own
 statement of spec 04's scope table, the oracle the isolation tests check the stores against.
+`parametrize_targets` runs a test on every kind, and the memory and SQLite stores on trio too.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import asyncpg
+import pytest
 
 from conftest import require_service
 from toolwire.backends.kv import (
@@ -24,9 +26,20 @@ from toolwire.backends.kv import (
     RedisKeyValueBackend,
     SqliteKeyValueBackend,
 )
+from toolwire.seams import KeyValueStore
 
 KINDS = ("memory", "sqlite", "redis", "postgres")
 DURABLE_KINDS = ("sqlite", "redis", "postgres")
+TRIO_KINDS = ("memory", "sqlite")
+"""The stores that also run on trio; redis-py and asyncpg are asyncio libraries."""
+STORE_OPERATIONS: dict[str, Callable[[KeyValueStore], Awaitable[object]]] = {
+    "get": lambda store: store.get("k"),
+    "set": lambda store: store.set("k", "v"),
+    "delete": lambda store: store.delete("k"),
+    "list": lambda store: store.list("k"),
+    "increment": lambda store: store.increment("n"),
+}
+"""One call of each `KeyValueStore` operation, by name."""
 REDIS_URL = "redis://127.0.0.1:6379/0"
 POSTGRES_DSN = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -62,6 +75,28 @@ async def check_partitions(
         assert value == str(partition[key]), (tool, scope_id, key)
         assert triples[int(value)][1] == scope_id, "read a value written under another scope id"
         assert await store.list() == sorted(partition), (tool, scope_id)
+
+
+def on_loops(kinds: Sequence[str]) -> list[object]:
+    """``(kind, anyio_backend)`` parameters: every kind on asyncio, the `TRIO_KINDS` on trio too."""
+    on_asyncio = [pytest.param(kind, "asyncio", id=kind) for kind in kinds]
+    on_trio = [
+        pytest.param(kind, "trio", id=f"{kind}-trio") for kind in kinds if kind in TRIO_KINDS
+    ]
+    return on_asyncio + on_trio
+
+
+def parametrize_targets(
+    metafunc: pytest.Metafunc, kinds_by_fixture: Mapping[str, Sequence[str]]
+) -> None:
+    """Give a test using one of the fixtures named in ``kinds_by_fixture`` a ``kind`` and a loop.
+
+    Call it from a test module's ``pytest_generate_tests``; the fixture reads ``kind``.
+    """
+    for fixture, kinds in kinds_by_fixture.items():
+        if fixture in metafunc.fixturenames:
+            metafunc.parametrize(("kind", "anyio_backend"), on_loops(kinds))
+            return
 
 
 class MakeBackend(Protocol):
@@ -120,10 +155,15 @@ async def open_target(kind: str, tmp_path: Path) -> AsyncIterator[KvTarget]:
         try:
             yield KvTarget(kind=kind, make=postgres)
         finally:
-            connection = await asyncpg.connect(POSTGRES_DSN)
-            try:
-                await connection.execute(f'DROP TABLE IF EXISTS "{table}"')
-            finally:
-                await connection.close()
+            await drop_postgres_table(table)
     else:
         raise ValueError(kind)
+
+
+async def drop_postgres_table(table: str) -> None:
+    """Drop a test's PostgreSQL table (when it was created) through a direct connection."""
+    connection = await asyncpg.connect(POSTGRES_DSN)
+    try:
+        await connection.execute(f'DROP TABLE IF EXISTS "{table}"')
+    finally:
+        await connection.close()

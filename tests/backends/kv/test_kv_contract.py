@@ -1,4 +1,7 @@
-"""The contract every key-value backend passes: memory, SQLite, Redis and PostgreSQL alike."""
+"""The contract every key-value backend passes: memory, SQLite, Redis and PostgreSQL alike.
+
+Every store runs on asyncio; the memory and SQLite stores run on trio as well.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,14 @@ from pathlib import Path
 
 import anyio
 import pytest
-from kv_targets import DURABLE_KINDS, KINDS, KvTarget, check_partitions, open_target
+from kv_targets import (
+    DURABLE_KINDS,
+    KINDS,
+    KvTarget,
+    check_partitions,
+    open_target,
+    parametrize_targets,
+)
 
 from toolwire.backends.kv import KeyValueBackend
 from toolwire.errors import StoreError
@@ -22,15 +32,19 @@ LIVE_TTL = 0.4
 PAST_LIVE_TTL = 0.45
 
 
-@pytest.fixture(params=KINDS)
-async def target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[KvTarget]:
-    async with open_target(request.param, tmp_path) as opened:
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    parametrize_targets(metafunc, {"durable_target": DURABLE_KINDS, "target": KINDS})
+
+
+@pytest.fixture
+async def target(kind: str, tmp_path: Path) -> AsyncIterator[KvTarget]:
+    async with open_target(kind, tmp_path) as opened:
         yield opened
 
 
-@pytest.fixture(params=DURABLE_KINDS)
-async def durable_target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[KvTarget]:
-    async with open_target(request.param, tmp_path) as opened:
+@pytest.fixture
+async def durable_target(kind: str, tmp_path: Path) -> AsyncIterator[KvTarget]:
+    async with open_target(kind, tmp_path) as opened:
         yield opened
 
 
@@ -309,6 +323,12 @@ async def test_a_per_call_ttl_overrides_a_long_default(backend: KeyValueBackend)
     assert await store.get("k") is None
 
 
+async def test_a_one_millisecond_ttl_the_shortest_one_expires(store: KeyValueStore) -> None:
+    await store.set("k", "v", ttl_seconds=0.001)
+    await anyio.sleep(PAST_SHORT_TTL)
+    assert await store.get("k") is None
+
+
 async def test_a_counter_created_by_increment_gets_the_default_ttl(
     backend: KeyValueBackend,
 ) -> None:
@@ -439,6 +459,18 @@ async def test_set_with_a_ttl_that_is_not_a_positive_number_raises_store_error(
     assert await store.get("k") is None
 
 
+@pytest.mark.parametrize("ttl", [0.0009999, 0.0005, 1e-9])
+async def test_a_ttl_under_one_millisecond_raises_store_error_on_every_store(
+    store: KeyValueStore, ttl: float
+) -> None:
+    # Redis counts expiry in whole milliseconds; rather than round 0.1 ms up to 1 ms on one
+    # store and honour it on the others, every store refuses it (and rounds longer TTLs up to
+    # whole milliseconds, so they all expire alike).
+    with pytest.raises(StoreError, match=r"from 0\.001 s"):
+        await store.set("k", "v", ttl_seconds=ttl)
+    assert await store.get("k") is None
+
+
 @pytest.mark.parametrize("ttl", [True, "10"])
 async def test_set_with_a_ttl_that_is_not_a_number_raises_store_error(
     store: KeyValueStore, ttl: object
@@ -476,7 +508,13 @@ async def test_increment_by_a_non_int64_raises_store_error(
 
 @pytest.mark.parametrize(
     ("tool", "scope_id", "ttl_default"),
-    [("", "tool:x", None), ("x", "", None), (1, "tool:x", None), ("x", "tool:x", 0)],
+    [
+        ("", "tool:x", None),
+        ("x", "", None),
+        (1, "tool:x", None),
+        ("x", "tool:x", 0),
+        ("x", "tool:x", 0.0005),
+    ],
 )
 async def test_scoped_rejects_bad_names_and_default_ttls(
     backend: KeyValueBackend, tool: object, scope_id: object, ttl_default: object

@@ -1,4 +1,7 @@
-"""Random operation sequences against a dict model, and random namespaces, on every backend."""
+"""Random operation sequences against a dict model, and random namespaces, on every backend.
+
+Every store runs on asyncio; the memory and SQLite stores run on trio as well.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kv_targets import KINDS, check_partitions, open_target
+from kv_targets import KINDS, check_partitions, on_loops, open_target
 
 from toolwire.errors import StoreError
 
@@ -68,8 +71,8 @@ def _model_increment(model: dict[str, str], key: str) -> int | None:
     return int(model[key])
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_random_operation_sequences_match_a_dict(kind: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("kind", "loop"), on_loops(KINDS))
+def test_random_operation_sequences_match_a_dict(kind: str, loop: str, tmp_path: Path) -> None:
     async def check_one(ops: list[tuple[str, str, str]], prefix: str) -> None:
         async with open_target(kind, tmp_path) as target, target.make() as backend:
             store = backend.scoped("model", f"session:{uuid.uuid4().hex}")
@@ -100,15 +103,15 @@ def test_random_operation_sequences_match_a_dict(kind: str, tmp_path: Path) -> N
     )
     @given(ops=operations, prefix=keys)
     def run(ops: list[tuple[str, str, str]], prefix: str) -> None:
-        anyio.run(check_one, ops, prefix)
+        anyio.run(check_one, ops, prefix, backend=loop)
 
     run()
 
 
 @pytest.mark.parametrize("isolate_tools", [False, True], ids=["shared", "isolate_tools"])
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("kind", "loop"), on_loops(KINDS))
 def test_no_tool_scope_id_or_key_reaches_another_scopes_keys(
-    kind: str, isolate_tools: bool, tmp_path: Path
+    kind: str, loop: str, isolate_tools: bool, tmp_path: Path
 ) -> None:
     async def check_one(written: list[Triple]) -> None:
         async with (
@@ -124,6 +127,6 @@ def test_no_tool_scope_id_or_key_reaches_another_scopes_keys(
     )
     @given(written=triples)
     def run(written: list[Triple]) -> None:
-        anyio.run(check_one, written)
+        anyio.run(check_one, written, backend=loop)
 
     run()

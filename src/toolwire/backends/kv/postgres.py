@@ -7,21 +7,42 @@ key can reach another namespace (``tool`` is ``''`` in a partition shared by eve
 ``expires_at`` is compared with the server's clock, which every client shares. `increment` is a
 single ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING`` statement: atomic with no lock held
 between round trips.
+
+Every wait is bounded: connecting by ``connect_timeout_s``, and each operation as a whole
+(taking a pooled connection, the statement, giving it back) by ``command_timeout_s``. On a
+network that goes silent an operation raises `StoreError` naming itself and the timeout,
+instead of hanging until the tool's timeout (or, outside the registry, forever).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 
 import anyio
 
 from toolwire.backends.kv.base import KeyValueBackend, Namespace
+from toolwire.backends.kv.loops import require_asyncio
+from toolwire.backends.kv.url_settings import UrlSettings
 from toolwire.errors import ConfigurationError, StoreError
 
-__all__ = ["PostgresKeyValueBackend", "escape_like"]
+__all__ = [
+    "DEFAULT_COMMAND_TIMEOUT_S",
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "DEFAULT_MAX_CONNECTIONS",
+    "PostgresKeyValueBackend",
+    "escape_like",
+]
+
+DEFAULT_MAX_CONNECTIONS = 10
+"""The pool's size (``max_connections``)."""
+DEFAULT_CONNECT_TIMEOUT_S = 5.0
+"""How long connecting may take (``connect_timeout_s``)."""
+DEFAULT_COMMAND_TIMEOUT_S = 30.0
+"""How long one operation may take, waiting for a pooled connection included
+(``command_timeout_s``)."""
 
 _TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 _LIVE = "(expires_at IS NULL OR expires_at > now())"
@@ -71,19 +92,27 @@ class PostgresKeyValueBackend(KeyValueBackend):
     """Every namespace in one PostgreSQL table, through an asyncpg connection pool.
 
     The pool is opened, and the table created, on the first operation; an unreachable server
-    raises `StoreError` then.
+    raises `StoreError` then. A server that stops answering raises `StoreError` once the
+    connect or command timeout is spent. asyncpg is an asyncio library: on trio every
+    operation raises `StoreError` saying so.
 
     Args:
-        dsn: A ``postgresql://user@host:port/database`` connection string.
+        dsn: A ``postgresql://user@host:port/database`` connection string. The query
+            parameters ``max_connections``, ``connect_timeout`` and ``command_timeout``
+            (seconds) set the options below; asyncpg reads the others.
         table: The table's name (letters, digits, underscores).
-        max_connections: The pool's size.
-        connect_timeout_s: How long to wait for a connection.
+        max_connections: The pool's size (default 10). Wins over ``?max_connections=``.
+        connect_timeout_s: How long to wait for a new connection (default 5 s). Wins over
+            ``?connect_timeout=``.
+        command_timeout_s: How long one operation may take, from taking a pooled connection
+            to giving it back (default 30 s). Wins over ``?command_timeout=``.
         isolate_tools: Split ``session`` and ``personality`` scopes per tool too (by default
             the tools of a session or personality share them, as spec 04 says).
 
     Raises:
-        ConfigurationError: the ``postgres`` extra is missing, ``table`` is not a plain name
-            or ``isolate_tools`` is not a bool.
+        ConfigurationError: the ``postgres`` extra is missing, ``table`` is not a plain name,
+            a timeout is not a positive number, ``max_connections`` not a whole one, or
+            ``isolate_tools`` is not a bool.
     """
 
     def __init__(
@@ -91,8 +120,9 @@ class PostgresKeyValueBackend(KeyValueBackend):
         dsn: str,
         *,
         table: str = "toolwire_kv",
-        max_connections: int = 10,
-        connect_timeout_s: float = 5.0,
+        max_connections: int | None = None,
+        connect_timeout_s: float | None = None,
+        command_timeout_s: float | None = None,
         isolate_tools: bool = False,
     ) -> None:
         super().__init__(isolate_tools=isolate_tools)
@@ -106,11 +136,28 @@ class PostgresKeyValueBackend(KeyValueBackend):
             raise ConfigurationError(
                 f"table={table!r} must be a plain SQL name: letters, digits and underscores"
             )
+        settings = UrlSettings(dsn, ("max_connections", "connect_timeout", "command_timeout"))
+        self._max_connections = settings.count(
+            "max_connections",
+            max_connections,
+            query="max_connections",
+            default=DEFAULT_MAX_CONNECTIONS,
+        )
+        self._connect_timeout_s = settings.seconds(
+            "connect_timeout_s",
+            connect_timeout_s,
+            query="connect_timeout",
+            default=DEFAULT_CONNECT_TIMEOUT_S,
+        )
+        self._command_timeout_s = settings.seconds(
+            "command_timeout_s",
+            command_timeout_s,
+            query="command_timeout",
+            default=DEFAULT_COMMAND_TIMEOUT_S,
+        )
         self._asyncpg: Any = asyncpg
-        self._dsn = dsn
+        self._dsn = settings.url
         self._table = table
-        self._max_connections = max_connections
-        self._connect_timeout_s = connect_timeout_s
         self._sql = _statements(table)
         self._pool: Any = None
         self._pool_lock = anyio.Lock()
@@ -124,12 +171,42 @@ class PostgresKeyValueBackend(KeyValueBackend):
         """The table holding every namespace."""
         return self._table
 
+    @property
+    def max_connections(self) -> int:
+        """The pool's size."""
+        return self._max_connections
+
+    @property
+    def connect_timeout_s(self) -> float:
+        """How long opening a connection may take."""
+        return self._connect_timeout_s
+
+    @property
+    def command_timeout_s(self) -> float:
+        """How long one operation may take, waiting for a pooled connection included."""
+        return self._command_timeout_s
+
     @contextmanager
-    def _errors(self) -> Iterator[None]:
+    def _errors(self, operation: str) -> Iterator[None]:
         asyncpg = self._asyncpg
         try:
             yield
-        except (OSError, TimeoutError) as error:
+        except TimeoutError as error:
+            if operation == "connect":
+                raise StoreError(
+                    f"could not connect to PostgreSQL within {self._connect_timeout_s:g} s "
+                    "(connect_timeout_s); check the DSN's host and port, the network between "
+                    "here and the server (a firewall that drops packets looks like this), and "
+                    "that the server accepts connections; raise connect_timeout_s "
+                    "(?connect_timeout= in the DSN) for a distant server"
+                ) from error
+            raise StoreError(
+                f"PostgreSQL did not answer {operation} within {self._command_timeout_s:g} s "
+                "(command_timeout_s); check the network between here and the server, the "
+                f"server's load, and locks held on table {self._table!r}; raise "
+                "command_timeout_s (?command_timeout= in the DSN) if the server is just slow"
+            ) from error
+        except OSError as error:
             raise StoreError(
                 f"cannot reach PostgreSQL ({error}); check the DSN and that the server is running"
             ) from error
@@ -151,66 +228,81 @@ class PostgresKeyValueBackend(KeyValueBackend):
             if self._closed:
                 raise StoreError("the PostgreSQL key-value backend is closed; create a new one")
             if self._pool is None:
-                with self._errors():
+                with self._errors("connect"), anyio.fail_after(self._connect_timeout_s):
                     pool = await self._asyncpg.create_pool(
                         self._dsn,
                         min_size=1,
                         max_size=self._max_connections,
                         timeout=self._connect_timeout_s,
+                        command_timeout=self._command_timeout_s,
                     )
-                    try:
-                        await pool.execute(self._sql["schema"])
-                    except (
-                        self._asyncpg.UniqueViolationError,
-                        self._asyncpg.DuplicateTableError,
+                try:
+                    with (
+                        self._errors("create table"),
+                        anyio.fail_after(self._command_timeout_s),
+                        suppress(  # another client created the table at the same moment
+                            self._asyncpg.UniqueViolationError,
+                            self._asyncpg.DuplicateTableError,
+                            self._asyncpg.DuplicateObjectError,  # its row type, first
+                        ),
                     ):
-                        pass  # another client created the table at the same moment
-                    except BaseException:
-                        await pool.close()
-                        raise
+                        await pool.execute(self._sql["schema"])
+                except BaseException:
+                    await self._close_pool(pool)
+                    raise
                 self._pool = pool
         return self._pool
 
-    async def get_value(self, namespace: Namespace, key: str) -> str | None:
+    @asynccontextmanager
+    async def _operation(self, name: str) -> AsyncIterator[Any]:
+        """The pool, for one operation bounded by the command timeout; errors as `StoreError`."""
+        require_asyncio("PostgresKeyValueBackend", "asyncpg")
         pool = await self._connected()
-        with self._errors():
+        with self._errors(name), anyio.fail_after(self._command_timeout_s):
+            yield pool
+
+    async def _close_pool(self, pool: Any) -> None:
+        """Close gracefully within the command timeout; past it (a silent network), drop."""
+        try:
+            with suppress(Exception), anyio.fail_after(self._command_timeout_s):
+                await pool.close()
+        finally:
+            pool.terminate()  # a no-op once closed; also when the close itself was cancelled
+
+    async def get_value(self, namespace: Namespace, key: str) -> str | None:
+        async with self._operation("get") as pool:
             value = await pool.fetchval(self._sql["get"], namespace.tool, namespace.scope_id, key)
         return None if value is None else str(value)
 
     async def set_value(
         self, namespace: Namespace, key: str, value: str, ttl_seconds: float | None
     ) -> None:
-        pool = await self._connected()
-        with self._errors():
+        async with self._operation("set") as pool:
             await pool.execute(
                 self._sql["set"], namespace.tool, namespace.scope_id, key, value, ttl_seconds
             )
 
     async def delete_value(self, namespace: Namespace, key: str) -> None:
-        pool = await self._connected()
-        with self._errors():
+        async with self._operation("delete") as pool:
             await pool.execute(self._sql["delete"], namespace.tool, namespace.scope_id, key)
 
     async def list_keys(self, namespace: Namespace, prefix: str) -> list[str]:
-        pool = await self._connected()
         pattern = escape_like(prefix) + "%"
-        with self._errors():
+        async with self._operation("list") as pool:
             rows = await pool.fetch(self._sql["list"], namespace.tool, namespace.scope_id, pattern)
         return [str(row[0]) for row in rows]
 
     async def increment_value(
         self, namespace: Namespace, key: str, by: int, ttl_seconds: float | None
     ) -> int:
-        pool = await self._connected()
-        with self._errors():
+        async with self._operation("increment") as pool:
             result = await pool.fetchval(
                 self._sql["increment"], namespace.tool, namespace.scope_id, key, by, ttl_seconds
             )
         return int(result)
 
     async def purge_expired(self) -> int:
-        pool = await self._connected()
-        with self._errors():
+        async with self._operation("purge_expired") as pool:
             status: str = await pool.execute(self._sql["purge"])
         return int(status.rsplit(" ", 1)[-1])
 
@@ -219,4 +311,4 @@ class PostgresKeyValueBackend(KeyValueBackend):
             self._closed = True
             pool, self._pool = self._pool, None
         if pool is not None:
-            await pool.close()
+            await self._close_pool(pool)

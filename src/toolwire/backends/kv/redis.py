@@ -6,22 +6,38 @@ Expiry is native (``SET ... PX``). A Redis key is built as
 unambiguous, so no tool name, scope id or key (whatever separators it holds) can land in
 another namespace. `list` walks ``SCAN MATCH`` with the namespace and prefix escaped for Redis's
 glob syntax, so ``*``, ``?``, ``[``, ``]`` and ``\\`` match literally.
+
+Connections come from a pool that waits: an operation that finds all ``max_connections`` busy
+waits for one to come back, up to ``pool_timeout_s``, so a burst of concurrent operations queues
+instead of failing with redis-py's "Too many connections".
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from toolwire.backends.kv.base import KeyValueBackend, Namespace
+from toolwire.backends.kv.loops import on_asyncio, require_asyncio
+from toolwire.backends.kv.ttls import milliseconds
+from toolwire.backends.kv.url_settings import UrlSettings
 from toolwire.errors import ConfigurationError, StoreError
 
 if TYPE_CHECKING:
     import redis.asyncio
 
-__all__ = ["RedisKeyValueBackend", "escape_glob"]
+__all__ = [
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_POOL_TIMEOUT_S",
+    "RedisKeyValueBackend",
+    "escape_glob",
+]
+
+DEFAULT_MAX_CONNECTIONS = 50
+"""Connections one backend opens at most (``max_connections``)."""
+DEFAULT_POOL_TIMEOUT_S = 10.0
+"""How long an operation waits for a free connection (``pool_timeout_s``)."""
 
 _GLOB_SPECIALS = frozenset("\\*?[]")
 # Creates an absent key with the default TTL; an existing key keeps its own expiry.
@@ -39,24 +55,33 @@ def escape_glob(text: str) -> str:
     return "".join("\\" + char if char in _GLOB_SPECIALS else char for char in text)
 
 
-def _milliseconds(ttl_seconds: float) -> int:
-    return max(1, math.ceil(ttl_seconds * 1000))
+def _unreachable(error: Exception) -> StoreError:
+    return StoreError(f"cannot reach Redis ({error}); check the URL and that the server is running")
 
 
 class RedisKeyValueBackend(KeyValueBackend):
     """Every namespace in one Redis database, under ``key_prefix``.
 
-    Connects lazily, on the first operation. An unreachable server raises `StoreError`.
+    Connects lazily, on the first operation. An unreachable server raises `StoreError`, and so
+    does an operation that waits longer than ``pool_timeout_s`` for a free connection. redis-py
+    is an asyncio library: on trio every operation raises `StoreError` saying so.
 
     Args:
-        url: A ``redis://`` or ``rediss://`` URL (database index as the path: ``/0``).
+        url: A ``redis://`` or ``rediss://`` URL (database index as the path: ``/0``). The
+            query parameters ``max_connections`` and ``pool_timeout`` (seconds) set the two
+            options below; redis-py reads the others.
         key_prefix: Prepended to every Redis key; lets several stores share a database.
         connect_timeout_s: How long to wait for a connection.
+        max_connections: Connections the backend opens at most (default 50); more concurrent
+            operations wait for one to come back. Wins over ``?max_connections=``.
+        pool_timeout_s: How long an operation waits for a free connection before it fails
+            (default 10 s). Wins over ``?pool_timeout=``.
         isolate_tools: Split ``session`` and ``personality`` scopes per tool too (by default
             the tools of a session or personality share them, as spec 04 says).
 
     Raises:
-        ConfigurationError: the ``redis`` extra is missing, ``url`` is malformed or
+        ConfigurationError: the ``redis`` extra is missing, ``url`` is malformed, a pool
+            setting is not a positive number (a whole one for ``max_connections``) or
             ``isolate_tools`` is not a bool.
     """
 
@@ -66,6 +91,8 @@ class RedisKeyValueBackend(KeyValueBackend):
         *,
         key_prefix: str = "toolwire:kv",
         connect_timeout_s: float = 5.0,
+        max_connections: int | None = None,
+        pool_timeout_s: float | None = None,
         isolate_tools: bool = False,
     ) -> None:
         super().__init__(isolate_tools=isolate_tools)
@@ -75,22 +102,44 @@ class RedisKeyValueBackend(KeyValueBackend):
             raise ConfigurationError(
                 "RedisKeyValueBackend needs redis-py: pip install 'toolwire[redis]'"
             ) from None
+        settings = UrlSettings(url, ("max_connections", "pool_timeout"))
+        self._max_connections = settings.count(
+            "max_connections",
+            max_connections,
+            query="max_connections",
+            default=DEFAULT_MAX_CONNECTIONS,
+        )
+        self._pool_timeout_s = settings.seconds(
+            "pool_timeout_s", pool_timeout_s, query="pool_timeout", default=DEFAULT_POOL_TIMEOUT_S
+        )
         try:
-            self._client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
-                url,
+            pool = redis.asyncio.BlockingConnectionPool.from_url(
+                settings.url,
                 decode_responses=True,
                 socket_connect_timeout=connect_timeout_s,
+                max_connections=self._max_connections,
+                timeout=self._pool_timeout_s,
             )
         except ValueError as error:
             raise ConfigurationError(
                 f"bad Redis URL: {error}; expected redis://host:port/db"
             ) from None
-        self._url = url
+        self._client: redis.asyncio.Redis = redis.asyncio.Redis.from_pool(pool)
         self._key_prefix = key_prefix
         self._increment_with_ttl = self._client.register_script(_INCREMENT_WITH_TTL)
 
     def _repr_arguments(self) -> list[str]:
         return [f"key_prefix={self._key_prefix!r}"]
+
+    @property
+    def max_connections(self) -> int:
+        """Connections the backend opens at most; further operations wait for one."""
+        return self._max_connections
+
+    @property
+    def pool_timeout_s(self) -> float:
+        """How long an operation waits for a free connection before raising `StoreError`."""
+        return self._pool_timeout_s
 
     def _namespace_prefix(self, namespace: Namespace) -> str:
         tool, scope = namespace.tool, namespace.scope_id
@@ -98,14 +147,23 @@ class RedisKeyValueBackend(KeyValueBackend):
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
+        require_asyncio("RedisKeyValueBackend", "redis-py")
         import redis.exceptions
 
         try:
             yield
-        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as error:
-            raise StoreError(
-                f"cannot reach Redis ({error}); check the URL and that the server is running"
-            ) from error
+        except redis.exceptions.ConnectionError as error:
+            if isinstance(error.__cause__, TimeoutError):  # the pool's wait, not the network
+                raise StoreError(
+                    f"no Redis connection became free within {self._pool_timeout_s:g} s: all "
+                    f"max_connections={self._max_connections} are busy; raise max_connections "
+                    "or pool_timeout_s (?max_connections=, ?pool_timeout= in the URL), or "
+                    "check that Redis answers (a slow or unreachable server keeps every "
+                    "connection busy)"
+                ) from error
+            raise _unreachable(error) from error
+        except redis.exceptions.TimeoutError as error:
+            raise _unreachable(error) from error
         except redis.exceptions.ResponseError as error:
             if "not an integer" in str(error) or "overflow" in str(error):
                 raise StoreError(
@@ -122,7 +180,7 @@ class RedisKeyValueBackend(KeyValueBackend):
     async def set_value(
         self, namespace: Namespace, key: str, value: str, ttl_seconds: float | None
     ) -> None:
-        px = None if ttl_seconds is None else _milliseconds(ttl_seconds)
+        px = None if ttl_seconds is None else milliseconds(ttl_seconds)
         with self._errors():
             await self._client.set(self._namespace_prefix(namespace) + key, value, px=px)
 
@@ -149,13 +207,14 @@ class RedisKeyValueBackend(KeyValueBackend):
                 result = await self._client.incrby(redis_key, by)
             else:
                 result = await self._increment_with_ttl(
-                    keys=[redis_key], args=[by, _milliseconds(ttl_seconds)]
+                    keys=[redis_key], args=[by, milliseconds(ttl_seconds)]
                 )
         return int(result)
 
     async def purge_expired(self) -> int:
-        """Redis expires keys itself; nothing to do."""
-        return 0
+        """Redis expires keys itself; nothing to do (on trio: `StoreError`, like the rest)."""
+        with self._errors():
+            return 0
 
     async def delete_all(self) -> int:
         """Delete every key under ``key_prefix`` (all namespaces); how many were removed."""
@@ -167,4 +226,6 @@ class RedisKeyValueBackend(KeyValueBackend):
         return removed
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        """Close the pool's connections; on trio there are none, since nothing could run."""
+        if on_asyncio():
+            await self._client.aclose()

@@ -1,20 +1,24 @@
 """`ScopedKeyValueStore`: the `KeyValueStore` a tool gets, bound to one namespace.
 
-Every argument is validated here, once, for all backends, so the four stores fail the same way.
+Every argument is validated here, once, for all backends, so the four stores fail the same way;
+TTLs are rounded to whole milliseconds here too (`toolwire.backends.kv.ttls`). And every
+operation is a checkpoint here: it lets other tasks run and delivers a pending cancellation
+before it reaches the backend, even on a store that would answer without yielding (memory, an
+inline SQLite read), so a tool polling the store can neither starve the loop nor outlive its
+timeout.
 """
 
 from __future__ import annotations
 
 import builtins
-import math
+
+import anyio.lowlevel
 
 from toolwire.backends.kv.namespace import INT64_MAX, INT64_MIN, Namespace, ValueStore
+from toolwire.backends.kv.ttls import MAX_TTL_SECONDS, MIN_TTL_SECONDS, check_ttl
 from toolwire.errors import StoreError
 
-__all__ = ["MAX_TTL_SECONDS", "ScopedKeyValueStore"]
-
-MAX_TTL_SECONDS = 100 * 365 * 24 * 3600.0
-"""The longest TTL accepted (100 years); omit the TTL for keys that never expire."""
+__all__ = ["MAX_TTL_SECONDS", "MIN_TTL_SECONDS", "ScopedKeyValueStore"]
 
 
 def _check_text(what: str, text: object, *, allow_empty: bool = True) -> str:
@@ -36,27 +40,15 @@ def _check_text(what: str, text: object, *, allow_empty: bool = True) -> str:
     return text
 
 
-def _check_ttl(what: str, ttl: object) -> float | None:
-    if ttl is None:
-        return None
-    if isinstance(ttl, bool) or not isinstance(ttl, int | float):
-        raise StoreError(f"{what} must be a number of seconds or None, got {type(ttl).__name__}")
-    seconds = float(ttl)
-    if math.isnan(seconds) or not 0 < seconds <= MAX_TTL_SECONDS:
-        raise StoreError(
-            f"{what}={ttl!r} must be a positive number of seconds up to {MAX_TTL_SECONDS:.0f}; "
-            "pass None for a key that never expires"
-        )
-    return seconds
-
-
 class ScopedKeyValueStore:
     """A `KeyValueStore` that reaches exactly one `Namespace` of a backend.
 
     Create it with `KeyValueBackend.scoped`: the namespace is `Namespace.of` the tool and scope
     id under the backend's ``isolate_tools`` option, so two tools asking for one
     ``session:<id>`` share it. Keys and values are strings (empty and any Unicode allowed, NUL
-    and lone surrogates refused); invalid arguments raise `StoreError`.
+    and lone surrogates refused); invalid arguments raise `StoreError`. TTLs run from 1 ms to
+    100 years and are rounded up to whole milliseconds. Every operation is a checkpoint: it
+    yields to the event loop (and raises a pending cancellation) before reaching the backend.
     """
 
     __slots__ = ("_backend", "_namespace", "_ttl_default")
@@ -75,7 +67,7 @@ class ScopedKeyValueStore:
             _check_text("scope_id", scope_id, allow_empty=False),
             isolate_tools=backend.isolate_tools,
         )
-        self._ttl_default = _check_ttl("ttl_seconds_default", ttl_seconds_default)
+        self._ttl_default = check_ttl("ttl_seconds_default", ttl_seconds_default)
 
     @property
     def namespace(self) -> Namespace:
@@ -89,24 +81,34 @@ class ScopedKeyValueStore:
 
     async def get(self, key: str) -> str | None:
         """The value, or ``None`` when the key is absent or expired."""
-        return await self._backend.get_value(self._namespace, _check_text("key", key))
+        key = _check_text("key", key)
+        await anyio.lowlevel.checkpoint()
+        return await self._backend.get_value(self._namespace, key)
 
     async def set(self, key: str, value: str, ttl_seconds: float | None = None) -> None:
-        """Upsert ``key``; ``ttl_seconds`` (> 0) makes it expire, ``None`` uses the default."""
+        """Upsert ``key``; ``ttl_seconds`` (>= 1 ms) makes it expire, ``None`` uses the default.
+
+        The TTL is rounded up to whole milliseconds.
+        """
         key = _check_text("key", key)
         value = _check_text("value", value)
-        ttl = _check_ttl("ttl_seconds", ttl_seconds)
+        ttl = check_ttl("ttl_seconds", ttl_seconds)
+        await anyio.lowlevel.checkpoint()
         await self._backend.set_value(
             self._namespace, key, value, self._ttl_default if ttl is None else ttl
         )
 
     async def delete(self, key: str) -> None:
         """Remove ``key``; a no-op when absent."""
-        await self._backend.delete_value(self._namespace, _check_text("key", key))
+        key = _check_text("key", key)
+        await anyio.lowlevel.checkpoint()
+        await self._backend.delete_value(self._namespace, key)
 
     async def list(self, prefix: str = "") -> builtins.list[str]:
         """Every live key starting with ``prefix`` (taken literally: no wildcards), sorted."""
-        return await self._backend.list_keys(self._namespace, _check_text("prefix", prefix))
+        prefix = _check_text("prefix", prefix)
+        await anyio.lowlevel.checkpoint()
+        return await self._backend.list_keys(self._namespace, prefix)
 
     async def increment(self, key: str, by: int = 1) -> int:
         """Atomically add ``by`` to the integer stored at ``key`` (0 when absent); the new value.
@@ -122,6 +124,7 @@ class ScopedKeyValueStore:
             raise StoreError(f"increment(by=...) must be an int, got {type(by).__name__}")
         if not INT64_MIN <= by <= INT64_MAX:
             raise StoreError("increment(by=...) must fit in a signed 64-bit integer")
+        await anyio.lowlevel.checkpoint()
         return await self._backend.increment_value(self._namespace, key, by, self._ttl_default)
 
     def __repr__(self) -> str:

@@ -28,10 +28,15 @@ def create_kv_backend(url: str, *, isolate_tools: bool = False) -> KeyValueBacke
     | ``redis://host:6379/0``, ``rediss://...`` | `RedisKeyValueBackend` |
     | ``postgresql://...``, ``postgres://...`` | `PostgresKeyValueBackend` |
 
+    Query parameters tune the networked stores: ``max_connections`` and ``pool_timeout`` on a
+    Redis URL, ``max_connections``, ``connect_timeout`` and ``command_timeout`` on a PostgreSQL
+    one (seconds; ``redis://cache:6379/0?max_connections=200``). The backend reads them and
+    passes the rest of the URL to its driver.
+
     Raises:
         ConfigurationError: the scheme is unknown, the SQLite path is missing, the driver
-            extra (``toolwire[redis]``, ``toolwire[postgres]``) is not installed, or
-            ``isolate_tools`` is not a bool.
+            extra (``toolwire[redis]``, ``toolwire[postgres]``) is not installed, a query
+            parameter above is not a positive number, or ``isolate_tools`` is not a bool.
     """
     isolate_tools = check_isolate_tools(isolate_tools)
     if not isinstance(url, str) or "://" not in url:

@@ -1,0 +1,146 @@
+"""PostgresKeyValueBackend on a network that goes silent: every wait ends in a StoreError.
+
+Before, asyncpg ran without a command timeout: once the network stopped answering, a `set`
+hung until the tool's timeout or, outside the registry, forever.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import anyio
+import pytest
+from kv_proxies import silenceable_proxy
+from kv_targets import POSTGRES_DSN, STORE_OPERATIONS, drop_postgres_table
+
+from conftest import require_service
+from toolwire.backends.kv import PostgresKeyValueBackend, create_kv_backend
+from toolwire.errors import ConfigurationError, StoreError
+
+pytestmark = pytest.mark.anyio
+
+LIVENESS_S = 10
+"""Far longer than any timeout configured here: the test fails rather than hang."""
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[str]:
+    require_service("PostgreSQL", "127.0.0.1", 5432)
+    name = f"kv_test_{uuid.uuid4().hex[:12]}"
+    try:
+        yield name
+    finally:
+        await drop_postgres_table(name)
+
+
+@pytest.mark.parametrize("operation", STORE_OPERATIONS)
+async def test_an_operation_on_a_silent_network_fails_within_the_command_timeout(
+    table: str, operation: str
+) -> None:
+    async with silenceable_proxy("127.0.0.1", 5432) as proxy:
+        dsn = f"postgresql://postgres@127.0.0.1:{proxy.port}/test"
+        async with PostgresKeyValueBackend(dsn, table=table, command_timeout_s=0.5) as backend:
+            store = backend.scoped("t", "tool:t")
+            await store.set("k", "before")  # connected, table created
+            proxy.go_silent()
+            with (
+                anyio.fail_after(LIVENESS_S),
+                pytest.raises(
+                    StoreError,
+                    match=rf"PostgreSQL did not answer {operation} within 0\.5 s "
+                    r"\(command_timeout_s\); check .*network",
+                ),
+            ):
+                await STORE_OPERATIONS[operation](store)
+
+
+async def test_every_later_operation_fails_the_same_way_and_closing_ends(table: str) -> None:
+    async with silenceable_proxy("127.0.0.1", 5432) as proxy:
+        dsn = f"postgresql://postgres@127.0.0.1:{proxy.port}/test"
+        backend = PostgresKeyValueBackend(dsn, table=table, command_timeout_s=0.3)
+        store = backend.scoped("t", "tool:t")
+        await store.set("k", "before")
+        proxy.go_silent()
+        with anyio.fail_after(LIVENESS_S):
+            for _ in range(3):
+                with pytest.raises(StoreError, match=r"did not answer get within 0\.3 s"):
+                    await store.get("k")
+            await backend.aclose()
+
+
+async def test_connecting_on_a_silent_network_fails_within_the_connect_timeout(
+    table: str,
+) -> None:
+    async with silenceable_proxy("127.0.0.1", 5432) as proxy:
+        proxy.go_silent()
+        dsn = f"postgresql://postgres@127.0.0.1:{proxy.port}/test"
+        async with PostgresKeyValueBackend(dsn, table=table, connect_timeout_s=0.3) as backend:
+            with (
+                anyio.fail_after(LIVENESS_S),
+                pytest.raises(
+                    StoreError,
+                    match=r"could not connect to PostgreSQL within 0\.3 s \(connect_timeout_s\)",
+                ),
+            ):
+                await backend.scoped("t", "tool:t").get("k")
+
+
+def test_the_timeouts_and_pool_size_have_defaults() -> None:
+    backend = PostgresKeyValueBackend(POSTGRES_DSN)
+    assert (backend.command_timeout_s, backend.connect_timeout_s, backend.max_connections) == (
+        30.0,
+        5.0,
+        10,
+    )
+
+
+async def test_the_timeouts_and_pool_size_are_url_query_parameters(table: str) -> None:
+    dsn = f"{POSTGRES_DSN}?command_timeout=2.5&connect_timeout=3&max_connections=4"
+    async with create_kv_backend(dsn) as backend:
+        assert isinstance(backend, PostgresKeyValueBackend)
+        assert (backend.command_timeout_s, backend.connect_timeout_s) == (2.5, 3.0)
+        assert backend.max_connections == 4
+    # and asyncpg never sees them (it would send them to the server as settings)
+    async with PostgresKeyValueBackend(dsn, table=table) as backend:
+        store = backend.scoped("t", "tool:t")
+        await store.set("k", "v")
+        assert await store.get("k") == "v"
+
+
+def test_a_keyword_wins_over_the_url() -> None:
+    dsn = f"{POSTGRES_DSN}?command_timeout=2.5"
+    assert PostgresKeyValueBackend(dsn, command_timeout_s=1).command_timeout_s == 1.0
+
+
+@pytest.mark.parametrize(
+    ("options", "query", "named"),
+    [
+        ({"command_timeout_s": 0}, "", "command_timeout_s"),
+        ({"command_timeout_s": -1.0}, "", "command_timeout_s"),
+        ({"connect_timeout_s": float("inf")}, "", "connect_timeout_s"),
+        ({"max_connections": 0}, "", "max_connections"),
+        ({}, "?command_timeout=soon", "command_timeout"),
+        ({}, "?connect_timeout=0", "connect_timeout"),
+        ({}, "?max_connections=1.5", "max_connections"),
+    ],
+)
+def test_a_bad_timeout_or_pool_size_raises_configuration_error_naming_it(
+    options: dict[str, object], query: str, named: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=named):
+        PostgresKeyValueBackend(POSTGRES_DSN + query, **options)  # type: ignore[arg-type]
+
+
+async def test_backends_creating_one_new_table_at_once_all_succeed(table: str) -> None:
+    # CREATE TABLE IF NOT EXISTS races with itself: the loser can be told the table, its row
+    # type, or its catalog row already exists; each means "another client made it".
+    backends = [PostgresKeyValueBackend(POSTGRES_DSN, table=table) for _ in range(8)]
+    try:
+        async with anyio.create_task_group() as tg:
+            for backend in backends:
+                tg.start_soon(backend.scoped("t", "tool:t").increment, "n")
+        assert await backends[0].scoped("t", "tool:t").get("n") == "8"
+    finally:
+        for backend in backends:
+            await backend.aclose()
