@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 SRC := src tests benchmarks
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint typecheck unit services bench clean
+.PHONY: help run test lint typecheck unit services sysdeps bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -29,7 +29,10 @@ typecheck: $(STAMP) ## mypy --strict over src/
 services: ## Start PostgreSQL and Redis if they are down
 	@bash scripts/services.sh
 
-unit: $(STAMP) services ## pytest with branch coverage
+sysdeps: ## Install the Debian packages the tests use for real (bubblewrap, ...) when missing
+	@bash scripts/system-deps.sh
+
+unit: $(STAMP) services sysdeps ## pytest with branch coverage
 	$(VENV)/bin/pytest -q --cov=toolwire --cov-branch --cov-report=term:skip-covered
 
 test: lint typecheck unit ## Everything CI runs: venv, install, lint, types, every test
