@@ -23,8 +23,9 @@ import httpcore
 import httpx
 
 from toolwire.backends.network.policy import CheckedUrl, check_url
+from toolwire.backends.network.refusals import PolicyRefusal, refusal_code
 from toolwire.backends.network.resolvers import Resolver, SystemResolver
-from toolwire.backends.network.transport import PINNED_ADDRESSES, PinnedTransport
+from toolwire.backends.network.transport import PinnedTransport, pinned_request
 from toolwire.backends.network.urls import resolve_location
 from toolwire.errors import ConfigurationError, HostNotAllowedError
 from toolwire.seams import FetchResponse, NetworkPolicy
@@ -180,15 +181,17 @@ class SafeFetcher:
             try:
                 current = resolve_location(checked.parsed.url, location)
             except HostNotAllowedError as exc:
-                raise HostNotAllowedError(f"{exc} (at redirect hop {hop + 1})") from exc
+                raise PolicyRefusal(
+                    f"{exc} (at redirect hop {hop + 1})", refusal_code(exc)
+                ) from exc
             status = response.status_code
             if (status == 303 and method != "HEAD") or (status in (301, 302) and method == "POST"):
                 method, content = "GET", None
                 for name in _BODY_HEADERS:
                     request_headers.pop(name, None)
-        raise HostNotAllowedError(
-            f"HOST_NOT_ALLOWED: too many redirect hops (max {self._max_redirects}); "
-            "possible redirect loop"
+        raise PolicyRefusal(
+            f"too many redirect hops (max {self._max_redirects}); possible redirect loop",
+            "too-many-redirects",
         )
 
     async def _check(
@@ -203,28 +206,13 @@ class SafeFetcher:
         except HostNotAllowedError as exc:
             if hop == 0:
                 raise
-            raise HostNotAllowedError(f"{exc} (at redirect hop {hop})") from exc
+            raise PolicyRefusal(f"{exc} (at redirect hop {hop})", refusal_code(exc)) from exc
 
     async def _send(
         self, checked: CheckedUrl, method: str, headers: httpx.Headers, content: bytes | None
     ) -> httpx.Response:
         parsed = checked.parsed
-        try:
-            request = httpx.Request(
-                method,
-                parsed.url,
-                headers=headers,
-                content=content,
-                extensions={PINNED_ADDRESSES: checked.addresses},
-            )
-        except httpx.InvalidURL as exc:  # e.g. longer than httpx sends; never echoes the path
-            raise HostNotAllowedError(
-                f"HOST_NOT_ALLOWED: the URL for '{parsed.host}' cannot be sent: {exc}"
-            ) from exc
-        if request.url.raw_host.decode("ascii").lower() != parsed.host:
-            raise HostNotAllowedError(
-                f"HOST_NOT_ALLOWED: host '{parsed.host}' does not survive URL re-parsing"
-            )
+        request = pinned_request(checked, method, headers, content)
         try:
             return await self._transport.handle_async_request(request)
         except httpcore.TimeoutException as exc:

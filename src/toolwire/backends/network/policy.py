@@ -1,13 +1,17 @@
-"""Whether a URL may be fetched: the validation step, usable without fetching.
+"""Whether a destination may be reached: the one policy, shared by `SafeFetcher` and the proxy.
 
-`check_url` runs, in order: URL syntax and scheme, the tool's declared hosts, cloud-metadata
-names and addresses (always refused), the personality's deny then allow list, and the address
-check — literal addresses directly, names through one DNS lookup whose every answer must pass.
-It returns the validated addresses, which the fetcher then connects to (DNS pinning).
+`check_destination` runs, in order: the tool's declared hosts, cloud-metadata names and
+addresses (always refused), the literal address check, the personality's deny then allow
+list, the port rule (when the caller gives one), and the address check of names — through one
+DNS lookup whose every answer must pass. It returns the validated addresses, which the caller
+then connects to, and only to (DNS pinning). `check_url` parses a URL first (`parse_url`);
+the egress proxy parses a ``CONNECT`` target with `parse_authority`. Every refusal is a
+`PolicyRefusal` with a stable code.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from toolwire.backends.network.addresses import (
@@ -17,19 +21,39 @@ from toolwire.backends.network.addresses import (
 )
 from toolwire.backends.network.hosts import (
     METADATA_HOSTNAMES,
-    host_matches,
     is_localhost_name,
     patterns_intersection,
 )
+from toolwire.backends.network.ports import pattern_matches, port_allowed
+from toolwire.backends.network.refusals import PolicyRefusal
 from toolwire.backends.network.resolvers import Resolver, SystemResolver
-from toolwire.backends.network.urls import ParsedUrl, parse_url
-from toolwire.errors import HostNotAllowedError
+from toolwire.backends.network.urls import Destination, ParsedUrl, parse_url
 from toolwire.seams import NetworkPolicy
 
-__all__ = ["CheckedUrl", "check_policy", "check_url", "resolve_allowed_hosts"]
+__all__ = [
+    "CheckedDestination",
+    "CheckedUrl",
+    "check_destination",
+    "check_policy",
+    "check_url",
+    "resolve_allowed_hosts",
+]
 
 _OPEN_POLICY = NetworkPolicy()
 _SYSTEM_RESOLVER = SystemResolver()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CheckedDestination:
+    """A host and port that passed every check, and the addresses to connect to.
+
+    Attributes:
+        destination: The canonical host and the port.
+        addresses: The validated IPs, in resolver order; connect only to these.
+    """
+
+    destination: Destination
+    addresses: tuple[str, ...]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -45,51 +69,133 @@ class CheckedUrl:
     addresses: tuple[str, ...]
 
 
-def _refuse(reason: str) -> HostNotAllowedError:
-    return HostNotAllowedError(f"HOST_NOT_ALLOWED: {reason}")
-
-
-def check_policy(host: str, policy: NetworkPolicy | None) -> None:
+def check_policy(host: str, policy: NetworkPolicy | None, port: int | None = None) -> None:
     """Apply a personality's deny list, then its allow list (empty means every host).
 
+    Args:
+        host: The canonical host.
+        policy: The lists; ``None`` allows every host.
+        port: The destination's port: a pattern naming another port does not match. ``None``
+            compares hosts only.
+
     Raises:
-        HostNotAllowedError: ``host`` matches a deny pattern, or an allow list exists and
-            ``host`` matches none of its patterns.
+        PolicyRefusal: ``host`` matches a deny pattern (``deny-list``), or an allow list
+            exists and ``host`` matches none of its patterns (``not-on-allow-list``).
     """
     policy = policy or _OPEN_POLICY
     for pattern in policy.deny:
-        if host_matches(host, pattern):
-            raise _refuse(f"host '{host}' is on the deny list (matched '{pattern}')")
-    if policy.allow and not any(host_matches(host, pattern) for pattern in policy.allow):
-        raise _refuse(f"host '{host}' is not on the personality's allow list")
+        if pattern_matches(host, pattern, port):
+            raise PolicyRefusal(
+                f"host '{host}' is on the deny list (matched '{pattern}')", "deny-list"
+            )
+    if policy.allow and not any(pattern_matches(host, p, port) for p in policy.allow):
+        raise PolicyRefusal(
+            f"host '{host}' is not on the personality's allow list", "not-on-allow-list"
+        )
 
 
 def _check_address(host: str, address: IpAddress, policy: NetworkPolicy, resolved: bool) -> None:
     verdict = classify_address(address)
     where = f"host '{host}' resolves to '{address}', which" if resolved else f"host '{host}'"
     if verdict.kind == "metadata":
-        raise _refuse(f"{where} is a cloud-metadata address (always denied)")
+        raise PolicyRefusal(f"{where} is a cloud-metadata address (always denied)", "metadata")
     if verdict.kind == "unusable":
-        raise _refuse(
+        raise PolicyRefusal(
             f"{where} is in a private/reserved range ({verdict.reason}; "
-            "not a destination, always denied)"
+            "not a destination, always denied)",
+            "reserved-address",
         )
     if verdict.kind == "private" and not policy.allow_private_urls:
-        raise _refuse(f"{where} is in a private/reserved range ({verdict.reason})")
+        raise PolicyRefusal(
+            f"{where} is in a private/reserved range ({verdict.reason})", "private-address"
+        )
 
 
 async def _resolve(host: str, resolver: Resolver) -> list[IpAddress]:
     try:
         answers = await resolver.resolve(host)
     except Exception as exc:  # any resolver failure refuses the URL (fail closed)
-        raise _refuse(f"host '{host}' could not be resolved ({type(exc).__name__})") from exc
+        raise PolicyRefusal(
+            f"host '{host}' could not be resolved ({type(exc).__name__})", "dns-failure"
+        ) from exc
     addresses = [parse_ip_literal(answer) for answer in answers]
     if not addresses:
-        raise _refuse(f"host '{host}' resolved to no address")
+        raise PolicyRefusal(f"host '{host}' resolved to no address", "dns-failure")
     valid = [a for a in addresses if a is not None]
     if len(valid) != len(addresses):
-        raise _refuse(f"host '{host}' resolved to something that is not an IP address")
+        raise PolicyRefusal(
+            f"host '{host}' resolved to something that is not an IP address", "dns-failure"
+        )
     return valid
+
+
+def _check_reach(
+    destination: Destination,
+    policy: NetworkPolicy,
+    allowed_hosts: tuple[str, ...] | None,
+    ports: Collection[int] | None,
+) -> None:
+    """Every check that needs no DNS: declared hosts, metadata, literal address, lists, port."""
+    host, port = destination.host, destination.port
+    if allowed_hosts is not None and not any(pattern_matches(host, p, port) for p in allowed_hosts):
+        raise PolicyRefusal(f"{host} is not in the declared allowed_hosts", "not-declared")
+    if host in METADATA_HOSTNAMES:
+        raise PolicyRefusal(f"cloud-metadata host '{host}' is always denied", "metadata")
+    if destination.address is not None:
+        _check_address(host, destination.address, policy, resolved=False)
+    check_policy(host, policy, port)
+    named = (*policy.allow, *(allowed_hosts or ()))
+    if ports is not None and not port_allowed(host, port, named, ports):
+        allowed = ", ".join(str(p) for p in sorted(ports)) or "none"
+        raise PolicyRefusal(
+            f"port {port} of host '{host}' is not allowed (allowed: {allowed}, "
+            "or a port named by an allow pattern such as 'host:8443')",
+            "port-not-allowed",
+        )
+    if destination.address is None and is_localhost_name(host) and not policy.allow_private_urls:
+        raise PolicyRefusal(
+            f"host '{host}' is in a private/reserved range (loopback name)", "private-address"
+        )
+
+
+async def check_destination(
+    destination: Destination,
+    policy: NetworkPolicy | None,
+    resolver: Resolver | None = None,
+    *,
+    allowed_hosts: tuple[str, ...] | None = None,
+    ports: Collection[int] | None = None,
+) -> CheckedDestination:
+    """Validate a host and port for connecting, and resolve the host exactly once.
+
+    The one policy implementation: `check_url` (hence `SafeFetcher`) and the egress proxy
+    both come here.
+
+    Args:
+        destination: A canonical host and port (`parse_url`, `parse_authority`).
+        policy: The personality's policy; ``None`` means open to public hosts only.
+        resolver: Name resolution; the system resolver when ``None``.
+        allowed_hosts: The tool's declared host patterns; ``None`` skips this check.
+        ports: The ports reachable without a pattern naming them (`DEFAULT_PORTS` for the
+            proxy); ``None`` allows every port.
+
+    Returns:
+        The destination and the validated addresses to connect to (DNS pinning).
+
+    Raises:
+        PolicyRefusal: any check refused the destination (message starts
+            ``HOST_NOT_ALLOWED:``). A failed or empty DNS lookup refuses too.
+    """
+    policy = policy or _OPEN_POLICY
+    _check_reach(destination, policy, allowed_hosts, ports)
+    if destination.address is not None:
+        return CheckedDestination(destination=destination, addresses=(destination.host,))
+    host = destination.host
+    addresses = await _resolve(host, resolver or _SYSTEM_RESOLVER)
+    for address in addresses:
+        _check_address(host, address, policy, resolved=True)
+    unique = tuple(dict.fromkeys(str(a) for a in addresses))
+    return CheckedDestination(destination=destination, addresses=unique)
 
 
 async def check_url(
@@ -98,6 +204,7 @@ async def check_url(
     resolver: Resolver | None = None,
     *,
     allowed_hosts: tuple[str, ...] | None = None,
+    ports: Collection[int] | None = None,
 ) -> CheckedUrl:
     """Validate ``url`` for fetching and resolve its host exactly once.
 
@@ -106,32 +213,20 @@ async def check_url(
         policy: The personality's policy; ``None`` means open to public hosts only.
         resolver: Name resolution; the system resolver when ``None``.
         allowed_hosts: The tool's declared host patterns; ``None`` skips this check.
+        ports: See `check_destination`; ``None`` allows every port.
 
     Returns:
         The canonical URL and the validated addresses to connect to.
 
     Raises:
-        HostNotAllowedError: any check refused the URL (message starts ``HOST_NOT_ALLOWED:``).
+        PolicyRefusal: any check refused the URL (message starts ``HOST_NOT_ALLOWED:``).
             A failed or empty DNS lookup refuses too.
     """
-    policy = policy or _OPEN_POLICY
     parsed = parse_url(url)
-    host = parsed.host
-    if allowed_hosts is not None and not any(host_matches(host, p) for p in allowed_hosts):
-        raise _refuse(f"{host} is not in the declared allowed_hosts")
-    if host in METADATA_HOSTNAMES:
-        raise _refuse(f"cloud-metadata host '{host}' is always denied")
-    if parsed.address is not None:
-        _check_address(host, parsed.address, policy, resolved=False)
-    check_policy(host, policy)
-    if parsed.address is not None:
-        return CheckedUrl(parsed=parsed, addresses=(host,))
-    if is_localhost_name(host) and not policy.allow_private_urls:
-        raise _refuse(f"host '{host}' is in a private/reserved range (loopback name)")
-    addresses = await _resolve(host, resolver or _SYSTEM_RESOLVER)
-    for address in addresses:
-        _check_address(host, address, policy, resolved=True)
-    return CheckedUrl(parsed=parsed, addresses=tuple(dict.fromkeys(str(a) for a in addresses)))
+    checked = await check_destination(
+        parsed.destination, policy, resolver, allowed_hosts=allowed_hosts, ports=ports
+    )
+    return CheckedUrl(parsed=parsed, addresses=checked.addresses)
 
 
 def resolve_allowed_hosts(

@@ -13,19 +13,55 @@ from __future__ import annotations
 
 import ssl
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import anyio
 import httpcore
 import httpx
 
+from toolwire.backends.network.policy import CheckedUrl
+from toolwire.backends.network.refusals import PolicyRefusal
 from toolwire.errors import HostNotAllowedError
 
-__all__ = ["PINNED_ADDRESSES", "PinnedNetworkBackend", "PinnedTransport"]
+__all__ = ["PINNED_ADDRESSES", "PinnedNetworkBackend", "PinnedTransport", "pinned_request"]
 
 PINNED_ADDRESSES = "toolwire.pinned_addresses"
 """The request extension holding the ``tuple[str, ...]`` of addresses to connect to."""
+
+
+def pinned_request(
+    checked: CheckedUrl,
+    method: str,
+    headers: httpx.Headers | Sequence[tuple[bytes, bytes]],
+    content: bytes | AsyncIterable[bytes] | None,
+) -> httpx.Request:
+    """The request for a checked URL, carrying its validated addresses for `PinnedTransport`.
+
+    The URL sent is the canonical one `check_url` validated; httpx sets ``Host`` from it.
+
+    Raises:
+        PolicyRefusal: ``malformed-url``: httpx cannot send the URL (too long, say) or reads
+            its host differently. The message names the host, never the path or query.
+    """
+    parsed = checked.parsed
+    try:
+        request = httpx.Request(
+            method,
+            parsed.url,
+            headers=headers,
+            content=content,
+            extensions={PINNED_ADDRESSES: checked.addresses},
+        )
+    except httpx.InvalidURL as exc:  # e.g. longer than httpx sends; never echoes the path
+        raise PolicyRefusal(
+            f"the URL for '{parsed.host}' cannot be sent: {exc}", "malformed-url"
+        ) from exc
+    if request.url.raw_host.decode("ascii").lower() != parsed.host:
+        raise PolicyRefusal(
+            f"host '{parsed.host}' does not survive URL re-parsing", "malformed-url"
+        )
+    return request
 
 
 class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):

@@ -22,14 +22,31 @@ import ada_url
 
 from toolwire.backends.network.addresses import IpAddress
 from toolwire.backends.network.canonical_hosts import canonical_host
-from toolwire.errors import HostNotAllowedError
+from toolwire.backends.network.refusals import PolicyRefusal, RefusalCode
 
-__all__ = ["ParsedUrl", "parse_url", "resolve_location"]
+__all__ = ["Destination", "ParsedUrl", "parse_authority", "parse_url", "resolve_location"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _C0_AND_SPACE = "".join(chr(c) for c in range(0x21))
 _AUTHORITY_END = re.compile(r"[/?#]")
+_AUTHORITY_FORM = re.compile(r"(\[[^\[\]]*\]|[^\[\]:]*):([^:]*)")
+_AUTHORITY_CHARS = frozenset(map(chr, range(0x21, 0x7F))) - frozenset("/?#@\\")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Destination:
+    """Where a connection goes: a canonical host and a port.
+
+    Attributes:
+        host: Lower-case ASCII name without trailing dot, or a canonical IP (no brackets).
+        port: The port, 1 to 65535.
+        address: The IP when the host is a literal (any spelling), else ``None``.
+    """
+
+    host: str
+    port: int
+    address: IpAddress | None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -56,9 +73,14 @@ class ParsedUrl:
         """``(scheme, host, port)``: what "same origin" compares."""
         return (self.scheme, self.host, self.port)
 
+    @property
+    def destination(self) -> Destination:
+        """The host and port this URL connects to."""
+        return Destination(host=self.host, port=self.port, address=self.address)
 
-def _refuse(reason: str) -> HostNotAllowedError:
-    return HostNotAllowedError(f"HOST_NOT_ALLOWED: {reason}")
+
+def _refuse(reason: str, code: RefusalCode = "malformed-url") -> PolicyRefusal:
+    return PolicyRefusal(reason, code)
 
 
 def _whatwg(url: str, base: str | None = None) -> ada_url.URL | None:
@@ -89,7 +111,7 @@ def _authority(text: str, scheme: str) -> tuple[str, str]:
     if "\\" in authority:  # browsers end the authority there, other parsers do not
         raise _refuse("malformed URL (backslash in host)")
     if "@" in authority:
-        raise _refuse("URLs with embedded credentials are not allowed")
+        raise _refuse("URLs with embedded credentials are not allowed", "credentials-in-url")
     if authority.startswith("["):
         end = authority.find("]") + 1
         if end == 0 or (end < len(authority) and authority[end] != ":"):
@@ -121,7 +143,9 @@ def parse_url(url: str) -> ParsedUrl:
     scheme = match.group()[:-1].lower() if match else ""
     if scheme not in _DEFAULT_PORTS:
         shown = scheme[:20] or "(none)"
-        raise _refuse(f"scheme '{shown}' is not allowed (only http and https)")
+        raise _refuse(
+            f"scheme '{shown}' is not allowed (only http and https)", "scheme-not-allowed"
+        )
     raw_host, port_text = _authority(text, scheme)
     default_port = _DEFAULT_PORTS[scheme]
     port = _port(port_text, default_port)
@@ -136,7 +160,7 @@ def parse_url(url: str) -> ParsedUrl:
     if their_host != host or int(whatwg.port or default_port) != port:
         raise _refuse(f"host '{host}' parses differently by the WHATWG URL Standard")
     if whatwg.username or whatwg.password:
-        raise _refuse("URLs with embedded credentials are not allowed")
+        raise _refuse("URLs with embedded credentials are not allowed", "credentials-in-url")
     shown_host = f"[{host}]" if address is not None and address.version == 6 else host
     authority = shown_host if port == default_port else f"{shown_host}:{port}"
     head = f"{whatwg.protocol}//{whatwg.host}"
@@ -169,3 +193,28 @@ def resolve_location(base: str, location: str) -> str:
     if target is None:
         raise _refuse("malformed redirect Location (not valid by the WHATWG URL Standard)")
     return target.href
+
+
+def parse_authority(text: str) -> Destination:
+    """Read ``host:port`` (a ``CONNECT`` target) with the same host rules as `parse_url`.
+
+    The host is any host a URL may carry (IPv4 in every spelling, ``[IPv6]``, IDNA); the port
+    is required. Nothing else may appear: no path, no ``user@``, no whitespace.
+
+    Raises:
+        PolicyRefusal: code ``malformed-url``; the message says what is wrong.
+    """
+    if not text or not set(text) <= _AUTHORITY_CHARS:
+        raise _refuse("malformed authority (expected host:port, no path or credentials)")
+    match = _AUTHORITY_FORM.fullmatch(text)
+    if match is None:
+        raise _refuse("malformed authority (expected host:port, or [IPv6]:port)")
+    raw_host, port_text = match.groups()
+    if not port_text:
+        raise _refuse("malformed authority (the port is required)")
+    port = _port(port_text, 0)
+    try:
+        host, address = canonical_host(raw_host)
+    except ValueError as exc:
+        raise _refuse(f"malformed host in authority: {exc}") from exc
+    return Destination(host=host, port=port, address=address)
