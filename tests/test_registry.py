@@ -373,6 +373,25 @@ def test_repeated_definitions_are_equal_and_independent_lists() -> None:
     assert _names(registry) == ["a"]
 
 
+def test_changing_a_definition_changes_nothing_the_model_is_shown_later() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string", "enum": ["a", "b"]}},
+        "required": ["path"],
+    }
+    registry = ToolRegistry(reducers=None)
+    registry.register(define_tool(name="t", description="d", schema=schema, execute=_noop))
+    shown = registry.definitions()[0]
+    parameters: Any = shown["parameters"]
+    parameters["properties"]["path"]["enum"].append("/etc/shadow")
+    parameters["required"].clear()
+    parameters["extra"] = True
+    again: Any = registry.definitions()[0]["parameters"]
+    assert again == schema
+    assert again["properties"]["path"]["enum"] == ["a", "b"]
+    assert registry.get("t").schema == schema  # type: ignore[union-attr]
+
+
 def test_sorted_order_is_by_name_whatever_the_registration_order() -> None:
     one = ToolRegistry(reducers=None, definition_order="sorted")
     two = ToolRegistry(reducers=None, definition_order="sorted")

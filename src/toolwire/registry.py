@@ -7,6 +7,7 @@ import inspect
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, Self, TypedDict
 
 from toolwire.calls import CallOutcome, ToolCall
@@ -23,6 +24,7 @@ from toolwire.execution.gates import (
 from toolwire.execution.hooks import HookRegistry
 from toolwire.execution.pipeline import Pipeline
 from toolwire.execution.settings import DEFAULT_TIMEOUT_S, PipelineSettings
+from toolwire.execution.tracing import BatchRunner, PipelineTracer
 from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import ToolSnapshot
 from toolwire.seams import Attachment
@@ -39,7 +41,8 @@ logger = logging.getLogger("toolwire.registry")
 
 
 class ToolDefinition(TypedDict):
-    """What the model is shown of a tool (``parameters`` is the tool's schema; do not mutate)."""
+    """What the model is shown of a tool; ``parameters`` is a copy of the tool's schema, so
+    changing it changes nothing the model is shown later."""
 
     name: str
     description: str
@@ -67,6 +70,9 @@ class ToolRegistry:
             secret redactor of `toolwire.safety` by default.
         result_cache: Where tools with ``cache=`` keep results (a fresh one by default).
         provider_id: The registry's ``id`` as a tool provider.
+        telemetry: Spans and metrics for every batch and call, e.g.
+            ``toolwire.telemetry.ToolTelemetry()`` (see `use_telemetry`); ``None``: none, at
+            no cost.
     """
 
     def __init__(
@@ -81,6 +87,7 @@ class ToolRegistry:
         dry_run_redactor: Callable[[str], str] | None = _DEFAULT,
         result_cache: ResultCache | None = None,
         provider_id: str = "registry",
+        telemetry: PipelineTracer | None = None,
     ) -> None:
         _check_options(max_concurrency, default_timeout_s, definition_order, provider_id)
         if reducers is _DEFAULT:
@@ -97,9 +104,10 @@ class ToolRegistry:
             max_concurrency=max_concurrency,
             dry_run_redactor=dry_run_redactor,
             result_cache=result_cache if result_cache is not None else ResultCache(),
+            tracer=telemetry,
         )
         self._entries: dict[str, RegisteredTool] = {}
-        self._pipeline = Pipeline(self._settings, self._entries.get)
+        self._pipeline, self._run_batch = _pipeline(self._settings, self._entries.get)
         self._definition_order: Literal["registration", "sorted"] = definition_order
         self._provider_id = provider_id
         self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
@@ -138,6 +146,18 @@ class ToolRegistry:
     def max_concurrency(self) -> int | None:
         """How many calls of a batch may run at once."""
         return self._settings.max_concurrency
+
+    @property
+    def telemetry(self) -> PipelineTracer | None:
+        """What traces batches and calls (`toolwire.telemetry`), if anything."""
+        return self._settings.tracer
+
+    def use_telemetry(self, telemetry: PipelineTracer | None) -> None:
+        """Trace the batches and calls that start from now on with ``telemetry`` (``None``:
+        stop). `toolwire.telemetry.instrument` is the usual way to call it. Batches already
+        running finish as they started."""
+        self._settings = replace(self._settings, tracer=telemetry)
+        self._pipeline, self._run_batch = _pipeline(self._settings, self._entries.get)
 
     @property
     def definition_order(self) -> Literal["registration", "sorted"]:
@@ -335,7 +355,7 @@ class ToolRegistry:
             ToolDefinition(
                 name=definition["name"],
                 description=definition["description"],
-                parameters=definition["parameters"],
+                parameters=_json_copy(definition["parameters"]),
             )
             for entry, definition in gated
             if (snapshot is None or entry.tool.name in snapshot)
@@ -371,7 +391,7 @@ class ToolRegistry:
             admission = OPEN
         else:
             admission = Admission.of(allowed_tools, coerce_filter_options(filter_opts), snapshot)
-        return self._pipeline.run_batch(calls, ctx, admission, turn_attachments)
+        return self._run_batch(calls, ctx, admission, turn_attachments)
 
     async def execute(
         self, name: str, args: str | Mapping[str, Any], ctx: ToolContext, *, call_id: str = "call_0"
@@ -397,6 +417,30 @@ def _check_options(
         raise RegistrationError("definition_order must be 'registration' or 'sorted'")
     if not isinstance(provider_id, str) or not provider_id:
         raise RegistrationError(f"provider_id must be a non-empty string, got {provider_id!r}")
+
+
+def _pipeline(
+    settings: PipelineSettings, lookup: Callable[[str], RegisteredTool | None]
+) -> tuple[Pipeline, BatchRunner]:
+    """The pipeline and the runner `execute_parallel` calls: the pipeline's own, or the
+    tracer's wrapper around it (chosen here, once, so no tracer costs no check per batch)."""
+    pipeline = Pipeline(settings, lookup)
+    tracer = settings.tracer
+    if tracer is None:
+        return pipeline, pipeline.run_batch
+    return pipeline, tracer.trace_batches(pipeline.run_batch)
+
+
+def _json_copy(value: Any) -> Any:
+    """A deep copy of a JSON-shaped value (dicts and lists copied, scalars shared); several
+    times faster than `copy.deepcopy` for schemas."""
+    if isinstance(value, Mapping):
+        return {key: _json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_json_copy(item) for item in value)
+    return value
 
 
 def _definition(tool: Tool) -> ToolDefinition:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import anyio
 
@@ -41,6 +41,9 @@ from toolwire.seams import Attachment
 __all__ = ["Pipeline", "as_call"]
 
 logger = logging.getLogger("toolwire.execution")
+
+Answer: TypeAlias = Callable[[Batch, ToolCall], Awaitable[CallOutcome]]
+"""How the pipeline answers one call: `_answer`, or a tracer's wrapper around it."""
 
 
 def as_call(raw: Any, index: int) -> ToolCall:
@@ -77,13 +80,15 @@ class Pipeline:
         lookup: Finds a registered tool by name.
     """
 
-    __slots__ = ("_last_ctx", "_last_seam_reset", "_lookup", "settings")
+    __slots__ = ("_answer", "_last_ctx", "_last_seam_reset", "_lookup", "settings")
 
     def __init__(self, settings: PipelineSettings, lookup: ToolLookup) -> None:
         self.settings = settings
         self._lookup = lookup
         self._last_ctx: ToolContext | None = None  # a caller usually passes the same (frozen)
         self._last_seam_reset: dict[str, None] | None = None  # context batch after batch
+        tracer = settings.tracer  # chosen once: no tracer costs no check per call
+        self._answer: Answer = _answer if tracer is None else tracer.trace_calls(_answer)
 
     async def run_batch(
         self,
@@ -98,7 +103,7 @@ class Pipeline:
             call = only if type(only) is ToolCall else as_call(only, 0)
             batch = self._batch(ctx, admission, turn_attachments, ctx.result_budget_chars)
             try:
-                return [await _answer(batch, call)]
+                return [await self._answer(batch, call)]
             finally:
                 batch.close()
         normalised = [as_call(raw, i) for i, raw in enumerate(calls)]
@@ -111,9 +116,9 @@ class Pipeline:
             for segment in _segments(batch, normalised):
                 if len(segment) == 1:
                     index, call = segment[0]
-                    outcomes[index] = await _answer(batch, call)
+                    outcomes[index] = await self._answer(batch, call)
                 else:
-                    await _run_concurrently(batch, segment, outcomes)
+                    await _run_concurrently(batch, segment, outcomes, self._answer)
             return [outcome for outcome in outcomes if outcome is not None]
         finally:
             batch.close()
@@ -153,19 +158,22 @@ def _segments(batch: Batch, calls: list[ToolCall]) -> list[list[tuple[int, ToolC
 
 
 async def _run_concurrently(
-    batch: Batch, segment: list[tuple[int, ToolCall]], outcomes: list[CallOutcome | None]
+    batch: Batch,
+    segment: list[tuple[int, ToolCall]],
+    outcomes: list[CallOutcome | None],
+    answer: Answer,
 ) -> None:
     """Run a segment's calls at once. Each call answers for itself and never raises, so on
     asyncio a plain ``gather`` is as structured as a task group (an outer cancellation cancels
     every child) at a fraction of the cost per task; other backends use an anyio task group."""
     if asyncio._get_running_loop() is not None:  # on asyncio (trio runs no asyncio loop)
-        results = await asyncio.gather(*(_answer(batch, call) for _, call in segment))
+        results = await asyncio.gather(*(answer(batch, call) for _, call in segment))
         for (index, _), outcome in zip(segment, results, strict=True):
             outcomes[index] = outcome
         return
 
     async def answer_into(index: int, call: ToolCall) -> None:
-        outcomes[index] = await _answer(batch, call)
+        outcomes[index] = await answer(batch, call)
 
     async with anyio.create_task_group() as group:
         for index, call in segment:

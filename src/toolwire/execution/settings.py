@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from toolwire.execution.cache import ResultCache
 from toolwire.execution.gates import RegisteredTool
 from toolwire.execution.hooks import HookRegistry
+from toolwire.execution.tracing import PipelineTracer
 
 if TYPE_CHECKING:
     from toolwire.backends.resolver import CapabilityBackends
@@ -35,6 +36,8 @@ class PipelineSettings:
         max_concurrency: At most this many calls of a batch run at once (``None``: no limit).
         dry_run_redactor: Applied to every string argument shown in dry-run results.
         result_cache: Where tools that opt in keep their results.
+        tracer: Wraps batches and calls in spans (`toolwire.telemetry`); ``None``: no tracing,
+            at no cost.
     """
 
     backends: CapabilityBackends | None = None
@@ -44,3 +47,4 @@ class PipelineSettings:
     max_concurrency: int | None = None
     dry_run_redactor: Callable[[str], str] | None = None
     result_cache: ResultCache = field(default_factory=ResultCache)
+    tracer: PipelineTracer | None = None
