@@ -34,11 +34,21 @@ from toolwire.seams.process import (
     WatchResult,
 )
 from toolwire.seams.secrets import ScopedSecrets
-from toolwire.seams.storage import KeyValueStore
+from toolwire.seams.storage import AtomicKeyValueStore, KeyValueStore
+from toolwire.seams.subagent import (
+    ParentContext,
+    ScopedSubagents,
+    SubagentReport,
+    SubagentRequest,
+    SubagentStop,
+    SubagentToolUse,
+    SubagentUsage,
+)
 
 __all__ = [
     "DEFAULT_OWNER",
     "STREAMS",
+    "AtomicKeyValueStore",
     "Attachment",
     "AttachmentKind",
     "BackgroundProcess",
@@ -49,6 +59,7 @@ __all__ = [
     "LogStream",
     "NetworkPolicy",
     "OpenedAttachment",
+    "ParentContext",
     "ProcessResult",
     "ProcessStatus",
     "ReadRecord",
@@ -57,6 +68,12 @@ __all__ = [
     "ScopedFs",
     "ScopedProcess",
     "ScopedSecrets",
+    "ScopedSubagents",
+    "SubagentReport",
+    "SubagentRequest",
+    "SubagentStop",
+    "SubagentToolUse",
+    "SubagentUsage",
     "WatchResult",
 ]
 

@@ -1,10 +1,11 @@
-"""The seam of the ``storage`` kind: `KeyValueStore`."""
+"""The seam of the ``storage`` kind: `KeyValueStore`, and `AtomicKeyValueStore` for stores that
+also compare and set."""
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-__all__ = ["KeyValueStore"]
+__all__ = ["AtomicKeyValueStore", "KeyValueStore"]
 
 
 @runtime_checkable
@@ -33,4 +34,26 @@ class KeyValueStore(Protocol):
 
     async def increment(self, key: str, by: int = 1) -> int:
         """Atomically add ``by`` to the integer stored at ``key`` (0 when absent); the new value."""
+        ...
+
+
+@runtime_checkable
+class AtomicKeyValueStore(KeyValueStore, Protocol):
+    """A `KeyValueStore` that can also replace a value only if nobody changed it meanwhile.
+
+    Every built-in store is one (``KeyValueBackend.scoped`` returns a `ScopedKeyValueStore`).
+    Read a value, compute the new one, then `compare_and_set` it against what you read; when
+    that answers ``False`` another writer got there first: read again and retry. Put a revision
+    number in the value when the same content may come back (A → B → A), so a stale writer
+    cannot mistake the second A for the first.
+    """
+
+    async def compare_and_set(
+        self, key: str, expected: str | None, value: str, ttl_seconds: float | None = None
+    ) -> bool:
+        """Write ``value`` only if ``key`` holds exactly ``expected`` (``None``: is absent or
+        expired); whether it was written. Atomic across processes on a shared store.
+
+        ``ttl_seconds`` works as in `set` (``None`` uses the store's default).
+        """
         ...

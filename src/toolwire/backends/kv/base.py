@@ -25,6 +25,7 @@ from toolwire.backends.kv.namespace import (
     check_isolate_tools,
     parse_counter,
 )
+from toolwire.errors import StoreError
 
 if TYPE_CHECKING:
     from toolwire.seams import KeyValueStore
@@ -144,6 +145,26 @@ class KeyValueBackend(ABC):
 
         A live key keeps its expiry. Raises `StoreError` when the value is not an integer.
         """
+
+    async def compare_and_set_value(
+        self,
+        namespace: Namespace,
+        key: str,
+        expected: str | None,
+        value: str,
+        ttl_seconds: float | None,
+    ) -> bool:
+        """Write ``value`` (expiring after ``ttl_seconds`` unless ``None``) only if the live
+        value at ``key`` is ``expected`` (``None``: absent or expired); whether it was written.
+
+        Must be atomic against every other writer of the store. The four built-in backends
+        implement it; a backend of your own that does not raises `StoreError`.
+        """
+        raise StoreError(
+            f"{type(self).__name__} has no compare_and_set; implement "
+            "compare_and_set_value(namespace, key, expected, value, ttl_seconds) atomically "
+            "(the built-in memory, SQLite, Redis and PostgreSQL backends do)"
+        )
 
     @abstractmethod
     async def purge_expired(self) -> int:

@@ -91,6 +91,23 @@ class MemoryKeyValueBackend(KeyValueBackend):
             entries[key] = _Entry(value=str(result), expires_at=entry.expires_at)
             return result
 
+    async def compare_and_set_value(
+        self,
+        namespace: Namespace,
+        key: str,
+        expected: str | None,
+        value: str,
+        ttl_seconds: float | None,
+    ) -> bool:
+        with self._lock:
+            entries = self._entries(namespace)
+            entry = entries.get(key)
+            current = entry.value if entry is not None and entry.live(time.monotonic()) else None
+            if current != expected:
+                return False
+            entries[key] = _Entry(value=value, expires_at=_deadline(ttl_seconds))
+            return True
+
     async def purge_expired(self) -> int:
         now = time.monotonic()
         removed = 0

@@ -144,3 +144,14 @@ class ValueStore(Protocol):
     ) -> int:
         """Atomically add ``by``; an absent key starts at 0 and gets ``ttl_seconds``."""
         ...
+
+    async def compare_and_set_value(
+        self,
+        namespace: Namespace,
+        key: str,
+        expected: str | None,
+        value: str,
+        ttl_seconds: float | None,
+    ) -> bool:
+        """Write ``value`` only if the live value is ``expected`` (``None``: absent); atomic."""
+        ...

@@ -85,6 +85,19 @@ def _statements(table: str) -> dict[str, str]:
             "RETURNING value::bigint"
         ),
         "purge": f"DELETE FROM {t} WHERE expires_at IS NOT NULL AND expires_at <= now()",
+        # Under READ COMMITTED a concurrent writer's UPDATE waits for ours, then re-checks its
+        # WHERE against our new row: only one of two racing swaps from one value succeeds.
+        "swap": (
+            f"UPDATE {t} SET value = $5, expires_at = now() + make_interval(secs => $6) "
+            f"WHERE tool = $1 AND scope_id = $2 AND key = $3 AND value = $4 AND {_LIVE} "
+            "RETURNING 1"
+        ),
+        "create": (
+            f"INSERT INTO {t} AS kv (tool, scope_id, key, value, expires_at) "
+            "VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) "
+            "ON CONFLICT (tool, scope_id, key) DO UPDATE SET value = EXCLUDED.value, "
+            f"expires_at = EXCLUDED.expires_at WHERE {expired} RETURNING 1"
+        ),
     }
 
 
@@ -300,6 +313,22 @@ class PostgresKeyValueBackend(KeyValueBackend):
                 self._sql["increment"], namespace.tool, namespace.scope_id, key, by, ttl_seconds
             )
         return int(result)
+
+    async def compare_and_set_value(
+        self,
+        namespace: Namespace,
+        key: str,
+        expected: str | None,
+        value: str,
+        ttl_seconds: float | None,
+    ) -> bool:
+        ids = (namespace.tool, namespace.scope_id, key)
+        async with self._operation("compare_and_set") as pool:
+            if expected is None:
+                done = await pool.fetchval(self._sql["create"], *ids, value, ttl_seconds)
+            else:
+                done = await pool.fetchval(self._sql["swap"], *ids, expected, value, ttl_seconds)
+        return done is not None
 
     async def purge_expired(self) -> int:
         async with self._operation("purge_expired") as pool:

@@ -49,6 +49,22 @@ end
 return redis.call('INCRBY', KEYS[1], ARGV[1])
 """
 
+# ARGV: mode ("absent" or "equal"), expected, value, PX ("" for no expiry).
+_COMPARE_AND_SET = """
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == 'absent' then
+  if current then return 0 end
+elseif current ~= ARGV[2] then
+  return 0
+end
+if ARGV[4] == '' then
+  redis.call('SET', KEYS[1], ARGV[3])
+else
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+end
+return 1
+"""
+
 
 def escape_glob(text: str) -> str:
     """``text`` with Redis glob specials (``\\ * ? [ ]``) backslash-escaped, to match literally."""
@@ -127,6 +143,7 @@ class RedisKeyValueBackend(KeyValueBackend):
         self._client: redis.asyncio.Redis = redis.asyncio.Redis.from_pool(pool)
         self._key_prefix = key_prefix
         self._increment_with_ttl = self._client.register_script(_INCREMENT_WITH_TTL)
+        self._compare_and_set = self._client.register_script(_COMPARE_AND_SET)
 
     def _repr_arguments(self) -> list[str]:
         return [f"key_prefix={self._key_prefix!r}"]
@@ -210,6 +227,23 @@ class RedisKeyValueBackend(KeyValueBackend):
                     keys=[redis_key], args=[by, milliseconds(ttl_seconds)]
                 )
         return int(result)
+
+    async def compare_and_set_value(
+        self,
+        namespace: Namespace,
+        key: str,
+        expected: str | None,
+        value: str,
+        ttl_seconds: float | None,
+    ) -> bool:
+        px = "" if ttl_seconds is None else str(milliseconds(ttl_seconds))
+        mode = "absent" if expected is None else "equal"
+        with self._errors():
+            done = await self._compare_and_set(
+                keys=[self._namespace_prefix(namespace) + key],
+                args=[mode, expected or "", value, px],
+            )
+        return int(done) == 1
 
     async def purge_expired(self) -> int:
         """Redis expires keys itself; nothing to do (on trio: `StoreError`, like the rest)."""

@@ -127,6 +127,24 @@ class ScopedKeyValueStore:
         await anyio.lowlevel.checkpoint()
         return await self._backend.increment_value(self._namespace, key, by, self._ttl_default)
 
+    async def compare_and_set(
+        self, key: str, expected: str | None, value: str, ttl_seconds: float | None = None
+    ) -> bool:
+        """Write ``value`` only if ``key`` holds exactly ``expected`` (``None``: absent or
+        expired); whether it was written. Atomic across processes sharing the store.
+
+        ``ttl_seconds`` works as in `set`: ``None`` uses the default TTL.
+        """
+        key = _check_text("key", key)
+        if expected is not None:
+            expected = _check_text("expected", expected)
+        value = _check_text("value", value)
+        ttl = check_ttl("ttl_seconds", ttl_seconds)
+        await anyio.lowlevel.checkpoint()
+        return await self._backend.compare_and_set_value(
+            self._namespace, key, expected, value, self._ttl_default if ttl is None else ttl
+        )
+
     def __repr__(self) -> str:
         """Names the partition: ``tool=`` only when it belongs to one tool."""
         ns = self._namespace

@@ -211,6 +211,28 @@ class SqliteKeyValueBackend(KeyValueBackend):
 
         return await self._thread.run(increment, writes=True)
 
+    async def compare_and_set_value(
+        self,
+        namespace: Namespace,
+        key: str,
+        expected: str | None,
+        value: str,
+        ttl_seconds: float | None,
+    ) -> bool:
+        ids = (namespace.tool, namespace.scope_id, key)
+        expires_at = _expiry(ttl_seconds)
+
+        def compare_and_set(connection: sqlite3.Connection) -> bool:
+            # Inside BEGIN IMMEDIATE, like increment: nobody writes between the read and the set.
+            row = connection.execute(_GET_WITH_EXPIRY, ids).fetchone()
+            live = row is not None and (row[1] is None or row[1] > time.time())
+            if (str(row[0]) if live else None) != expected:
+                return False
+            connection.execute(_UPSERT, (*ids, value, expires_at))
+            return True
+
+        return await self._thread.run(compare_and_set, writes=True)
+
     async def purge_expired(self) -> int:
         def purge(connection: sqlite3.Connection) -> int:
             return connection.execute(_PURGE, (time.time(),)).rowcount
