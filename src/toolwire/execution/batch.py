@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Protocol
 
@@ -10,6 +11,7 @@ import anyio
 from toolwire.capabilities import SEAM_FIELDS
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission
+from toolwire.execution.deadlines import DeadlineQueue
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.seams import Attachment
 
@@ -36,6 +38,7 @@ class Batch:
         per_call_budget: Each call's share of ``ctx.result_budget_chars``.
         limiter: Caps how many calls run at once (``None``: no cap).
         running: The calls in flight that the abort signal must interrupt.
+        deadline_queue: The calls' deadlines on asyncio (see `deadlines`).
         seam_reset: What clears the caller's seams from the context of a tool that declared
             none (``None`` when the caller's context carries no seams).
     """
@@ -44,6 +47,7 @@ class Batch:
         "admission",
         "attachments",
         "ctx",
+        "deadline_queue",
         "limiter",
         "lookup",
         "per_call_budget",
@@ -74,6 +78,14 @@ class Batch:
         self.running: set[Cancellable] = set()
         self.unsubscribe: Callable[[], None] | None = None
         self.seam_reset = seam_reset
+        self.deadline_queue: DeadlineQueue | None = None
+
+    def deadlines(self, loop: asyncio.AbstractEventLoop) -> DeadlineQueue:
+        """The batch's one timer for its calls' deadlines (asyncio), made on first use."""
+        queue = self.deadline_queue
+        if queue is None:
+            queue = self.deadline_queue = DeadlineQueue(loop)
+        return queue
 
     def track(self, call: Cancellable) -> None:
         """Interrupt ``call`` when the abort signal fires (subscribing on first use)."""
@@ -90,7 +102,9 @@ class Batch:
             call.cancel()
 
     def close(self) -> None:
-        """Stop listening to the abort signal."""
+        """Stop listening to the abort signal and disarm the deadlines."""
+        if self.deadline_queue is not None:
+            self.deadline_queue.close()
         if self.unsubscribe is not None:
             self.unsubscribe()
             self.unsubscribe = None

@@ -29,7 +29,14 @@ import anyio
 
 from toolwire.execution.batch import Batch
 
-__all__ = ["Interrupted", "Resume", "drive_in_scope", "is_closing", "resume_on_asyncio"]
+__all__ = [
+    "Interrupted",
+    "NativeGuard",
+    "Resume",
+    "drive_in_scope",
+    "is_closing",
+    "resume_on_asyncio",
+]
 
 _CLOSING = "_toolwire_closing"
 _REDELIVER_S = 0.05
@@ -53,10 +60,10 @@ class Resume:
 
     __slots__ = ("_coro", "_first", "_task", "closing")
 
-    def __init__(self, coro: Coroutine[Any, Any, Any], first: Any) -> None:
+    def __init__(self, coro: Coroutine[Any, Any, Any], first: Any, task: object = None) -> None:
         self._coro = coro
         self._first = first
-        self._task = _running_task()
+        self._task = task if task is not None else _running_task()
         self.closing = False
 
     def __await__(self) -> Generator[Any, Any, Any]:
@@ -79,72 +86,94 @@ class Resume:
                     return done.value
 
 
-class _NativeGuard:
-    """Cancels one task for one call, natively, and knows which cancellations were its own."""
+class NativeGuard(Resume):
+    """The rest of one call on asyncio (await it), interrupted natively; it knows which
+    cancellations were its own.
 
-    __slots__ = ("_base", "_done", "_handles", "_loop", "_requests", "_task")
+    Made once the tool's first step has suspended (see `resume_on_asyncio`): it puts the
+    call's deadline in the batch's `DeadlineQueue` and registers the call with the batch's
+    abort signal. Interrupting is ``Task.cancel()``, repeated every 50 ms while the tool swallows
+    it; `settle` takes the requests back with ``Task.uncancel()``.
+    """
 
-    def __init__(self, task: asyncio.Task[Any], timeout: float | None) -> None:
-        self._task = task
-        self._loop = task.get_loop()
+    __slots__ = ("_base", "_batch", "_done", "_handles", "_native", "_requests")
+
+    def __init__(
+        self,
+        task: asyncio.Task[Any],
+        coro: Coroutine[Any, Any, Any],
+        first: Any,
+        timeout: float | None,
+        batch: Batch,
+    ) -> None:
+        super().__init__(coro, first, task)
+        self._native = task
+        self._batch = batch
         self._base = task.cancelling()
         self._requests = 0
         self._done = False
-        self._handles: list[asyncio.Handle] = []
+        self._handles: list[asyncio.Handle] | None = None
         if timeout is not None and timeout != math.inf:
-            self._handles.append(self._loop.call_later(timeout, self._fire))
+            # the queue drops the deadline lazily once the call is over (``_fire`` checks)
+            batch.deadlines(task.get_loop()).add(timeout, self._fire)
+        batch.track(self)  # an abort that already fired interrupts at the first await
 
     def cancel(self) -> None:
         """Interrupt the call (the abort path); deferred when called from the call itself."""
-        if asyncio.current_task() is self._task:
-            self._handles.append(self._loop.call_soon(self._fire))
+        if asyncio.current_task() is self._native:
+            self._later(self._native.get_loop().call_soon(self._fire))
         else:
             self._fire()
+
+    def _later(self, handle: asyncio.Handle) -> None:
+        if self._handles is None:
+            self._handles = []
+        self._handles.append(handle)
 
     def _fire(self) -> None:
         if self._done:
             return
         self._requests += 1
-        self._task.cancel("toolwire: the call was interrupted")
+        self._native.cancel("toolwire: the call was interrupted")
         # delivered again while the call runs, like an anyio scope, if the tool swallows it
-        self._handles.append(self._loop.call_later(_REDELIVER_S, self._fire))
+        self._later(self._native.get_loop().call_later(_REDELIVER_S, self._fire))
 
-    def claim(self) -> bool:
-        """After a `CancelledError`: take our requests back; True when they were all of it."""
-        mine = self._requests
-        self.close()
-        return mine > 0 and self._task.cancelling() <= self._base
+    def settle(self, exc: BaseException) -> BaseException:
+        """What the call's exception means: `Interrupted` when it is the `CancelledError` of our
+        own interruption (taken back), else ``exc`` itself (the caller's cancellation too)."""
+        if isinstance(exc, asyncio.CancelledError) and not self.closing:
+            mine = self._requests
+            self.release()
+            if mine > 0 and self._native.cancelling() <= self._base:
+                return Interrupted()
+        return exc
 
-    def close(self) -> None:
-        """The call is over: disarm, and take back requests the tool swallowed."""
+    def release(self) -> None:
+        """The call is over: disarm, leave the batch, and take back requests the tool
+        swallowed. Idempotent."""
+        if self._done:
+            return
         self._done = True
-        for handle in self._handles:
-            handle.cancel()
-        self._handles.clear()
+        self._batch.untrack(self)
+        if self._handles is not None:
+            for handle in self._handles:
+                handle.cancel()
+            self._handles = None
         while self._requests:
-            self._task.uncancel()
+            self._native.uncancel()
             self._requests -= 1
 
 
-async def resume_on_asyncio(
+def resume_on_asyncio(
     coro: Coroutine[Any, Any, Any], first: Any, timeout: float | None, batch: Batch
-) -> Any:
-    """Run the rest of ``coro``, whose first step ran outside any scope and yielded ``first``,
-    to its end on asyncio; see the module docstring."""
+) -> NativeGuard:
+    """Arm the interruption of ``coro``, whose first step ran outside any scope and yielded
+    ``first``, on the running asyncio task. The caller awaits the guard, passes any
+    exception through ``guard.settle`` and calls ``guard.release()`` in a ``finally``; one
+    coroutine frame for the whole driver (see the module docstring)."""
     task = asyncio.current_task()
     assert task is not None  # a coroutine suspending on asyncio runs in a task
-    guard = _NativeGuard(task, timeout)
-    batch.track(guard)  # an abort that already fired interrupts at the first await
-    rest = Resume(coro, first)
-    try:
-        return await rest
-    except asyncio.CancelledError:
-        if not rest.closing and guard.claim():
-            raise Interrupted from None
-        raise
-    finally:
-        batch.untrack(guard)
-        guard.close()
+    return NativeGuard(task, coro, first, timeout, batch)
 
 
 async def drive_in_scope(

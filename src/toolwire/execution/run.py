@@ -152,10 +152,13 @@ async def _rest_on_asyncio(
     timeout: float | None,
     signal: AbortSignal,
 ) -> Attempt:
+    guard = resume_on_asyncio(pending, first, timeout, batch)
     try:
-        value = await resume_on_asyncio(pending, first, timeout, batch)
+        value = await guard
     except BaseException as exc:
-        return _failure(exc, tool, timeout, signal)
+        return _failure(guard.settle(exc), tool, timeout, signal)
+    finally:
+        guard.release()
     return _checked(tool.name, value)
 
 
