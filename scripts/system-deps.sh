@@ -6,6 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   "bwrap bubblewrap"
+  "go golang-go"
 )
 
 missing=()
