@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from opentelemetry.metrics import Meter
 
+import toolwire.telemetry.names as names
 from toolwire.calls import CallOutcome
 from toolwire.results import Err
-from toolwire.telemetry import names
 
 __all__ = ["CallMetrics"]
 

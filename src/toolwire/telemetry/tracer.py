@@ -16,11 +16,11 @@ from typing import Any, TypeVar
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+import toolwire.telemetry.names as names
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
 from toolwire.execution.tracing import BatchRunner, TracedBatch
 from toolwire.results import Err
-from toolwire.telemetry import names
 from toolwire.telemetry.content import ContentRecorder, capture_from_environment, trimmed_chars
 from toolwire.telemetry.instruments import CallMetrics
 from toolwire.version import __version__
