@@ -193,7 +193,7 @@ class PinnedTransport(httpx.AsyncBaseTransport):
                 target=request.url.raw_path,
             ),
             headers=request.headers.raw,
-            content=request.content,
+            content=request.stream,  # bytes, or a body streamed as it arrives
             extensions={k: v for k, v in request.extensions.items() if k != PINNED_ADDRESSES},
         )
         try:

@@ -1,0 +1,31 @@
+"""The egress proxy: the only way out of a sandbox, checked by the shared network policy.
+
+```python
+from toolwire.sandbox.egress import EgressProxy
+
+async with EgressProxy() as proxy:
+    listener = await proxy.serve_unix(path, NetworkPolicy(allow=("pypi.org",)))
+```
+
+An HTTP/1.1 forward proxy (absolute-form requests) and ``CONNECT`` tunnels, each target
+checked by `toolwire.backends.network.check_destination`, the code `SafeFetcher` uses. A
+refusal is answered ``403`` with ``X-Toolwire-Refusal: <code>``; decisions are logged on
+``toolwire.egress``. See ``docs/sandbox.md`` ("The egress proxy").
+"""
+
+from __future__ import annotations
+
+from toolwire.backends.network.ports import DEFAULT_PORTS
+from toolwire.sandbox.egress.answers import REFUSAL_HEADER, ProxyCode
+from toolwire.sandbox.egress.limits import EgressLimits
+from toolwire.sandbox.egress.listeners import EgressListener
+from toolwire.sandbox.egress.proxy import EgressProxy
+
+__all__ = [
+    "DEFAULT_PORTS",
+    "REFUSAL_HEADER",
+    "EgressLimits",
+    "EgressListener",
+    "EgressProxy",
+    "ProxyCode",
+]
