@@ -38,10 +38,15 @@ class ParsedDocstring:
     params: dict[str, str] = field(default_factory=dict)
 
 
+_SPHINX_FIELDS = (":param", ":type", ":return", ":raise")
+
+
 def _detect(text: str) -> Literal["google", "numpy", "sphinx"]:
-    if _NUMPY_MARK.search(text):
+    # substring checks first (in C): most docstrings have neither mark, and the regexes,
+    # anchored at every line, cost more than the rest of the parse (W4 parses 2,000)
+    if "---" in text and _NUMPY_MARK.search(text):
         return "numpy"
-    if _SPHINX_MARK.search(text):
+    if any(mark in text for mark in _SPHINX_FIELDS) and _SPHINX_MARK.search(text):
         return "sphinx"
     return "google"
 
