@@ -1,0 +1,217 @@
+"""toolwire tools in LangChain and LangGraph: `langchain_tools`.
+
+```python
+from langgraph.prebuilt import ToolNode
+from toolwire.integrations.langchain import langchain_tools
+
+tools = langchain_tools(registry)
+node = ToolNode(tools)                      # or create_react_agent(model, tools)
+```
+
+Each registry tool becomes an async LangChain `BaseTool` (``ainvoke``; the graph runs with
+``ainvoke``/``astream``):
+
+- its JSON Schema as the tool's ``args_schema``, strict where that keeps its meaning (what
+  ``bind_tools`` sends);
+- the calls of one ToolNode step run as **one batch**: ToolNode (and the prebuilt agent's
+  ``Send`` fan-out) run the calls of a response concurrently, one tool invocation each; the
+  calls of one graph step of one thread are gathered into one ``execute_parallel``, so the
+  output budget is split across them;
+- every result **presented** (redaction, untrusted wrapping, result frame); a failure is a
+  `ToolMessage` with ``status="error"`` carrying the presented error;
+- a `ToolContext` from the run: session = the ``thread_id``; your base context from
+  ``context=`` (a `ToolContext`, or a function of the `RunnableConfig`).
+
+Needs the ``langgraph`` extra (``pip install 'toolwire[langgraph]'``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Hashable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from toolwire.calls import ToolCall
+from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
+from toolwire.errors import ConfigurationError
+from toolwire.integrations._binding import BoundTool, ToolBinding
+from toolwire.integrations._extras import missing_extra
+from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
+from toolwire.presenting import Presenter
+from toolwire.registry import ToolRegistry
+
+try:
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool, ToolException
+    from pydantic import ConfigDict, Field
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess
+    raise missing_extra("toolwire.integrations.langchain", "langgraph", exc) from exc
+
+__all__ = ["ContextSource", "ToolwireTool", "langchain_tools"]
+
+ContextSource: TypeAlias = ToolContext | Callable[[RunnableConfig], ToolContext] | None
+"""A base context: fixed, or made from the run's `RunnableConfig`."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Invocation:
+    tool_input: Any
+    tool_call_id: str | None
+    config: RunnableConfig | None
+
+
+_INVOCATION: ContextVar[_Invocation | None] = ContextVar("toolwire_langchain_call", default=None)
+"""The call being run: `BaseTool.arun` knows it, ``_arun`` does not get it with a JSON schema."""
+
+
+class ToolwireTool(BaseTool):
+    """One toolwire tool as an async LangChain tool (see the module docstring).
+
+    Failures raise `ToolException` inside the tool, which LangChain turns into a
+    ``ToolMessage(status="error")`` (``handle_tool_error`` is on).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    binding: ToolBinding = Field(exclude=True)
+    context_source: Any = Field(default=None, exclude=True)
+    handle_tool_error: Any = True
+
+    async def arun(
+        self,
+        tool_input: str | dict[str, Any],
+        verbose: bool | None = None,
+        start_color: str | None = "green",
+        color: str | None = "green",
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        run_id: uuid.UUID | None = None,
+        config: RunnableConfig | None = None,
+        tool_call_id: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """`BaseTool.arun`, remembering the call's id and config for `_arun`."""
+        token = _INVOCATION.set(_Invocation(tool_input, tool_call_id, config))
+        try:
+            return await super().arun(
+                tool_input,
+                verbose,
+                start_color,
+                color,
+                callbacks,
+                tags=tags,
+                metadata=metadata,
+                run_name=run_name,
+                run_id=run_id,
+                config=config,
+                tool_call_id=tool_call_id,
+                **kwargs,
+            )
+        finally:
+            _INVOCATION.reset(token)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        raise ConfigurationError(
+            f"toolwire tool {self.name!r} is async: call it with ainvoke, and run the graph "
+            "with ainvoke or astream"
+        )
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> str:
+        invocation = _INVOCATION.get()
+        arguments = invocation.tool_input if invocation is not None else kwargs
+        call_id = invocation.tool_call_id if invocation is not None else None
+        config = invocation.config if invocation is not None else None
+        call = ToolCall(
+            id=call_id or f"call_{uuid.uuid4().hex[:12]}",
+            name=self.name,
+            args=dict(arguments) if isinstance(arguments, Mapping) else str(arguments),
+        )
+        ctx = tool_context(self.binding, config, self.context_source)
+        bound = await self.binding.call(_step_key(config), call, ctx)
+        if bound.ok:
+            return bound.text
+        raise ToolException(bound.text)
+
+
+def langchain_tools(
+    registry: ToolRegistry,
+    *,
+    context: ContextSource = None,
+    presenter: Presenter | None = None,
+    result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS,
+    working_dir: str | None = None,
+    strict: bool | None = None,
+    settle_ticks: int = DEFAULT_SETTLE_TICKS,
+) -> list[ToolwireTool]:
+    """The registry's tools (its definitions: gates and order) as LangChain tools.
+
+    Args:
+        registry: The tools and the pipeline that runs them.
+        context: The base `ToolContext` (see the module docstring).
+        presenter: Presents outcomes (default: ingestion cap = ``result_budget_chars``).
+        result_budget_chars: The per-step budget of the contexts the adapter makes.
+        working_dir: The working directory of the contexts the adapter makes.
+        strict: Strict schemas: ``None`` where the meaning is kept, ``False`` never, ``True``
+            always (raises `ConfigurationError` for a tool that cannot be strict).
+        settle_ticks: See `toolwire.integrations._gathering`.
+    """
+    binding = ToolBinding(
+        registry,
+        presenter=presenter,
+        result_budget_chars=result_budget_chars,
+        working_dir=working_dir,
+        strict=strict,
+        settle_ticks=settle_ticks,
+    )
+    return [_tool(binding, bound, context) for bound in binding.tools()]
+
+
+def tool_context(
+    binding: ToolBinding, config: RunnableConfig | None, source: ContextSource = None
+) -> ToolContext:
+    """The `ToolContext` of one call, derived from the run's config."""
+    base = source(config or {}) if callable(source) else source
+    configurable = (config or {}).get("configurable") or {}
+    thread = configurable.get("thread_id")
+    return binding.context(
+        base, session_id=str(thread) if thread is not None else "langgraph", platform="langgraph"
+    )
+
+
+def _tool(binding: ToolBinding, bound: BoundTool, source: ContextSource) -> ToolwireTool:
+    return ToolwireTool(
+        name=bound.name,
+        description=bound.description,
+        args_schema=bound.parameters,
+        binding=binding,
+        context_source=source,
+    )
+
+
+def _step_key(config: RunnableConfig | None) -> Hashable:
+    """One graph step of one thread (``None`` outside a graph: the call runs alone).
+
+    The key leaves out the task's own id, so the prebuilt agent's ``Send`` fan-out (one task per
+    call) still lands in one batch.
+    """
+    if not config:
+        return None
+    metadata = config.get("metadata") or {}
+    step = metadata.get("langgraph_step")
+    if step is None:
+        return None
+    configurable = config.get("configurable") or {}
+    namespace = str(metadata.get("langgraph_checkpoint_ns") or "")
+    parent = namespace.rpartition("|")[0]
+    return (
+        "langgraph",
+        configurable.get("thread_id"),
+        parent,
+        metadata.get("langgraph_node"),
+        step,
+    )

@@ -1,0 +1,123 @@
+"""toolwire tools in the OpenAI Agents SDK: `function_tools`.
+
+```python
+from agents import Agent
+from toolwire.integrations.openai_agents import function_tools
+
+agent = Agent(name="coder", tools=function_tools(registry))
+```
+
+Each registry tool becomes a `FunctionTool` with the same guarantees as the other adapters:
+
+- the schema in strict form where that keeps its meaning (``strict_json_schema``);
+- the calls of one model response run as **one batch**: the SDK starts one task per call, and
+  the calls of a response (same run, same model request) are gathered into one
+  ``execute_parallel``, so the output budget is split across them;
+- every result **presented** (redaction, untrusted wrapping, result frame); a failure is returned
+  as the presented error text, which the SDK sends to the model as the call's output;
+- a `ToolContext` from the run: session = the run config's ``group_id``, turn = the model
+  requests so far, message count = the turn's input items; your base context from ``context=``
+  (a `ToolContext`, or a function of the SDK's tool context), or the run's context object when it
+  is a `ToolContext`.
+
+Needs the ``openai-agents`` extra (``pip install 'toolwire[openai-agents]'``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeAlias
+
+from toolwire.calls import ToolCall
+from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
+from toolwire.integrations._binding import BoundTool, ToolBinding
+from toolwire.integrations._extras import missing_extra
+from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
+from toolwire.presenting import Presenter
+from toolwire.registry import ToolRegistry
+
+try:
+    import agents
+    from agents import FunctionTool
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess
+    raise missing_extra("toolwire.integrations.openai_agents", "openai-agents", exc) from exc
+
+__all__ = ["ContextSource", "function_tools", "tool_context"]
+
+ContextSource: TypeAlias = ToolContext | Callable[["agents.ToolContext[Any]"], ToolContext] | None
+"""A base context: fixed, or made from the SDK's tool context (its ``context`` object)."""
+
+
+def function_tools(
+    registry: ToolRegistry,
+    *,
+    context: ContextSource = None,
+    presenter: Presenter | None = None,
+    result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS,
+    working_dir: str | None = None,
+    strict: bool | None = None,
+    settle_ticks: int = DEFAULT_SETTLE_TICKS,
+) -> list[FunctionTool]:
+    """The registry's tools (its definitions: gates and order) as SDK `FunctionTool`s.
+
+    Args:
+        registry: The tools and the pipeline that runs them.
+        context: The base `ToolContext` (see the module docstring).
+        presenter: Presents outcomes (default: ingestion cap = ``result_budget_chars``).
+        result_budget_chars: The per-response budget of the contexts the adapter makes.
+        working_dir: The working directory of the contexts the adapter makes.
+        strict: Strict schemas: ``None`` where the meaning is kept, ``False`` never, ``True``
+            always (raises `ConfigurationError` for a tool that cannot be strict).
+        settle_ticks: See `toolwire.integrations._gathering`.
+    """
+    binding = ToolBinding(
+        registry,
+        presenter=presenter,
+        result_budget_chars=result_budget_chars,
+        working_dir=working_dir,
+        strict=strict,
+        settle_ticks=settle_ticks,
+    )
+    return [_function_tool(binding, bound, context) for bound in binding.tools()]
+
+
+def tool_context(
+    binding: ToolBinding, run: agents.ToolContext[Any], source: ContextSource = None
+) -> ToolContext:
+    """The `ToolContext` of one call, derived from the SDK's tool context."""
+    base = source(run) if callable(source) else source
+    if base is None and isinstance(run.context, ToolContext):
+        base = run.context
+    run_config = run.run_config
+    session = run_config.group_id if run_config is not None and run_config.group_id else None
+    turn_input = run.turn_input
+    return binding.context(
+        base,
+        session_id=session or "openai-agents",
+        platform="openai-agents",
+        current_turn=run.usage.requests or 1,
+        message_count=len(turn_input) if isinstance(turn_input, list) else None,
+    )
+
+
+def _function_tool(binding: ToolBinding, bound: BoundTool, source: ContextSource) -> FunctionTool:
+    name = bound.name
+
+    async def invoke(run: agents.ToolContext[Any], arguments: str) -> str:
+        call = ToolCall(id=run.tool_call_id or f"call_{name}", name=name, args=arguments or "{}")
+        result = await binding.call(_response_key(run), call, tool_context(binding, run, source))
+        return result.text
+
+    return FunctionTool(
+        name=name,
+        description=bound.description,
+        params_json_schema=bound.parameters,
+        on_invoke_tool=invoke,
+        strict_json_schema=bound.strict,
+    )
+
+
+def _response_key(run: agents.ToolContext[Any]) -> Hashable:
+    """One model response of one run: the run's usage object and its request count."""
+    usage = run.usage
+    return ("openai-agents", id(usage), usage.requests)
