@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from toolwire.seams.archive import ArchiveHit, ArchiveScope, ScopedArchive
 from toolwire.seams.attachments import (
     Attachment,
     AttachmentKind,
@@ -34,6 +35,7 @@ from toolwire.seams.process import (
     WatchResult,
 )
 from toolwire.seams.secrets import ScopedSecrets
+from toolwire.seams.shared_storage import SharedStores
 from toolwire.seams.storage import AtomicKeyValueStore, KeyValueStore
 from toolwire.seams.subagent import (
     ParentContext,
@@ -48,6 +50,8 @@ from toolwire.seams.subagent import (
 __all__ = [
     "DEFAULT_OWNER",
     "STREAMS",
+    "ArchiveHit",
+    "ArchiveScope",
     "AtomicKeyValueStore",
     "Attachment",
     "AttachmentKind",
@@ -63,12 +67,14 @@ __all__ = [
     "ProcessResult",
     "ProcessStatus",
     "ReadRecord",
+    "ScopedArchive",
     "ScopedAttachments",
     "ScopedFetch",
     "ScopedFs",
     "ScopedProcess",
     "ScopedSecrets",
     "ScopedSubagents",
+    "SharedStores",
     "SubagentReport",
     "SubagentRequest",
     "SubagentStop",

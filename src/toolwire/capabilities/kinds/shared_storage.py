@@ -1,0 +1,49 @@
+"""The ``shared_storage`` kind: key-value stores of scopes the tool picks from its context.
+
+``storage(scope)`` fixes the scope when the tool is declared. Memory and board tools need the
+scope the *context* names instead (spec 01: ``memory_scope_id``, else ``team:<team_id>``, else
+``personality:<id>`` or ``global``), so they declare ``shared_storage()`` and ask the seam,
+``ctx.seam(SHARED_STORAGE)``, for the store of the scope id they derive. The seam refuses
+``tool:...`` (another tool's private data) and any session but the call's own. It is built
+from the same ``kv_store_factory`` as ``storage``: a scope id names one partition, shared by
+every tool asking for it, whichever kind they declared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolwire.capabilities.kind import Capability, CapabilityKind, Resolution
+from toolwire.seams.shared_storage import SharedStores
+
+__all__ = ["SHARED_STORAGE", "SharedStorageCapability", "SharedStores", "shared_storage"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SharedStorageCapability(Capability):
+    """Key-value stores of shared scopes (``global``, ``personality:<id>``, ``team:<id>``)."""
+
+
+def shared_storage() -> SharedStorageCapability:
+    """Declare key-value stores of the shared scopes the tool derives from its context."""
+    return SharedStorageCapability()
+
+
+def _resolve(declared: SharedStorageCapability, call: Resolution) -> SharedStores | None:
+    factory = call.backends.kv_store_factory
+    if factory is None:
+        return None
+    from toolwire.backends.shared_stores import FactorySharedStores
+
+    return FactorySharedStores(factory, tool_name=call.tool_name, session_id=call.scope.session_id)
+
+
+SHARED_STORAGE: CapabilityKind[SharedStorageCapability, SharedStores] = CapabilityKind(
+    name="shared_storage",
+    declaration=SharedStorageCapability,
+    resolve=_resolve,
+    backend=lambda backends: backends.kv_store_factory,
+    setup_hint="give CapabilityBackends a kv_store_factory, e.g. "
+    "create_backends(kv_url='sqlite:///.toolwire/state.db')",
+)
+"""``shared_storage()`` → ``ctx.seam(SHARED_STORAGE)``; needs ``kv_store_factory``."""
