@@ -14,6 +14,7 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | ``file`` | ``read_file``, ``write_file``, ``patch_file``, ``search_files`` |
 | ``terminal`` | ``terminal`` |
 | ``process`` | ``process_start``, ``process_list``, ``process_logs``, ``process_stop``, ``process_wait``, ``process_watch`` |
+| ``delegation`` | ``task`` (needs a ``subagent`` backend: `toolwire.agents.Delegation`) |
 
 Without capability backends every one of them is refused ``not_available``; with backends but
 no reach for a path, the seam refuses (``PATH_NOT_REACHABLE: ...``, also ``not_available``).
@@ -23,6 +24,7 @@ processes (``create_backends()`` gives them).
 
 from __future__ import annotations
 
+from toolwire.toolbox.delegation import task
 from toolwire.toolbox.files import read_file, write_file
 from toolwire.toolbox.guard import command_guard_hook
 from toolwire.toolbox.patching import patch_file
@@ -34,6 +36,7 @@ from toolwire.tools import Tool
 __all__ = [
     "command_guard_hook",
     "default_tools",
+    "delegation_tools",
     "file_tools",
     "process_tools",
     "terminal_tools",
@@ -50,6 +53,11 @@ def terminal_tools() -> list[Tool]:
     return [terminal]
 
 
+def delegation_tools() -> list[Tool]:
+    """``task`` (toolset ``delegation``): runs sub-agents through the ``subagent`` backend."""
+    return [task]
+
+
 def default_tools() -> list[Tool]:
     """The file, terminal and process tools; each is gated by its seams."""
-    return [*file_tools(), *terminal_tools(), *process_tools()]
+    return [*file_tools(), *terminal_tools(), *process_tools(), *delegation_tools()]

@@ -18,8 +18,18 @@ from toolwire.capabilities.kinds.network import NETWORK
 from toolwire.capabilities.kinds.process import PROCESS
 from toolwire.capabilities.kinds.secrets import SECRETS
 from toolwire.capabilities.kinds.storage import STORAGE
+from toolwire.capabilities.kinds.subagent import SUBAGENT
 
-__all__ = ["ATTACHMENTS", "FS_REACH", "KINDS", "NETWORK", "PROCESS", "SECRETS", "STORAGE"]
+__all__ = [
+    "ATTACHMENTS",
+    "FS_REACH",
+    "KINDS",
+    "NETWORK",
+    "PROCESS",
+    "SECRETS",
+    "STORAGE",
+    "SUBAGENT",
+]
 
 KINDS: tuple[CapabilityKind[Any, Any], ...] = (
     NETWORK,
@@ -28,5 +38,6 @@ KINDS: tuple[CapabilityKind[Any, Any], ...] = (
     FS_REACH,
     PROCESS,
     ATTACHMENTS,
+    SUBAGENT,
 )
 """The built-in kinds, in resolution order (also the order `ToolCapabilities.declared` uses)."""
