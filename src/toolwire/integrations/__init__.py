@@ -1,0 +1,68 @@
+"""Adapters that put toolwire tools inside agent frameworks, one module per framework.
+
+| framework | module | what you get | extra |
+| --- | --- | --- | --- |
+| pydantic-ai | `toolwire.integrations.pydantic_ai` | `ToolwireToolset` | ``pydantic-ai`` |
+| OpenAI Agents SDK | `toolwire.integrations.openai_agents` | `function_tools` | ``openai-agents`` |
+| LangChain / LangGraph | `toolwire.integrations.langchain` | `langchain_tools` | ``langgraph`` |
+| amplifier | `toolwire.integrations.amplifier` | ``mount(coordinator, config)`` | ``amplifier`` |
+
+Every adapter keeps what hand-written glue loses: the calls of one model response run as one
+batch (the output budget is split across them), every result is presented (redaction,
+untrusted wrapping), and each call gets a `ToolContext` derived from the run. The shared part
+is `ToolBinding`.
+
+Nothing here imports a framework until you use its adapter: ``import toolwire.integrations``
+is free, and a name from a framework that is not installed raises `ConfigurationError` naming
+the extra to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolwire.integrations._binding import BoundOutcome, BoundTool, ToolBinding
+    from toolwire.integrations.amplifier import AmplifierTool, mount
+    from toolwire.integrations.langchain import ToolwireTool, langchain_tools
+    from toolwire.integrations.openai_agents import function_tools
+    from toolwire.integrations.pydantic_ai import ToolwireToolset
+
+_LAZY: dict[str, str] = {
+    "AmplifierTool": "toolwire.integrations.amplifier",
+    "BoundOutcome": "toolwire.integrations._binding",
+    "BoundTool": "toolwire.integrations._binding",
+    "ToolBinding": "toolwire.integrations._binding",
+    "ToolwireTool": "toolwire.integrations.langchain",
+    "ToolwireToolset": "toolwire.integrations.pydantic_ai",
+    "function_tools": "toolwire.integrations.openai_agents",
+    "langchain_tools": "toolwire.integrations.langchain",
+    "mount": "toolwire.integrations.amplifier",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolwire.integrations' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = [
+    "AmplifierTool",
+    "BoundOutcome",
+    "BoundTool",
+    "ToolBinding",
+    "ToolwireTool",
+    "ToolwireToolset",
+    "function_tools",
+    "langchain_tools",
+    "mount",
+]

@@ -1,0 +1,305 @@
+"""toolwire as an amplifier tool module: ``mount(coordinator, config)`` (spec 05).
+
+Installed with the ``amplifier`` extra, toolwire registers the entry point
+``toolwire = "toolwire.integrations.amplifier:mount"`` in the ``amplifier.modules`` group, so a
+bundle mounts it as the module ``toolwire``. Each tool of the registry is mounted at the
+``tools`` mount point as an amplifier tool: ``name``, ``description``, ``input_schema`` and
+``async execute(input)`` returning amplifier's ``ToolResult``.
+
+Around every call the tool emits to ``coordinator.hooks``:
+
+- ``tool:pre`` ``{tool_name, tool_call_id, tool_input}`` before it runs; a hook answering
+  ``deny`` (or a hook that raises: fail closed) refuses the call (``not_available``);
+- ``tool:post`` ``{tool_name, tool_call_id, tool_input, result}`` after every call that ran, the
+  result as amplifier's ``ToolResult`` dump, failures included;
+- ``tool:error`` ``{tool_name, tool_call_id, error: {type, message}}`` in addition when the call
+  failed; ``type`` is the toolwire error code.
+
+Calls the orchestrator starts together (one model response) run as one batch, so the output
+budget is split across them. Results are presented (redaction, untrusted wrapping, result
+frames): ``output`` is the text the model reads; on failure ``error`` carries the code as
+``type``.
+
+Config (all optional): ``registry`` (a `ToolRegistry`, when mounting from code), else
+``config_file`` (a ``toolwire.toml``) or ``working_dir`` (default: the coordinator's
+``session.working_dir`` capability, else the current directory) with ``store_url`` and
+``toolsets``; ``tools`` (the names to mount; all by default); ``result_budget_chars``;
+``emit_events`` (default true). `mount` returns the cleanup: it unmounts the tools and closes
+what the mount opened.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any
+
+from toolwire.amplifier import to_amplifier
+from toolwire.calls import ToolCall
+from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
+from toolwire.errors import ConfigurationError
+from toolwire.integrations._binding import BoundOutcome, BoundTool, ToolBinding
+from toolwire.integrations._extras import missing_extra
+from toolwire.registry import ToolRegistry
+from toolwire.results import ErrorCode
+
+try:
+    from amplifier_core.models import ToolResult as AmplifierToolResult  # type: ignore[import-untyped]
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess
+    raise missing_extra("toolwire.integrations.amplifier", "amplifier", exc) from exc
+
+__all__ = ["AmplifierTool", "mount"]
+
+__amplifier_module_type__ = "tool"
+
+logger = logging.getLogger("toolwire.integrations.amplifier")
+
+_CONFIG_KEYS = frozenset(
+    {
+        "registry",
+        "config_file",
+        "working_dir",
+        "store_url",
+        "toolsets",
+        "tools",
+        "result_budget_chars",
+        "emit_events",
+    }
+)
+
+
+@dataclass(kw_only=True, slots=True)
+class _Mount:
+    """What the tools of one mount share."""
+
+    coordinator: Any
+    binding: ToolBinding
+    base: ToolContext
+    emit_events: bool
+
+    async def emit(self, event: str, data: dict[str, Any]) -> Any:
+        hooks = getattr(self.coordinator, "hooks", None)
+        if not self.emit_events or hooks is None:
+            return None
+        return await hooks.emit(event, data)
+
+
+class AmplifierTool:
+    """One toolwire tool as an amplifier tool (spec 05's protocol)."""
+
+    __slots__ = ("_bound", "_mount")
+
+    def __init__(self, mount: _Mount, bound: BoundTool) -> None:
+        self._mount = mount
+        self._bound = bound
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        return self._bound.name
+
+    @property
+    def description(self) -> str:
+        """The tool's description, for the model."""
+        return self._bound.description
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The tool's JSON Schema (a copy: changing it changes nothing)."""
+        return self._mount.binding.bind(self._bound.tool).parameters
+
+    async def execute(self, input: dict[str, Any]) -> AmplifierToolResult:
+        """Run one call through the registry's pipeline; never raises for what the call does."""
+        mount = self._mount
+        call_id = f"amp_{uuid.uuid4().hex[:16]}"
+        arguments = dict(input) if isinstance(input, Mapping) else {}
+        refusal = await self._pre(call_id, arguments)
+        if refusal is not None:
+            return refusal
+        call = ToolCall(id=call_id, name=self.name, args=arguments)
+        key = ("amplifier", id(mount.coordinator))
+        bound = await mount.binding.call(key, call, mount.base)
+        result = _to_result(bound)
+        await self._observe("tool:post", call_id, result=result.model_dump(), tool_input=arguments)
+        if not bound.ok:
+            error = result.error or {}
+            await self._observe("tool:error", call_id, error=error)
+        return result
+
+    async def _pre(self, call_id: str, arguments: dict[str, Any]) -> AmplifierToolResult | None:
+        """Emit ``tool:pre``; a refusal when a hook denies the call or fails."""
+        data = {"tool_name": self.name, "tool_call_id": call_id, "tool_input": arguments}
+        try:
+            answer = await self._mount.emit("tool:pre", data)
+        except Exception as exc:
+            logger.exception("toolwire: a tool:pre hook failed; the call is refused")
+            return _refusal(f"a tool:pre hook failed ({type(exc).__name__}); the call was refused")
+        if getattr(answer, "action", None) == "deny":
+            reason = getattr(answer, "reason", None) or "denied by a tool:pre hook"
+            return _refusal(str(reason))
+        return None
+
+    async def _observe(self, event: str, call_id: str, **data: Any) -> None:
+        payload = {"tool_name": self.name, "tool_call_id": call_id, **data}
+        try:
+            await self._mount.emit(event, payload)
+        except Exception:  # observing never changes a call
+            logger.exception("toolwire: a %s hook failed", event)
+
+    def __repr__(self) -> str:
+        return f"AmplifierTool(name={self.name!r})"
+
+
+async def mount(
+    coordinator: Any, config: Mapping[str, Any] | None = None
+) -> Callable[[], Awaitable[None]]:
+    """Mount the registry's tools on ``coordinator`` (see the module docstring).
+
+    Returns:
+        The cleanup: unmounts the tools and closes the registry and backends the mount made.
+
+    Raises:
+        ConfigurationError: an unknown config key, a value of the wrong shape, a name in
+            ``tools`` the registry does not hold.
+    """
+    settings = dict(config or {})
+    unknown = sorted(set(settings) - _CONFIG_KEYS)
+    if unknown:
+        raise ConfigurationError(
+            f"toolwire amplifier module: unknown config keys {unknown}; use {sorted(_CONFIG_KEYS)}"
+        )
+    stack = AsyncExitStack()
+    try:
+        registry = settings.get("registry")
+        if registry is None:
+            registry = _own_registry(settings, coordinator, stack)
+        binding = _binding(registry, settings)
+        session_id = str(getattr(coordinator, "session_id", "") or "amplifier")
+        base = ToolContext(
+            session_id=session_id,
+            platform="amplifier",
+            working_dir=binding.working_dir or os.getcwd(),
+            result_budget_chars=binding.result_budget_chars,
+        )
+        state = _Mount(
+            coordinator=coordinator,
+            binding=binding,
+            base=binding.context(base, session_id=session_id, platform="amplifier"),
+            emit_events=bool(settings.get("emit_events", True)),
+        )
+        names = await _mount_tools(coordinator, state, settings.get("tools"))
+    except BaseException:
+        await stack.aclose()
+        raise
+
+    async def cleanup() -> None:
+        for name in names:
+            try:
+                await coordinator.unmount("tools", name)
+            except Exception:
+                logger.exception("toolwire: unmounting %s failed", name)
+        await stack.aclose()
+
+    return cleanup
+
+
+async def _mount_tools(coordinator: Any, state: _Mount, wanted: Any) -> list[str]:
+    bound = state.binding.tools()
+    if wanted is not None:
+        if isinstance(wanted, str) or not all(isinstance(n, str) for n in wanted):
+            raise ConfigurationError("toolwire amplifier module: 'tools' must be a list of names")
+        known = {b.name for b in bound}
+        missing = sorted(set(wanted) - known)
+        if missing:
+            raise ConfigurationError(
+                f"toolwire amplifier module: no tools named {missing}; available: {sorted(known)}"
+            )
+        bound = [b for b in bound if b.name in set(wanted)]
+    names: list[str] = []
+    for item in bound:
+        await coordinator.mount("tools", AmplifierTool(state, item), name=item.name)
+        names.append(item.name)
+    return names
+
+
+def _binding(registry: Any, settings: Mapping[str, Any]) -> ToolBinding:
+    if not isinstance(registry, ToolRegistry):
+        raise ConfigurationError(
+            f"toolwire amplifier module: 'registry' must be a ToolRegistry, got "
+            f"{type(registry).__name__}"
+        )
+    budget = settings.get("result_budget_chars", DEFAULT_RESULT_BUDGET_CHARS)
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
+        raise ConfigurationError(
+            f"toolwire amplifier module: 'result_budget_chars' must be a positive integer, "
+            f"got {budget!r}"
+        )
+    working_dir = settings.get("working_dir")
+    return ToolBinding(
+        registry,
+        result_budget_chars=budget,
+        working_dir=str(working_dir) if working_dir else None,
+        strict=False,
+    )
+
+
+def _own_registry(settings: dict[str, Any], coordinator: Any, stack: AsyncExitStack) -> Any:
+    """A registry from ``config_file`` or ``working_dir``, closed by the cleanup."""
+    from toolwire.config import ToolwireConfig, check_sandbox, load_config
+    from toolwire.wiring import create_backends_for, create_registry
+
+    config_file = settings.get("config_file")
+    if config_file is not None:
+        config = load_config(str(config_file))
+        settings.setdefault("working_dir", config.base_dir)
+    else:
+        working_dir = settings.get("working_dir") or _session_working_dir(coordinator)
+        settings["working_dir"] = os.path.abspath(working_dir or os.getcwd())
+        options: dict[str, Any] = {"base_dir": settings["working_dir"]}
+        if settings.get("store_url"):
+            options["store_url"] = str(settings["store_url"])
+        if settings.get("toolsets") is not None:
+            options["toolsets"] = tuple(settings["toolsets"])
+        config = ToolwireConfig(**options)
+        check_sandbox(config, named=True)
+    if config.mcp_servers:
+        raise ConfigurationError(
+            "toolwire amplifier module: MCP servers in the config are not bridged by mount(); "
+            "build the registry with toolwire.open_registry and pass it as 'registry'"
+        )
+    backends = create_backends_for(config)
+    stack.push_async_callback(backends.aclose)
+    registry = create_registry(config, backends=backends)
+    stack.push_async_callback(registry.aclose)
+    return registry
+
+
+def _session_working_dir(coordinator: Any) -> str | None:
+    get = getattr(coordinator, "get_capability", None)
+    if get is None:
+        return None
+    try:
+        value = get("session.working_dir")
+    except Exception:
+        return None
+    return str(value) if value else None
+
+
+def _to_result(bound: BoundOutcome) -> AmplifierToolResult:
+    if bound.ok:
+        return AmplifierToolResult(success=True, output=bound.text)
+    error = dict(to_amplifier(bound.outcome.result).error or {})
+    error["message"] = bound.text
+    return AmplifierToolResult(success=False, output=bound.text, error=error)
+
+
+def _refusal(reason: str) -> AmplifierToolResult:
+    return AmplifierToolResult(
+        success=False,
+        output=reason,
+        error={"message": reason, "type": ErrorCode.NOT_AVAILABLE.value, "reason": "denied"},
+    )
