@@ -41,7 +41,14 @@ async def _next_request(client: ClientConnection, ctx: ListenerContext) -> h11.R
         log_refused(ctx.name, "", "", None, code, reason)
         await send_error(client.stream, code, reason)
         return None
-    return event if isinstance(event, h11.Request) else None
+    if not isinstance(event, h11.Request):
+        return None
+    if event.http_version not in (b"1.0", b"1.1"):
+        reason = "only HTTP/1.0 and HTTP/1.1 are spoken here"
+        log_refused(ctx.name, "", "", None, "malformed-request", reason)
+        await send_error(client.stream, "malformed-request", reason)
+        return None
+    return event
 
 
 async def serve_connection(stream: ByteStream, ctx: ListenerContext) -> None:

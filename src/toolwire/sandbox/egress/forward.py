@@ -22,7 +22,7 @@ from toolwire.backends.network.urls import parse_url
 from toolwire.sandbox.egress.answers import log_allowed, log_refused, send_error
 from toolwire.sandbox.egress.client import ClientConnection
 from toolwire.sandbox.egress.context import ListenerContext
-from toolwire.sandbox.egress.headers import end_to_end, has_body
+from toolwire.sandbox.egress.headers import ambiguous_framing, end_to_end, has_body
 
 __all__ = ["forward"]
 
@@ -152,6 +152,11 @@ async def _relay(client: ClientConnection, response: httpx.Response) -> bool:
 
 async def forward(client: ClientConnection, request: h11.Request, ctx: ListenerContext) -> bool:
     """Check, send and relay one request; True when the connection may be kept alive."""
+    if ambiguous_framing(request.headers):
+        reason = "a request may not carry both Content-Length and Transfer-Encoding"
+        log_refused(ctx.name, "", "", None, "malformed-request", reason)
+        await send_error(client.stream, "malformed-request", reason)
+        return False
     checked = await _check(client, request, ctx)
     if checked is None:
         return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["end_to_end", "has_body"]
+__all__ = ["ambiguous_framing", "end_to_end", "has_body"]
 
 _HOP_BY_HOP = frozenset(
     {
@@ -54,3 +54,10 @@ def has_body(headers: Iterable[tuple[bytes, bytes]]) -> bool:
         if lower == b"transfer-encoding" or (lower == b"content-length" and value.strip() != b"0"):
             return True
     return False
+
+
+def ambiguous_framing(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Both ``Content-Length`` and ``Transfer-Encoding``: two readers may disagree on the end
+    of the body (request smuggling), so the proxy refuses the request (RFC 9112, 6.1)."""
+    names = {name.lower() for name, _ in headers}
+    return b"content-length" in names and b"transfer-encoding" in names
