@@ -1,65 +1,31 @@
-"""Fixtures for the sub-agent tests: a scripted model server, probe tools, a parent registry."""
+"""Fixtures for the sub-agent tests: a scripted model server and a parent registry."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
+from agent_helpers import (
+    API_KEY,
+    KEY_REF,
+    KEY_VARIABLE,
+    PRICES,
+    RegistryFactory,
+    runner_for,
+    shout,
+    whoami,
+)
 from model_server import ModelServer, running_model_server
 
-from toolwire.agents import ChatCompletionsRunner, Delegation, ModelPrice, RetryPolicy
+from toolwire.agents import Delegation
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.backends.secrets import EnvSecretsResolver
 from toolwire.context import ProgressEvent, ToolContext
-from toolwire.decorator import tool
 from toolwire.registry import ToolRegistry
 from toolwire.toolbox import default_tools
 from toolwire.tools import Tool
-
-API_KEY = "sk-test-0123456789abcdefghijklmnopqrstuv"
-KEY_REF = "providers/testmodel/apiKey"
-KEY_VARIABLE = "TOOLWIRE_TEST_MODEL_KEY"
-PRICES = {"test-model": ModelPrice(input_per_mtok=2.0, output_per_mtok=8.0)}
-
-
-@tool(toolset="probe")
-async def whoami(ctx: ToolContext) -> str:
-    """Say which agent and session this call runs in."""
-    return f"agent={ctx.agent_id} session={ctx.session_id} budget={ctx.result_budget_chars}"
-
-
-@tool(toolset="probe")
-async def shout(ctx: ToolContext, size: int) -> str:
-    """Return ``size`` characters of output.
-
-    Args:
-        size: How many characters.
-    """
-    return "x" * size
-
-
-class Blocker:
-    """A tool that waits until cancelled, recording that it started and that it was stopped."""
-
-    def __init__(self) -> None:
-        self.started = anyio.Event()
-        self.cancelled = False
-
-    def tool(self) -> Tool:
-        @tool(name="wait_forever", toolset="probe")
-        async def wait_forever(ctx: ToolContext) -> str:
-            """Wait until stopped."""
-            self.started.set()
-            try:
-                await anyio.sleep_forever()
-            finally:
-                self.cancelled = True
-            return "unreachable"
-
-        return wait_forever
 
 
 @pytest.fixture
@@ -94,16 +60,6 @@ def events() -> list[ProgressEvent]:
 def ctx(work: Path, events: list[ProgressEvent]) -> ToolContext:
     """The parent's context."""
     return ToolContext(session_id="parent", working_dir=str(work), emit=events.append)
-
-
-def runner_for(server: ModelServer, **options: Any) -> ChatCompletionsRunner:
-    """The shipped runner pointed at ``server``, with the test key and no retry waits."""
-    options.setdefault("api_key_ref", KEY_REF)
-    options.setdefault("retry", RetryPolicy(max_retries=0))
-    return ChatCompletionsRunner(base_url=server.base_url, model="test-model", **options)
-
-
-RegistryFactory = Callable[..., ToolRegistry]
 
 
 @pytest.fixture

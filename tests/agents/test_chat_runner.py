@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, RegistryFactory, runner_for
+from agent_helpers import API_KEY, RegistryFactory, runner_for
 from model_server import ModelServer, Reply, completion, tool_call
 
 from toolwire.agents import RetryPolicy
@@ -83,7 +83,7 @@ async def test_tool_calls_run_through_the_child_pipeline_and_their_results_go_ba
     )
     result = ok_of(await task(make_registry(), ctx, description="read", prompt="Find the code."))
     assert "The code is 1234." in result.value
-    first, second = server.requests
+    _, second = server.requests
     assistant = second.messages[2]
     assert assistant["role"] == "assistant"
     assert assistant["tool_calls"][0]["id"] == "c1"

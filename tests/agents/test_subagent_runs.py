@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from conftest import Blocker, RegistryFactory
+from agent_helpers import Blocker, RegistryFactory
 from model_server import ModelServer, Recorded, completion, tool_call
 
 from toolwire.calls import ToolCall
