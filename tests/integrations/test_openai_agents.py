@@ -1,0 +1,162 @@
+"""`function_tools` inside OpenAI Agents SDK runs, driven by a scripted `Model`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents.items import ModelResponse
+from agents.models.interface import Model
+from agents.usage import Usage
+from integration_helpers import GITHUB_PAT, RecordingRegistry, body_of, share
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
+
+from agents import Agent, FunctionTool, RunConfig, Runner
+from toolwire import ToolContext
+from toolwire.execution.budget import truncation_marker
+from toolwire.integrations.openai_agents import function_tools
+
+pytestmark = pytest.mark.anyio
+
+
+class ScriptedModel(Model):
+    """Answers each request with the next scripted output; records what it was sent."""
+
+    def __init__(self, *steps: list[Any]) -> None:
+        self.steps = list(steps)
+        self.inputs: list[Any] = []
+        self.tools: list[Any] = []
+
+    async def get_response(  # type: ignore[override]
+        self,
+        system_instructions: str | None,
+        input: Any,
+        model_settings: Any,
+        tools: list[Any],
+        output_schema: Any,
+        handoffs: Any,
+        tracing: Any,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: Any,
+    ) -> ModelResponse:
+        self.inputs.append(input)
+        self.tools = list(tools)
+        return ModelResponse(output=self.steps.pop(0), usage=Usage(requests=1), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("these tests run Runner.run")
+
+
+def call(name: str, args: dict[str, Any], call_id: str) -> ResponseFunctionToolCall:
+    return ResponseFunctionToolCall(
+        type="function_call",
+        call_id=call_id,
+        name=name,
+        arguments=json.dumps(args),
+        id=f"fc_{call_id}",
+        status="completed",
+    )
+
+
+def say(text: str) -> ResponseOutputMessage:
+    return ResponseOutputMessage(
+        id="msg",
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
+
+
+def outputs(model: ScriptedModel) -> dict[str, str]:
+    """The tool outputs the model was sent, by call id."""
+    found: dict[str, str] = {}
+    for sent in model.inputs:
+        for item in sent if isinstance(sent, list) else []:
+            if isinstance(item, dict) and item.get("type") == "function_call_output":
+                found[item["call_id"]] = item["output"]
+    return found
+
+
+async def run(model: ScriptedModel, tools: list[FunctionTool], context: Any = None) -> Any:
+    agent = Agent(name="t", model=model, tools=tools)
+    config = RunConfig(tracing_disabled=True, group_id="conv-3")
+    return await Runner.run(agent, "go", context=context, run_config=config)
+
+
+async def test_the_calls_of_one_response_are_one_batch_trimmed_to_their_shares(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    model = ScriptedModel(
+        [call("emit_chars", {"n": 300}, "a"), call("emit_chars", {"n": 300}, "b")], [say("done")]
+    )
+    await run(model, function_tools(registry, result_budget_chars=200, working_dir=str(root)))
+    assert [batch.ids for batch in registry.batches] == [("a", "b")]
+    for text in outputs(model).values():
+        assert body_of(text) == "x" * share(200, 2) + truncation_marker(300)
+
+
+async def test_results_are_presented_and_failures_are_the_presented_error(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    model = ScriptedModel(
+        [
+            call("read_file", {"path": "notes.txt"}, "r"),
+            call("leak", {}, "l"),
+            call("shout", {"text": 3}, "bad"),
+        ],
+        [say("done")],
+    )
+    await run(model, function_tools(registry, working_dir=str(root)))
+    sent = outputs(model)
+    assert '<untrusted source="file:notes.txt" tool="read_file">' in sent["r"]
+    assert GITHUB_PAT not in sent["l"]
+    assert "[REDACTED:github-pat]" in sent["l"]
+    assert sent["bad"].startswith("Invalid arguments for shout: text:")
+
+
+async def test_the_tool_context_comes_from_the_run(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    model = ScriptedModel(
+        [call("describe_context", {}, "c1")], [call("describe_context", {}, "c2")], [say("done")]
+    )
+    await run(model, function_tools(registry, result_budget_chars=900, working_dir=str(root)))
+    sent = outputs(model)
+    assert "session=conv-3 turn=1" in sent["c1"]
+    assert "platform=openai-agents budget=900" in sent["c1"]
+    assert "session=conv-3 turn=2" in sent["c2"]
+
+
+async def test_a_run_context_that_is_a_tool_context_is_the_base(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    model = ScriptedModel([call("describe_context", {}, "c")], [say("done")])
+    base = ToolContext(session_id="mine", working_dir=str(root), platform="web")
+    await run(model, function_tools(registry), context=base)
+    assert "session=mine turn=1" in outputs(model)["c"]
+    assert "platform=web" in outputs(model)["c"]
+
+
+async def test_function_tools_carry_the_registrys_definitions_strict_where_kept(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, _ = workspace
+    tools = {t.name: t for t in function_tools(registry)}
+    assert list(tools) == registry.names
+    assert tools["shout"].strict_json_schema is True
+    assert tools["shout"].params_json_schema["required"] == ["text"]
+    assert tools["pick"].strict_json_schema is False
+    assert tools["pick"].params_json_schema == dict(registry.get("pick").schema)  # type: ignore[union-attr]
