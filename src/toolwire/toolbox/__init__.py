@@ -14,6 +14,7 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | ``file`` | ``read_file``, ``write_file``, ``patch_file``, ``search_files`` |
 | ``terminal`` | ``terminal`` |
 | ``process`` | ``process_start``, ``process_list``, ``process_logs``, ``process_stop``, ``process_wait``, ``process_watch`` |
+| ``code`` | ``lint``, ``typecheck``, ``run_tests`` (hidden when no linter, type checker or test runner is installed) |
 | ``delegation`` | ``task`` (needs a ``subagent`` backend: `toolwire.agents.Delegation`) |
 
 Without capability backends every one of them is refused ``not_available``; with backends but
@@ -24,6 +25,7 @@ processes (``create_backends()`` gives them).
 
 from __future__ import annotations
 
+from toolwire.toolbox.code import code_tools
 from toolwire.toolbox.delegation import task
 from toolwire.toolbox.files import read_file, write_file
 from toolwire.toolbox.guard import command_guard_hook
@@ -34,6 +36,7 @@ from toolwire.toolbox.terminal import terminal
 from toolwire.tools import Tool
 
 __all__ = [
+    "code_tools",
     "command_guard_hook",
     "default_tools",
     "delegation_tools",
@@ -60,4 +63,4 @@ def delegation_tools() -> list[Tool]:
 
 def default_tools() -> list[Tool]:
     """The file, terminal and process tools; each is gated by its seams."""
-    return [*file_tools(), *terminal_tools(), *process_tools(), *delegation_tools()]
+    return [*file_tools(), *terminal_tools(), *process_tools(), *code_tools(), *delegation_tools()]

@@ -1,0 +1,55 @@
+"""Code checks (toolset ``code``): ``lint``, ``typecheck`` and ``run_tests``.
+
+Each tool finds the project at or above ``path`` from its files and runs that ecosystem's own
+checker through the process seam (so a sandboxed process backend covers it), reading the
+checker's machine-readable output into structured diagnostics and test results:
+
+| ecosystem | lint | typecheck | run_tests |
+| --- | --- | --- | --- |
+| Python | ruff | pyright or mypy | pytest (JUnit XML) |
+| JavaScript / TypeScript | eslint | tsc | vitest or jest (JSON report) |
+| Rust | cargo clippy | cargo check | cargo test |
+| Go | go vet | go build | go test -json |
+
+```python
+from toolwire.toolbox.code import Toolchains, code_tools
+
+registry.register_all(code_tools())                      # checkers from the default places
+registry.register_all(code_tools(Toolchains(search_dirs=("/opt/tools/bin", "/usr/bin"))))
+```
+
+The result is ``Ok`` whenever the checker ran, findings or not: the text gives the counts,
+then every finding grouped by file; ``structured`` holds every diagnostic (file, line, column,
+code, severity, message, tool) and test (name, outcome, duration, message, details). Errors
+(`toolwire.toolbox.code.failures`) mean the checker could not run. Where checkers are looked
+for: `toolwire.toolbox.code.toolchains`.
+"""
+
+from __future__ import annotations
+
+from toolwire.toolbox.code.code_tools import make_lint, make_run_tests, make_typecheck
+from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic, TestOutcome
+from toolwire.toolbox.code.projects import Project, detect_project
+from toolwire.toolbox.code.toolchains import Toolchains
+from toolwire.tools import Tool
+
+__all__ = [
+    "CheckRun",
+    "Diagnostic",
+    "Project",
+    "TestOutcome",
+    "Toolchains",
+    "code_tools",
+    "detect_project",
+]
+
+
+def code_tools(toolchains: Toolchains | None = None) -> list[Tool]:
+    """``lint``, ``typecheck`` and ``run_tests`` (toolset ``code``).
+
+    Args:
+        toolchains: Where to look for checkers (default: the project's own directories, the
+            environment toolwire runs in, the toolchain homes, then ``PATH``).
+    """
+    chains = toolchains if toolchains is not None else Toolchains()
+    return [make_lint(chains), make_typecheck(chains), make_run_tests(chains)]

@@ -1,0 +1,76 @@
+"""Python tests: pytest, read from its JUnit XML report.
+
+pytest runs in the project root with ``--junitxml=<report file>`` (``junit_family=xunit1``,
+which records each test's file and line); the report is parsed with the safe XML parser
+(`toolwire.toolbox.code.safe_xml`). ``path`` and ``selector`` narrow the run: a selector that
+looks like a node id or a path (``::``, ``/`` or ``.py`` in it) is passed as is, anything else
+as ``-k <selector>``. Exit codes: 0 passed, 1 failures, 2 interrupted (collection errors, read
+from the report), 5 no tests; 3 and 4 (internal or usage error) are crashes.
+"""
+
+from __future__ import annotations
+
+from toolwire.reducers.test_runs import reduce_test_output
+from toolwire.results import Err
+from toolwire.toolbox.code import failures
+from toolwire.toolbox.code.diagnostics import CheckRun, RunStatus
+from toolwire.toolbox.code.junit import parse_junit
+from toolwire.toolbox.code.reports import ReportTooLargeError, report_file
+from toolwire.toolbox.code.running import CheckRequest
+from toolwire.toolbox.code.safe_xml import UnsafeXmlError
+
+__all__ = ["pytest_args", "python_tests"]
+
+
+def pytest_args(target: str | None, selector: str | None) -> list[str]:
+    """The positional arguments and ``-k`` that select what pytest runs."""
+    if selector and any(mark in selector for mark in ("::", "/", ".py")):
+        return [selector]
+    args = [target] if target else []
+    if selector:
+        args += ["-k", selector]
+    return args
+
+
+async def python_tests(request: CheckRequest) -> CheckRun | Err:
+    """pytest over the target (default: the project's configured test paths)."""
+    if await request.which("pytest") is None:
+        return failures.not_installed(
+            "pytest", "install it in the project's .venv or beside toolwire: pip install pytest"
+        )
+    async with report_file(request, ".xml") as report:
+        if report is None:
+            return failures.no_checker("pytest needs write reach over the project for its report")
+        args = [f"--junitxml={report.path}", "-o", "junit_family=xunit1", "-q", "--color=no"]
+        args += pytest_args(request.target, request.selector)
+        result = await request.run("pytest", "pytest", args, env={"PY_COLORS": "0"})
+        if isinstance(result, Err):
+            return result
+        if result.exit_code not in (0, 1, 2, 5):
+            return failures.crashed("pytest", result)
+        try:
+            data = await report.read()
+            tests = parse_junit(data) if data else []
+        except (UnsafeXmlError, ReportTooLargeError) as exc:
+            return failures.unreadable("pytest", str(exc))
+    if result.exit_code == 2 and not tests:
+        return failures.crashed("pytest", result, "the run was interrupted before any test ran")
+    status: RunStatus
+    if result.exit_code == 5:
+        status = "no_tests"
+    elif result.exit_code == 0:
+        status = "passed"
+    else:
+        status = "failed"
+    output = ""
+    if status == "failed" and not any(t.outcome in ("failed", "error") for t in tests):
+        output = reduce_test_output("pytest", result.stdout + result.stderr) or ""
+    return CheckRun(
+        tool="pytest",
+        ecosystem="python",
+        command=("pytest", *args),
+        exit_code=result.exit_code,
+        status=status,
+        tests=tuple(tests),
+        output=output,
+    )

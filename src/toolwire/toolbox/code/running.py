@@ -1,0 +1,108 @@
+"""`CheckRequest`: one tool call's project, seams and search path; running a checker with it.
+
+Checkers run through the call's process seam (``ctx.scoped_process``), so whatever wraps the
+process backend (a sandbox) covers them, with the call's abort signal and a timeout: on either
+the checker and every process it started are killed. They run in the project root, by bare
+name, with the ``PATH`` of `toolwire.toolbox.code.toolchains`.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from toolwire.context import ToolContext
+from toolwire.errors import CapabilityError
+from toolwire.results import Err
+from toolwire.seams import ProcessResult, ScopedFs, ScopedProcess
+from toolwire.threads import run_in_worker
+from toolwire.toolbox.code import failures
+from toolwire.toolbox.code.projects import Project
+from toolwire.toolbox.code.toolchains import Toolchains
+from toolwire.toolbox.common import refused
+
+__all__ = ["CheckRequest"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CheckRequest:
+    """What one call of ``lint``, ``typecheck`` or ``run_tests`` checks, and with what.
+
+    Attributes:
+        ctx: The call's context.
+        process: Its process seam.
+        fs: Its file seam.
+        project: The detected project.
+        target: The path asked for, relative to the root; ``None`` for the whole project.
+        target_is_dir: Whether ``target`` is a directory.
+        toolchains: Where checkers are looked for.
+        dirs: The resolved search path (the project's own directories first).
+        writable: Whether the project root is in the call's write reach (caches, reports and
+            fixes need it).
+        timeout_s: Seconds each checker may run.
+        fix: ``lint(fix=True)``.
+        selector: ``run_tests(selector=...)``.
+    """
+
+    ctx: ToolContext
+    process: ScopedProcess
+    fs: ScopedFs
+    project: Project
+    target: str | None
+    target_is_dir: bool
+    toolchains: Toolchains
+    dirs: tuple[str, ...]
+    writable: bool
+    timeout_s: float
+    fix: bool = False
+    selector: str | None = None
+
+    @property
+    def root(self) -> str:
+        """The project root."""
+        return self.project.root
+
+    async def which(self, name: str) -> str | None:
+        """Where ``name`` would be found (the first match of the search path), or ``None``."""
+        return await run_in_worker(lambda: self.toolchains.which(name, self.dirs))
+
+    async def run(
+        self,
+        label: str,
+        binary: str,
+        args: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout_s: float | None = None,
+    ) -> ProcessResult | Err:
+        """Run ``binary args`` in the project root; the result, or the answer that ends the
+        call (refused, not installed, timed out, aborted).
+
+        Args:
+            label: The checker's name in messages (``cargo clippy``).
+            binary: A declared binary name, looked up in the search path.
+            args: Its arguments.
+            env: Variables on top of the toolchain environment.
+            timeout_s: Seconds (default: the request's).
+        """
+        limit = timeout_s if timeout_s is not None else self.timeout_s
+        try:
+            result = await self.process.spawn(
+                binary,
+                list(args),
+                cwd=self.root,
+                env=self.toolchains.env(self.dirs, env),
+                timeout=limit,
+            )
+        except CapabilityError as exc:
+            return refused(exc)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.EACCES, errno.ENOEXEC):
+                return failures.not_installed(label, f"{binary} could not be started: {exc}")
+            return Err(f"{label} could not be started: {exc.strerror or exc}", cause="OSError")
+        if result.aborted:
+            return failures.aborted(label)
+        if result.timed_out:
+            return failures.timed_out(label, limit, result)
+        return result
