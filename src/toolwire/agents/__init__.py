@@ -6,6 +6,7 @@
 - `ChatCompletionsRunner` — a small loop over an OpenAI-compatible Chat Completions endpoint
   (httpx; ``pip install 'toolwire[web]'``).
 - `ModelPrice` — dollars per million tokens, for ``cost_usd``.
+- `delegation_from_config` — a `Delegation` from the ``[agents]`` table of ``toolwire.toml``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from toolwire.agents.delegation import (
 from toolwire.agents.pricing import ModelPrice, PriceTable, cost_of, price_table
 from toolwire.agents.runner import SubagentJob, SubagentRunner, SubagentStopped
 from toolwire.agents.runs import DEFAULT_SYSTEM_PROMPT
+from toolwire.agents.settings import delegation_from_config, runner_from_config
 from toolwire.agents.tally import SubagentTally
 
 __all__ = [
@@ -47,5 +49,7 @@ __all__ = [
     "SubagentTally",
     "ToolSource",
     "cost_of",
+    "delegation_from_config",
     "price_table",
+    "runner_from_config",
 ]

@@ -147,6 +147,10 @@ class Delegation:
         _check(self.max_turns, "max_turns", 1, 1000)
         _check(self.timeout_s, "timeout_s", 0.001, MAX_TIMEOUT_S)
         _check(self.turn_budget_chars, "turn_budget_chars", 1)
+        if self.progress_audience not in ("internal", "user", "dashboard"):
+            raise ConfigurationError(
+                "Delegation(progress_audience=...) must be 'internal', 'user' or 'dashboard'"
+            )
         self.child_settings()  # type-checks hooks and reducers now, not at the first call
 
     def child_settings(self) -> ChildSettings:
