@@ -126,6 +126,30 @@ async def test_one_connection_serves_requests_one_after_another(
     assert [hit.path for hit in canary.hits] == ["/one", "/two"]
 
 
+async def test_a_client_waiting_for_100_continue_is_told_to_go_on(
+    listener: EgressListener, canary: EgressCanary
+) -> None:
+    assert listener.address is not None
+    stream = await anyio.connect_tcp(*listener.address)
+    async with stream:
+        head = (
+            f"POST {canary.url('/echo')} HTTP/1.1\r\nHost: {CANARY_HOST}\r\n"
+            "Content-Length: 4\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n"
+        )
+        await stream.send(head.encode())
+        assert (await stream.receive()).startswith(b"HTTP/1.1 100 ")
+        await stream.send(b"body")
+        answer = b""
+        try:
+            while True:
+                answer += await stream.receive()
+        except anyio.EndOfStream:
+            pass
+    assert status_and_code(answer) == (200, None)
+    assert json.loads(answer.partition(b"\r\n\r\n")[2])["body"] == "body"
+    assert "expect" not in canary.hits[0].headers
+
+
 async def test_connect_tunnels_tls_end_to_end_without_interception(
     proxy: EgressProxy, tmp_path: Path
 ) -> None:

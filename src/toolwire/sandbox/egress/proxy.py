@@ -189,6 +189,7 @@ class EgressProxy:
         multi = await anyio.create_tcp_listener(local_host=host, local_port=port)
         socket_listener = multi.listeners[0]
         if not isinstance(socket_listener, SocketListener):  # what anyio returns for TCP
+            await multi.aclose()
             raise ConfigurationError(f"EgressProxy.serve_tcp: cannot listen on {host}:{port}")
         bound = socket_listener.extra(SocketAttribute.local_address)
         address = (str(bound[0]), int(bound[1]))
