@@ -14,9 +14,11 @@ _GONE = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError
 class ClientConnection:
     """A client speaking HTTP/1.1 to the proxy, parsed by h11 (a strict, sans-IO parser).
 
-    h11 refuses what would let two readers disagree on a request's bounds (both
-    ``Content-Length`` and ``Transfer-Encoding``, obsolete line folding, bare ``LF`` line
-    ends in the head, bad chunk sizes, a missing ``Host``) and caps how much it buffers.
+    h11 refuses what would let two readers disagree on a request's bounds (conflicting
+    ``Content-Length`` values, a ``Transfer-Encoding`` other than ``chunked``, bad chunk sizes,
+    several ``Host`` headers or none) and caps how much it buffers. What it reads leniently
+    (bare ``LF`` line ends, folded header lines) never reaches an upstream as written: the
+    proxy builds every forwarded request afresh.
 
     Args:
         stream: The accepted connection.
