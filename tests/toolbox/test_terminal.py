@@ -8,7 +8,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from toolbox_helpers import alive, error_of, ok_value, read_pid, run
+from toolbox_helpers import error_of, ok_value, read_pid, run, running_with, unique_sleep
 
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.reducers.spill import SPILL_POINTER_PATTERN, split_spill_pointer
@@ -95,17 +95,19 @@ def test_timeout_is_clamped_to_one_to_six_hundred_seconds() -> None:
 async def test_timeout_kills_the_whole_tree_including_grandchildren(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    command = "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & wait"
+    marker = unique_sleep()  # the command may run in its own pid namespace: find it by marker
+    command = f"bash -c 'sleep {marker} & echo $! > grandchild.pid; wait' & wait"
     error = error_of(await run(registry, ctx, "terminal", command=command, timeout_s=1))
     assert error.error.startswith("Command exited with code 124\n[timed out after 1 s")
-    pid = int((work / "grandchild.pid").read_text())
-    assert not alive(pid)
+    assert (work / "grandchild.pid").read_text().strip()
+    assert running_with(marker) == []
 
 
 async def test_abort_kills_the_whole_tree(registry: ToolRegistry, work: Path) -> None:
     signal = AbortSignal()
     ctx = ToolContext(session_id="s", working_dir=str(work), abort_signal=signal)
-    command = "bash -c 'sleep 300 & echo $! > grandchild.pid; wait' & wait"
+    marker = unique_sleep()
+    command = f"bash -c 'sleep {marker} & echo $! > grandchild.pid; wait' & wait"
     outcome = None
 
     async def call() -> None:
@@ -114,13 +116,13 @@ async def test_abort_kills_the_whole_tree(registry: ToolRegistry, work: Path) ->
 
     async with anyio.create_task_group() as group:
         group.start_soon(call)
-        pid = await read_pid(work / "grandchild.pid")
-        assert alive(pid)
+        await read_pid(work / "grandchild.pid")
+        assert running_with(marker)  # the command, and the sleep it started
         signal.abort("user pressed stop")
     assert outcome is not None
     assert error_of(outcome.result).error.startswith("aborted")
     with anyio.fail_after(5):
-        while alive(pid):
+        while running_with(marker):
             await anyio.sleep(0.02)
 
 

@@ -33,7 +33,9 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import anyio
 import anyio.to_thread
@@ -55,6 +57,7 @@ from toolwire.errors import CapabilityError, ConfigurationError
 __all__ = [
     "DEFAULT_MAX_PER_OWNER",
     "BackgroundProcess",
+    "Launch",
     "LogStream",
     "ProcessManager",
     "ProcessStatus",
@@ -68,6 +71,23 @@ _POLL_S = 0.05
 
 
 atexit.register(kill_live_groups)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Launch:
+    """How a backend wraps a background command (a sandbox's launcher around ``bash -c``).
+
+    Attributes:
+        argv: What is started instead of ``bash -c <command>`` (it runs the command itself).
+        env: Its whole environment, used as is.
+        release: Called once, from the output thread, when the process has ended and its
+            output is read (the sandbox frees its cgroup and its egress listener); the manager
+            owns it once `ProcessManager.start` returns.
+    """
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    release: Callable[[], None] | None = None
 
 
 class ProcessManager:
@@ -114,6 +134,7 @@ class ProcessManager:
         self._entries: dict[str, RunningProcess] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self._spawner: ThreadPoolExecutor | None = None
 
     @property
     def closed(self) -> bool:
@@ -128,15 +149,28 @@ class ProcessManager:
         cwd: str,
         env: Mapping[str, str] | None = None,
         name: str | None = None,
+        launch: Launch | None = None,
     ) -> BackgroundProcess:
-        """Start ``bash -c command`` in the background.
+        """Start ``bash -c command`` in the background (or ``launch.argv``, which runs it).
+
+        The process is started by the manager's own thread, which lives as long as the
+        manager: a child that asks to die with its parent (bubblewrap's ``--die-with-parent``)
+        is not killed when a short-lived worker thread ends.
 
         Raises:
             CapabilityError: ``PROCESS_CAP_EXCEEDED: ...`` when ``owner`` is at the cap, or the
                 manager is closed.
             OSError: the process could not be started (``cwd`` missing, no bash).
         """
-        return await anyio.to_thread.run_sync(self._start, command, owner, cwd, env, name)
+        with self._lock:
+            if self._spawner is None:
+                self._spawner = ThreadPoolExecutor(1, thread_name_prefix="toolwire-spawn")
+            spawner = self._spawner
+        try:
+            job = spawner.submit(self._start, command, owner, cwd, env, name, launch)
+        except RuntimeError:  # shut down by aclose meanwhile
+            raise CapabilityError("PROCESS_MANAGER_CLOSED: the process manager is closed") from None
+        return await anyio.to_thread.run_sync(job.result)
 
     def _start(
         self,
@@ -145,6 +179,7 @@ class ProcessManager:
         cwd: str,
         env: Mapping[str, str] | None,
         name: str | None,
+        launch: Launch | None = None,
     ) -> BackgroundProcess:
         with self._lock:
             if self._closed:
@@ -170,12 +205,14 @@ class ProcessManager:
             }
             try:
                 popen = subprocess.Popen(
-                    ["bash", "-c", command],
+                    ["bash", "-c", command] if launch is None else list(launch.argv),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
-                    cwd=cwd,
-                    env=scrubbed_env(env, allowlist=self._env_allowlist),
+                    cwd=cwd if launch is None else None,
+                    env=scrubbed_env(env, allowlist=self._env_allowlist)
+                    if launch is None
+                    else dict(launch.env),
                     start_new_session=True,
                     close_fds=True,
                 )
@@ -197,7 +234,7 @@ class ProcessManager:
                 ended_at=None,
                 log_dir=log_dir,
             )
-            entry = RunningProcess(info, popen)
+            entry = RunningProcess(info, popen, release=None if launch is None else launch.release)
             entry.pump = threading.Thread(
                 target=pump_output,
                 args=(entry, logs),
@@ -349,6 +386,9 @@ class ProcessManager:
             if self._closed:
                 return
             self._closed = True
+            spawner, self._spawner = self._spawner, None
+        if spawner is not None:
+            spawner.shutdown(wait=False)
         entries = list(self._entries.values())
         with anyio.CancelScope(shield=True):
             await self._stop_entries(entries)

@@ -11,12 +11,14 @@ interpreter itself is killed.
 
 from __future__ import annotations
 
+import logging
 import os
 import selectors
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from toolwire.backends.process_logs import RotatingLog
@@ -38,6 +40,8 @@ _LIVE_GROUPS: dict[int, RunningProcess] = {}
 manager's processes are still here)."""
 _LIVE_LOCK = threading.Lock()
 
+logger = logging.getLogger("toolwire.backends")
+
 
 def kill_live_groups() -> None:
     """``SIGKILL`` every tracked process group at once (the interpreter-exit path)."""
@@ -51,9 +55,16 @@ def kill_live_groups() -> None:
 class RunningProcess:
     """A running or finished process and the thread that pumps its output."""
 
-    def __init__(self, info: BackgroundProcess, popen: subprocess.Popen[bytes]) -> None:
+    def __init__(
+        self,
+        info: BackgroundProcess,
+        popen: subprocess.Popen[bytes],
+        *,
+        release: Callable[[], None] | None = None,
+    ) -> None:
         self.info = info
         self.popen = popen
+        self._release = release
         self.lock = threading.Lock()
         self.stop_requested = False
         self.group_gone = False
@@ -84,6 +95,16 @@ class RunningProcess:
             self.forget_group()
         except PermissionError:
             pass
+
+    def release(self) -> None:
+        """Run the launch's ``release`` once (what a sandbox frees when its process ended)."""
+        with self.lock:
+            release, self._release = self._release, None
+        if release is not None:
+            try:
+                release()
+            except Exception:  # a failing release must not kill the output thread's caller
+                logger.warning("toolwire: releasing a background process failed", exc_info=True)
 
     def forget_group(self) -> None:
         """Note that the group is gone: never signal its id again (the system may reuse it)."""
@@ -121,4 +142,5 @@ def pump_output(entry: RunningProcess, logs: dict[LogStream, RotatingLog]) -> No
         for stream in STREAMS:
             getattr(popen, stream).close()
             logs[stream].close()
-    entry.signal_group(0)  # anything of the group left? if not, it is forgotten
+        entry.signal_group(0)  # anything of the group left? if not, it is forgotten
+        entry.release()

@@ -6,11 +6,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from toolwire.backends.process_backends import LocalProcessBackend, ProcessBackend
+from toolwire.backends.process_backends import ProcessBackend
 from toolwire.backends.secrets import SecretsResolver
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.errors import ConfigurationError
-from toolwire.seams import Attachment, KeyValueStore, NetworkPolicy
+from toolwire.sandbox.settings import SandboxMode, SandboxSettings, sandbox_settings
+from toolwire.seams import Attachment, KeyValueStore, NetworkPolicy, ProcessResult
 
 if TYPE_CHECKING:
     from toolwire.backends.kv import KeyValueBackend
@@ -62,6 +63,16 @@ class CapabilityScope:
         )
 
 
+class _DefaultProcesses(ProcessBackend):
+    """Stands for "not given": `CapabilityBackends` builds the backend its sandbox mode gives."""
+
+    async def run(self, *_: object, **__: object) -> ProcessResult:  # pragma: no cover
+        raise AssertionError("replaced in CapabilityBackends.__post_init__")
+
+
+_DEFAULT_PROCESSES = _DefaultProcesses()
+
+
 def _paths(name: str, value: Sequence[str] | None) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -88,9 +99,15 @@ class CapabilityBackends:
         network_policy: The default network policy (a call's `CapabilityScope` may override).
         attachment_cache_dir: Where attachment files live; only files inside it open.
         inbound_attachments: Attachments every call sees, before the turn's own.
-        processes: Where child processes run, one-shot and background (default: a
-            `LocalProcessBackend` without background processes); ``None`` = no processes.
-            These backends own it: `aclose` closes it, stopping every background process.
+        processes: Where child processes run, one-shot and background; ``None`` = no
+            processes. By default, what ``sandbox``'s mode gives, without background
+            processes: a bubblewrap sandbox when it can run here (``auto``, ``required``),
+            else a `LocalProcessBackend` (``auto``, said loudly; ``off``) or a backend that
+            refuses every command (``required``). These backends own it: `aclose` closes it,
+            stopping every background process.
+        sandbox: The sandbox mode and limits (`SandboxSettings`, or just the mode:
+            ``"auto"``, ``"required"``, ``"off"``). With ``required``, a ``processes`` given
+            here must confine its children (a `SandboxedProcessBackend` or a wrapper of one).
         process_default_timeout_s: Child-process timeout when a spawn names none.
         process_env_allowlist: Host variables children inherit beyond the safe set.
         kv_backend: A key-value backend these backends own; `aclose` closes it.
@@ -108,7 +125,8 @@ class CapabilityBackends:
     network_policy: NetworkPolicy | None = None
     attachment_cache_dir: str | None = None
     inbound_attachments: Sequence[Attachment] = ()
-    processes: ProcessBackend | None = field(default_factory=LocalProcessBackend)
+    processes: ProcessBackend | None = _DEFAULT_PROCESSES
+    sandbox: SandboxSettings | SandboxMode = field(default_factory=SandboxSettings)
     process_default_timeout_s: float = 120.0
     process_env_allowlist: Sequence[str] = ()
     kv_backend: KeyValueBackend | None = field(default=None, repr=False)
@@ -124,6 +142,30 @@ class CapabilityBackends:
             raise ConfigurationError(
                 f"CapabilityBackends(processes=...) takes a ProcessBackend, got {self.processes!r}"
             )
+        self._settle_processes()
+
+    def _settle_processes(self) -> None:
+        from toolwire.sandbox.modes import UnavailableProcessBackend, create_process_backend
+
+        settings = sandbox_settings(self.sandbox)
+        object.__setattr__(self, "sandbox", settings)
+        if self.processes is _DEFAULT_PROCESSES:
+            object.__setattr__(self, "processes", create_process_backend(settings))
+        elif (
+            settings.mode == "required"
+            and self.processes is not None
+            and not self.processes.sandboxed
+            and not isinstance(self.processes, UnavailableProcessBackend)
+        ):
+            raise ConfigurationError(
+                f"CapabilityBackends(sandbox='required') but processes={self.processes!r} runs "
+                "commands unsandboxed; give a SandboxedProcessBackend, or leave processes out"
+            )
+
+    @property
+    def sandbox_settings(self) -> SandboxSettings:
+        """``sandbox`` as `SandboxSettings` (a bare mode given is read as one)."""
+        return sandbox_settings(self.sandbox)
 
     async def aclose(self) -> None:
         """Close what these backends own: the process backend (every background process is

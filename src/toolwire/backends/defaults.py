@@ -8,10 +8,11 @@ from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from toolwire.backends.background import ProcessManager
-from toolwire.backends.process_backends import LocalProcessBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.backends.secrets import ChainSecretsResolver, EnvSecretsResolver, VaultSecretsResolver
 from toolwire.errors import ConfigurationError
+from toolwire.sandbox.modes import create_process_backend
+from toolwire.sandbox.settings import sandbox_settings
 from toolwire.seams import NetworkPolicy
 
 if TYPE_CHECKING:
@@ -38,8 +39,12 @@ def create_backends(
       it), then environment variables (``secrets_env``: a ref → variable table);
     - network: a `SafeFetcher` when httpx is installed, under ``network``
       (``{"allow": [...], "deny": [...], "allow_private_urls": False}``);
-    - processes: a `LocalProcessBackend` with background processes, their logs in
-      ``<working_dir>/.toolwire/processes``.
+    - processes: with background processes, their logs in
+      ``<working_dir>/.toolwire/processes``; under ``sandbox`` (a mode, ``"auto"`` by
+      default, or ``{"mode": ..., "max_processes": ..., ...}``, see
+      `toolwire.sandbox.settings`): each command in a bubblewrap sandbox when it can run here,
+      else unsandboxed and said loudly (``auto``), or refused (``required``); ``off`` runs
+      them unsandboxed. ``<working_dir>/.toolwire`` is hidden in every sandbox.
 
     The backends own what they open (store, fetcher, background processes): close them with
     ``await backends.aclose()`` or ``async with``.
@@ -75,9 +80,12 @@ def create_backends(
     values["network_policy"] = _network_policy(settings.pop("network", None))
     if "fetcher" not in settings:
         values["fetcher"] = _default_fetcher()
+    sandbox = sandbox_settings(settings.pop("sandbox", None))
+    values["sandbox"] = sandbox
     if "processes" not in settings:
-        logs = os.path.join(working_dir, ".toolwire", "processes")
-        values["processes"] = LocalProcessBackend(ProcessManager(logs))
+        state = os.path.join(working_dir, ".toolwire")
+        manager = ProcessManager(os.path.join(state, "processes"))
+        values["processes"] = create_process_backend(sandbox, manager, state_paths=(state,))
     settings.pop("kv_isolate_tools", None)  # only meaningful for the store built here
     values.update(settings)
     return CapabilityBackends(**values)

@@ -9,13 +9,17 @@ The backend does the running, for every child of every tool:
 
 So anything that wraps a backend (a sandbox, an audit log, a policy that refuses some
 commands) sees every child, one-shot and background alike: subclass `WrapperProcessBackend`
-and override what you watch. A backend has a lifecycle: the `CapabilityBackends` holding it
+and override what you watch. With every child the seam passes the call's `Confinement` (the
+tool's file roots, deny prefixes and network reach): a confining backend
+(`toolwire.sandbox.backend.SandboxedProcessBackend`) enforces it, `LocalProcessBackend`
+ignores it. A backend has a lifecycle: the `CapabilityBackends` holding it
 close it, which stops every background process.
 """
 
 from __future__ import annotations
 
 import builtins
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 
@@ -23,6 +27,7 @@ from toolwire.backends.background import ProcessManager
 from toolwire.backends.processes import DEFAULT_MAX_OUTPUT_BYTES, run_process
 from toolwire.context import AbortSignal
 from toolwire.errors import CapabilityError
+from toolwire.sandbox.confinement import Confinement
 from toolwire.seams import BackgroundProcess, LogStream, ProcessResult, WatchResult
 
 __all__ = ["LocalProcessBackend", "ProcessBackend", "WrapperProcessBackend"]
@@ -53,8 +58,10 @@ class ProcessBackend(ABC):
         timeout: float | None,
         abort_signal: AbortSignal | None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        confinement: Confinement | None = None,
     ) -> ProcessResult:
-        """Run ``argv`` to completion (no shell); ``env`` is the child's whole environment.
+        """Run ``argv`` to completion (no shell); ``env`` is the child's whole environment;
+        ``confinement`` is the call's reach (``None``: the caller gives none).
 
         Raises:
             AbortedError: the signal had fired before the child started.
@@ -66,8 +73,25 @@ class ProcessBackend(ABC):
         """Whether `start` and the other background operations work."""
         return False
 
+    @property
+    def sandboxed(self) -> bool:
+        """Whether the children run confined to their call's `Confinement`."""
+        return False
+
+    def take_notice(self) -> str | None:
+        """A warning for the user, given once: the first caller gets it, later ones ``None``
+        (an unsandboxed fallback says so on the first command). None by default."""
+        return None
+
     async def start(
-        self, command: str, *, owner: str, cwd: str, env: Mapping[str, str], name: str | None
+        self,
+        command: str,
+        *,
+        owner: str,
+        cwd: str,
+        env: Mapping[str, str],
+        name: str | None,
+        confinement: Confinement | None = None,
     ) -> BackgroundProcess:
         """Start ``bash -c command`` in the background; ``env`` is its whole environment.
 
@@ -126,13 +150,24 @@ class LocalProcessBackend(ProcessBackend):
     """Children on this machine: `run_process` for one-shot runs, a `ProcessManager` for
     background processes.
 
+    Children are not confined: the `Confinement` the seam passes is ignored.
+
     Args:
         manager: Runs the background processes (logs in its ``base_dir``); the backend owns it
             and closes it. Without one, background processes are not supported.
+        notice: A warning `take_notice` gives once (why commands run unsandboxed).
     """
 
-    def __init__(self, manager: ProcessManager | None = None) -> None:
+    def __init__(self, manager: ProcessManager | None = None, *, notice: str | None = None) -> None:
         self._manager = manager
+        self._notice = notice
+        self._notice_lock = threading.Lock()
+
+    def take_notice(self) -> str | None:
+        """The ``notice`` the backend was built with, to the first caller only."""
+        with self._notice_lock:
+            notice, self._notice = self._notice, None
+        return notice
 
     @property
     def manager(self) -> ProcessManager | None:
@@ -158,8 +193,9 @@ class LocalProcessBackend(ProcessBackend):
         timeout: float | None,
         abort_signal: AbortSignal | None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        confinement: Confinement | None = None,
     ) -> ProcessResult:
-        """`run_process` with these arguments."""
+        """`run_process` with these arguments (``confinement`` is ignored)."""
         return await run_process(
             argv,
             cwd=cwd,
@@ -170,9 +206,17 @@ class LocalProcessBackend(ProcessBackend):
         )
 
     async def start(
-        self, command: str, *, owner: str, cwd: str, env: Mapping[str, str], name: str | None
+        self,
+        command: str,
+        *,
+        owner: str,
+        cwd: str,
+        env: Mapping[str, str],
+        name: str | None,
+        confinement: Confinement | None = None,
     ) -> BackgroundProcess:
-        """`ProcessManager.start` (``env`` is already scrubbed, so it passes through as is)."""
+        """`ProcessManager.start` (``env`` is already scrubbed, so it passes through as is;
+        ``confinement`` is ignored)."""
         return await self._background().start(command, owner=owner, cwd=cwd, env=env, name=name)
 
     async def list_processes(self, *, owner: str) -> builtins.list[BackgroundProcess]:
@@ -243,6 +287,15 @@ class WrapperProcessBackend(ProcessBackend):
         """Whether ``wrapped`` has background processes."""
         return self.wrapped.supports_background
 
+    @property
+    def sandboxed(self) -> bool:
+        """Whether ``wrapped`` confines its children."""
+        return self.wrapped.sandboxed
+
+    def take_notice(self) -> str | None:
+        """``wrapped.take_notice``."""
+        return self.wrapped.take_notice()
+
     async def run(
         self,
         argv: Sequence[str],
@@ -252,6 +305,7 @@ class WrapperProcessBackend(ProcessBackend):
         timeout: float | None,
         abort_signal: AbortSignal | None,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        confinement: Confinement | None = None,
     ) -> ProcessResult:
         """``wrapped.run``."""
         return await self.wrapped.run(
@@ -261,13 +315,23 @@ class WrapperProcessBackend(ProcessBackend):
             timeout=timeout,
             abort_signal=abort_signal,
             max_output_bytes=max_output_bytes,
+            confinement=confinement,
         )
 
     async def start(
-        self, command: str, *, owner: str, cwd: str, env: Mapping[str, str], name: str | None
+        self,
+        command: str,
+        *,
+        owner: str,
+        cwd: str,
+        env: Mapping[str, str],
+        name: str | None,
+        confinement: Confinement | None = None,
     ) -> BackgroundProcess:
         """``wrapped.start``."""
-        return await self.wrapped.start(command, owner=owner, cwd=cwd, env=env, name=name)
+        return await self.wrapped.start(
+            command, owner=owner, cwd=cwd, env=env, name=name, confinement=confinement
+        )
 
     async def list_processes(self, *, owner: str) -> builtins.list[BackgroundProcess]:
         """``wrapped.list_processes``."""

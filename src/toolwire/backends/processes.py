@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -42,6 +43,7 @@ __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
     "SAFE_ENV_VARS",
     "TIMEOUT_EXIT_CODE",
+    "check_startable",
     "run_process",
     "scrubbed_env",
 ]
@@ -181,6 +183,30 @@ def _spawn_error(exc: OSError, binary: str, cwd: str | None, env: Mapping[str, s
         )
     reason = exc.strerror or str(exc)
     return type(exc)(exc.errno or errno.EIO, f"cannot start {binary!r}: {reason}", binary)
+
+
+def check_startable(binary: str, cwd: str | None, env: Mapping[str, str]) -> None:
+    """Raise what starting ``binary`` in ``cwd`` would (for a runner that starts it through a
+    launcher, which would report a missing binary as its own failure).
+
+    Raises:
+        FileNotFoundError: ``cwd`` is not a directory, or there is no such executable (on the
+            ``PATH`` of ``env`` for a bare name).
+        PermissionError: the file is there but not executable.
+    """
+    if cwd is not None and not os.path.isdir(cwd):
+        message = f"cannot start {binary!r}: working directory {cwd!r} does not exist"
+        raise FileNotFoundError(errno.ENOENT, message, cwd)
+    missing = FileNotFoundError(errno.ENOENT, "No such file or directory")
+    if "/" in binary:
+        target = binary if os.path.isabs(binary) else os.path.join(cwd or os.getcwd(), binary)
+        if not os.path.exists(target):
+            raise _spawn_error(missing, binary, cwd, env)
+        if not os.access(target, os.X_OK):
+            denied = PermissionError(errno.EACCES, "Permission denied")
+            raise _spawn_error(denied, binary, cwd, env)
+    elif shutil.which(binary, path=env.get("PATH", os.defpath)) is None:
+        raise _spawn_error(missing, binary, cwd, env)
 
 
 async def run_process(

@@ -8,7 +8,10 @@ The seam holds the policy and the backend does the running (`toolwire.backends.p
   call's working directory unless it names one, and the call's abort signal;
 - background processes (`OwnedBackgroundProcesses`, the seam's ``background``) belong to the
   call's owner (the personality id) and run ``bash -c``, so they need ``bash`` (or ``*``)
-  declared: without it every background operation raises ``BINARY_NOT_ALLOWED``.
+  declared: without it every background operation raises ``BINARY_NOT_ALLOWED``;
+- every child, one-shot and background, carries the call's `Confinement` (the tool's file
+  roots and network reach, built by the ``process`` kind) to the backend, which a sandboxing
+  backend enforces.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from toolwire.backends.process_backends import LocalProcessBackend, ProcessBacke
 from toolwire.backends.processes import DEFAULT_MAX_OUTPUT_BYTES, scrubbed_env
 from toolwire.context import AbortSignal
 from toolwire.errors import BinaryNotAllowedError
+from toolwire.sandbox.confinement import Confinement
 from toolwire.seams import (
     DEFAULT_OWNER,
     STREAMS,
@@ -55,6 +59,8 @@ class LocalScopedProcess:
         default_cwd: Working directory when `spawn` (or a background start) is given none.
         backend: Where children run (default: local, without background processes).
         owner: Whose background processes `background` shows and starts.
+        confinement: The call's reach, handed to the backend with every child (``None``:
+            none given; a sandboxing backend then shows the children nothing but the system).
     """
 
     __slots__ = (
@@ -62,6 +68,7 @@ class LocalScopedProcess:
         "_allowed",
         "_backend",
         "_background",
+        "_confinement",
         "_default_cwd",
         "_default_timeout_s",
         "_extra_env",
@@ -79,6 +86,7 @@ class LocalScopedProcess:
         default_cwd: str | None = None,
         backend: ProcessBackend | None = None,
         owner: str = DEFAULT_OWNER,
+        confinement: Confinement | None = None,
     ) -> None:
         if isinstance(allowed_binaries, str):
             raise TypeError(f"allowed_binaries is a list of binaries: [{allowed_binaries!r}]")
@@ -90,6 +98,7 @@ class LocalScopedProcess:
         self._max_output_bytes = max_output_bytes
         self._extra_env = tuple(extra_env_allowlist)
         self._default_cwd = default_cwd
+        self._confinement = confinement
         self._backend = backend if backend is not None else _ONE_SHOT
         self._background = (
             OwnedBackgroundProcesses(
@@ -98,6 +107,7 @@ class LocalScopedProcess:
                 allowed=self.allows("bash"),
                 default_cwd=default_cwd,
                 extra_env_allowlist=self._extra_env,
+                confinement=confinement,
             )
             if self._backend.supports_background
             else None
@@ -107,6 +117,21 @@ class LocalScopedProcess:
     def allowed_binaries(self) -> frozenset[str]:
         """The declared binaries."""
         return self._allowed
+
+    @property
+    def confinement(self) -> Confinement | None:
+        """The call's reach, as handed to the backend."""
+        return self._confinement
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether the backend confines the children to `confinement`."""
+        return self._backend.sandboxed
+
+    def take_sandbox_notice(self) -> str | None:
+        """The backend's once-only warning for the user (commands run unsandboxed), if it
+        has not been given yet (`toolwire.sandbox.notices`)."""
+        return self._backend.take_notice()
 
     @property
     def background(self) -> OwnedBackgroundProcesses | None:
@@ -153,6 +178,7 @@ class LocalScopedProcess:
             timeout=timeout if timeout is not None else self._default_timeout_s,
             abort_signal=self._abort_signal,
             max_output_bytes=self._max_output_bytes,
+            confinement=self._confinement,
         )
 
 
@@ -165,9 +191,10 @@ class OwnedBackgroundProcesses:
         allowed: Whether the tool declared ``bash`` (or ``*``); every operation refuses if not.
         default_cwd: Working directory of a start that names none (default: the current one).
         extra_env_allowlist: Host variables passed on beyond the safe set.
+        confinement: The call's reach, handed to the backend with every start.
     """
 
-    __slots__ = ("_allowed", "_backend", "_default_cwd", "_extra_env", "owner")
+    __slots__ = ("_allowed", "_backend", "_confinement", "_default_cwd", "_extra_env", "owner")
 
     def __init__(
         self,
@@ -177,8 +204,10 @@ class OwnedBackgroundProcesses:
         allowed: bool,
         default_cwd: str | None = None,
         extra_env_allowlist: Sequence[str] = (),
+        confinement: Confinement | None = None,
     ) -> None:
         self._backend = backend
+        self._confinement = confinement
         self.owner = owner
         self._allowed = allowed
         self._default_cwd = default_cwd
@@ -207,6 +236,7 @@ class OwnedBackgroundProcesses:
             cwd=cwd or self._default_cwd or os.getcwd(),
             env=scrubbed_env(env, allowlist=self._extra_env),
             name=name,
+            confinement=self._confinement,
         )
 
     async def list(self) -> builtins.list[BackgroundProcess]:

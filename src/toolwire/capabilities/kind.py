@@ -21,7 +21,7 @@ declarations; a name or a declaration type belongs to one kind only.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias, TypeVar
 
 from toolwire.errors import ToolDefinitionError
@@ -121,12 +121,15 @@ class Resolution:
         capabilities: Its whole declaration (a kind may look at the others').
         scope: Who is calling: session, personality, abort signal, working dir, attachments.
         backends: What seams are built from.
+        memo: Values kinds share within this one resolution (the personality's file reach,
+            asked once and read by ``fs_reach`` and by ``process`` for its sandbox).
     """
 
     tool_name: str
     capabilities: Declarations
     scope: CapabilityScope
     backends: CapabilityBackends
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -11,7 +11,10 @@ one), at most 8 running at once with the local backend.
 
 The tools declare ``process(["bash"])``: a registry without backends refuses them like every
 other capability tool, and a backend without background support answers ``not_available``
-with a setup hint. ``process_start`` also declares file read reach, to check ``cwd``.
+with a setup hint. ``process_start`` also declares file reach (the personality's): it checks
+``cwd``, and a sandboxing backend (`toolwire.sandbox`) confines each process to it, one sandbox
+(and pid namespace) per process, ended by ``process_stop``. Without a sandbox, the first start
+emits a ``user`` progress warning saying commands run unsandboxed.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.sandbox.notices import emit_sandbox_notice
 from toolwire.seams import (
     DEFAULT_OWNER,
     STREAMS,
@@ -86,7 +90,10 @@ def process_tools() -> list[Tool]:
 
     @tool(
         toolset="process",
-        capabilities=[process(["bash"]), fs_reach(read="from-personality")],
+        capabilities=[
+            process(["bash"]),
+            fs_reach(read="from-personality", write="from-personality"),
+        ],
         max_result_chars=1024,
         annotations=ToolAnnotations(title="Start background process", open_world=True),
     )
@@ -117,6 +124,7 @@ def process_tools() -> list[Tool]:
             return Err(
                 f"INVALID_CWD: {problem.error}", problem.code, field="cwd", reason=problem.reason
             )
+        emit_sandbox_notice(ctx, ctx.scoped_process, "process_start")
         try:
             info = await background.start(command, cwd=directory, env=env, name=name)
         except CapabilityError as exc:

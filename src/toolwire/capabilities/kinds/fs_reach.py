@@ -16,7 +16,7 @@ import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias, cast
 
 from toolwire.capabilities.kind import Capability, CapabilityKind, Resolution, non_empty_strings
 from toolwire.capabilities.kinds.attachments import attachment_files
@@ -32,6 +32,7 @@ __all__ = [
     "FsReachCapability",
     "PathReach",
     "ScopedFs",
+    "call_reach",
     "fs_reach",
 ]
 
@@ -41,6 +42,8 @@ FROM_PERSONALITY: Literal["from-personality"] = "from-personality"
 """An ``fs_reach`` side that defers to the personality's derived reach."""
 
 PathReach: TypeAlias = tuple[str, ...] | Literal["from-personality"]
+
+_MEMO_KEY = "fs_reach.personality"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -70,21 +73,29 @@ def _implied(call: Resolution) -> FsReachCapability | None:
     return FsReachCapability() if attachment_files(call) else None
 
 
-def _resolve(declared: FsReachCapability, call: Resolution) -> ScopedFs:
-    from toolwire.backends.files import ReachScopedFs
-
-    base_dir = os.path.abspath(call.scope.working_dir or os.getcwd())
-    personality: list[FsReach] = []  # memo: the personality is asked at most once per call
+def call_reach(
+    declared: FsReachCapability, call: Resolution
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(read, write)``: the prefixes ``declared`` reaches in this call (the attachments'
+    files join the read side); the personality is asked at most once per resolution."""
 
     def side(value: PathReach, which: str) -> tuple[str, ...]:
         if value != FROM_PERSONALITY:
             return tuple(value)
-        if not personality:
-            personality.append(_personality_reach(call))
-        return personality[0].read if which == "read" else personality[0].write
+        if _MEMO_KEY not in call.memo:
+            call.memo[_MEMO_KEY] = _personality_reach(call)
+        reach = cast("FsReach", call.memo[_MEMO_KEY])
+        return reach.read if which == "read" else reach.write
 
     read = (*side(declared.read, "read"), *attachment_files(call))
-    write = side(declared.write, "write")
+    return read, side(declared.write, "write")
+
+
+def _resolve(declared: FsReachCapability, call: Resolution) -> ScopedFs:
+    from toolwire.backends.files import ReachScopedFs
+
+    base_dir = os.path.abspath(call.scope.working_dir or os.getcwd())
+    read, write = call_reach(declared, call)
     return ReachScopedFs(read, write, deny=call.backends.always_deny, base_dir=base_dir)
 
 

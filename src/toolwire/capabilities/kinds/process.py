@@ -13,14 +13,24 @@ local), so whatever wraps that backend (a sandbox) covers every child:
   ``BINARY_NOT_ALLOWED`` otherwise. ``None`` when the backend has no background support.
 
 A tool never sees or stops another owner's processes: their ids are unknown to it.
+
+Every child carries the call's **confinement** (`toolwire.sandbox.Confinement`): the tool's
+``fs_reach`` as resolved for this call (read and write prefixes, attachments' files), the
+backends' ``always_deny``, and, when it declared ``network`` hosts that survive the
+personality's policy, that reach. A sandboxing backend (`toolwire.sandbox`) confines the
+children to it: a tool that declared no file reach runs commands that see only the system.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolwire.capabilities.kind import Capability, CapabilityKind, Resolution, non_empty_strings
+from toolwire.capabilities.kinds.fs_reach import FS_REACH, call_reach
+from toolwire.capabilities.kinds.network import NETWORK
+from toolwire.sandbox.confinement import Confinement, NetworkReach
 from toolwire.seams.process import (
     DEFAULT_OWNER,
     STREAMS,
@@ -45,6 +55,7 @@ __all__ = [
     "ProcessStatus",
     "ScopedProcess",
     "WatchResult",
+    "confinement_for",
     "process",
 ]
 
@@ -66,6 +77,31 @@ def process(allowed_binaries: Iterable[str]) -> ProcessCapability:
     )
 
 
+def _absolute(paths: Iterable[str], base_dir: str) -> tuple[str, ...]:
+    return tuple(os.path.normpath(os.path.join(base_dir, p)) for p in paths if p and "\0" not in p)
+
+
+def confinement_for(call: Resolution) -> Confinement:
+    """The confinement of ``call``'s children (see the module docstring)."""
+    base_dir = os.path.abspath(call.scope.working_dir or os.getcwd())
+    fs = call.capabilities.get(FS_REACH)
+    read, write = call_reach(fs, call) if fs is not None else ((), ())
+    reach: NetworkReach | None = None
+    declared = call.capabilities.get(NETWORK)
+    if declared is not None:
+        from toolwire.backends.network import resolve_allowed_hosts
+
+        policy = call.scope.network_policy or call.backends.network_policy
+        hosts = resolve_allowed_hosts(declared.allowed_hosts, policy)
+        reach = NetworkReach(allowed_hosts=hosts, policy=policy) if hosts else None
+    return Confinement(
+        read_roots=_absolute(read, base_dir),
+        write_roots=_absolute(write, base_dir),
+        deny=_absolute(call.backends.always_deny or (), base_dir),
+        network=reach,
+    )
+
+
 def _resolve(declared: ProcessCapability, call: Resolution) -> ScopedProcess | None:
     backend = call.backends.processes
     if backend is None:
@@ -80,6 +116,7 @@ def _resolve(declared: ProcessCapability, call: Resolution) -> ScopedProcess | N
         default_cwd=call.scope.working_dir,
         backend=backend,
         owner=call.scope.personality_id or DEFAULT_OWNER,
+        confinement=confinement_for(call),
     )
 
 

@@ -1,0 +1,350 @@
+"""`SandboxedProcessBackend`: every child of every tool in its own bubblewrap sandbox.
+
+One sandbox per one-shot run and per background process: its own mount, pid, network, ipc
+and uts namespaces (`toolwire.sandbox.layout` says what it sees), its own pids cgroup where
+toolwire may make one (`toolwire.sandbox.cgroups`), and the per-process limits of
+`SandboxLimits` (`toolwire.sandbox.launch`). The seam hands each call's `Confinement` (its
+roots, deny prefixes and network reach) to `run` and `start`.
+
+**Every process dies with its sandbox.** The command is the only child of the sandbox's pid 1;
+when it exits, is killed at its timeout, aborted or stopped, or when the backend closes, the
+pid namespace ends and the kernel kills whatever is left in it: processes that called
+``setsid``, double-forked or ignore signals included. bubblewrap's ``--die-with-parent`` ends
+the sandbox when toolwire itself dies. Inside, the exit code of a command killed by signal
+``N`` is ``128 + N`` (the sandbox's pid 1 reports it as a shell does).
+
+**Network.** Without a `NetworkReach` the sandbox has a network namespace of its own with only
+a loopback: nothing is reachable. With one, an `EgressGateway` listener (toolwire's egress
+proxy, under the call's policy and declared hosts) is bound into the sandbox as a Unix socket,
+``inside.py`` starts the relay (`toolwire.sandbox.relay`) on ``127.0.0.1:3128`` before the
+command, and the proxy variables point there; a program that ignores them reaches nothing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.to_thread
+
+from toolwire.backends.background import Launch, ProcessManager
+from toolwire.backends.process_backends import LocalProcessBackend
+from toolwire.backends.processes import DEFAULT_MAX_OUTPUT_BYTES, check_startable, run_process
+from toolwire.context import AbortSignal
+from toolwire.errors import CapabilityError, ConfigurationError
+from toolwire.sandbox.cgroups import PidsCgroup, PidsCgroups
+from toolwire.sandbox.confinement import NOTHING, Confinement
+from toolwire.sandbox.egress_gateway import EgressGateway, EgressLink
+from toolwire.sandbox.host_dir import HostDir
+from toolwire.sandbox.launch import (
+    EGRESS_SOCKET,
+    INSIDE_DIR,
+    PROXY_LISTEN,
+    needs_nproc_inside,
+    nproc_launcher,
+    outer_command,
+    proxy_env,
+)
+from toolwire.sandbox.layout import SYSTEM_PATHS, Layout, mount_arguments
+from toolwire.sandbox.probe import bwrap_namespace_flags, probe_bubblewrap
+from toolwire.sandbox.settings import DEFAULT_LIMITS, SandboxLimits
+from toolwire.seams import BackgroundProcess, ProcessResult
+
+if TYPE_CHECKING:
+    from toolwire.backends.network.resolvers import Resolver
+
+__all__ = ["SandboxedProcessBackend"]
+
+logger = logging.getLogger("toolwire.sandbox")
+
+_HERE = Path(__file__).resolve().parent
+_INSIDE_SCRIPT = str(_HERE / "inside.py")
+_RELAY_SCRIPT = str(_HERE / "relay.py")
+_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
+_RELEASE_WAIT_S = 5.0
+"""How long a finished sandbox's cgroup may take to empty before its removal is given up."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Sandbox:
+    """One prepared sandbox: the command line that starts it and what frees it once ended."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    release: Callable[[], None]
+
+
+class _Release:
+    """Frees one sandbox once (its cgroup, emptied then removed; its egress listener)."""
+
+    def __init__(self, cgroup: PidsCgroup | None, link: EgressLink | None) -> None:
+        self._cgroup = cgroup
+        self._link = link
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        with self._lock:
+            cgroup, link = self._cgroup, self._link
+            self._cgroup = self._link = None
+        if cgroup is not None:
+            deadline = time.monotonic() + _RELEASE_WAIT_S
+            while True:
+                cgroup.kill()
+                if cgroup.remove():
+                    break
+                if time.monotonic() > deadline:
+                    logger.warning("toolwire: sandbox cgroup %s did not empty", cgroup.path)
+                    break
+                time.sleep(0.02)
+        if link is not None:
+            link.close()
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix.rstrip("/") + "/")
+
+
+def _system_python(layout: Layout, system_paths: Sequence[str]) -> str:
+    visible = [os.path.realpath(p) for p in system_paths if os.path.exists(p)]
+    for candidate in _PYTHONS:
+        real = os.path.realpath(candidate)
+        if os.access(real, os.X_OK) and any(_under(real, v) for v in (*visible, *layout.visible)):
+            return candidate
+    raise FileNotFoundError(
+        "a sandbox with network needs python3 in /usr/bin or /usr/local/bin to run its egress "
+        "relay; install python3 there"
+    )
+
+
+class SandboxedProcessBackend(LocalProcessBackend):
+    """Runs every child in a bubblewrap sandbox (see the module docstring).
+
+    Args:
+        manager: Runs the background processes (each in its own sandbox); without one,
+            background processes are not supported.
+        limits: Resource limits of every sandbox.
+        state_paths: toolwire's own state to hide in every sandbox, besides ``.toolwire`` in
+            each root and in the home directory (the manager's log directory is added).
+        system_paths: What every sandbox sees read-only (`SYSTEM_PATHS`).
+        egress_resolver: Name resolution for the egress proxy (the system's by default).
+
+    Raises:
+        ConfigurationError: bubblewrap cannot run here (`probe_bubblewrap` says why).
+    """
+
+    def __init__(
+        self,
+        manager: ProcessManager | None = None,
+        *,
+        limits: SandboxLimits = DEFAULT_LIMITS,
+        state_paths: Sequence[str] = (),
+        system_paths: Sequence[str] = SYSTEM_PATHS,
+        egress_resolver: Resolver | None = None,
+    ) -> None:
+        probe = probe_bubblewrap()
+        if not probe.usable or probe.path is None:
+            raise ConfigurationError(
+                f"SandboxedProcessBackend: {probe.reason}; create_backends(sandbox='auto') "
+                "falls back to unsandboxed commands, and says so"
+            )
+        super().__init__(manager)
+        self._bwrap = probe.path
+        self.probe = probe
+        self.limits = limits
+        state = [*state_paths, *([manager.base_dir] if manager is not None else [])]
+        self._state = tuple(os.path.abspath(p) for p in state)
+        self._system = tuple(system_paths)
+        self._host = HostDir()
+        self._egress = EgressGateway(egress_resolver)
+        self._cgroups = PidsCgroups.detect() if limits.max_processes > 0 else None
+        self._live: set[AbortSignal] = set()
+        self._closed = False
+
+    @property
+    def sandboxed(self) -> bool:
+        """True: every child runs in a sandbox."""
+        return True
+
+    @property
+    def process_bound(self) -> str:
+        """What bounds the number of processes in one sandbox, in words."""
+        if self.limits.max_processes == 0:
+            return "not bounded (max_processes = 0)"
+        if self._cgroups is not None:
+            return f"{self.limits.max_processes} ({self._cgroups.description})"
+        if needs_nproc_inside():
+            return f"{self.limits.max_processes} (RLIMIT_NPROC in the sandbox's user namespace)"
+        return "not bounded: toolwire runs as root and cannot create a pids cgroup here"
+
+    @property
+    def description(self) -> str:
+        """One line for the ``serve`` banner and ``toolwire doctor``."""
+        return f"{self.probe.reason}; processes per sandbox: {self.process_bound}"
+
+    def _prepare(
+        self,
+        command: Sequence[str],
+        cwd: str | None,
+        env: Mapping[str, str],
+        confinement: Confinement,
+        link: EgressLink | None,
+    ) -> _Sandbox:
+        cwd = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+        check_startable(command[0], cwd, env)
+        layout = mount_arguments(
+            confinement,
+            cwd=cwd,
+            files=self._host.files(),
+            home=os.environ.get("HOME"),
+            state=(*self._state, self._host.path),
+            system_paths=self._system,
+        )
+        bwrap = [self._bwrap, *layout.arguments, *bwrap_namespace_flags()]
+        child_env = dict(env)
+        tmp = child_env.get("TMPDIR")
+        if tmp and not any(_under(os.path.realpath(tmp), w) for w in layout.writable):
+            child_env["TMPDIR"] = "/tmp"
+        nproc = self.limits.max_processes if needs_nproc_inside() else 0
+        inner: list[str] = []
+        if link is not None:
+            bwrap += ["--ro-bind", _INSIDE_SCRIPT, f"{INSIDE_DIR}/inside.py"]
+            bwrap += ["--ro-bind", _RELAY_SCRIPT, f"{INSIDE_DIR}/relay.py"]
+            bwrap += ["--bind", link.path, EGRESS_SOCKET]
+            inner = [_system_python(layout, self._system), f"{INSIDE_DIR}/inside.py"]
+            inner += ["--max-processes", str(nproc), "--relay", f"{INSIDE_DIR}/relay.py"]
+            inner += ["--listen", PROXY_LISTEN, "--connect", EGRESS_SOCKET, "--"]
+            child_env = proxy_env(child_env)
+        elif nproc:
+            inner = nproc_launcher(nproc)
+        cgroup = self._cgroups.create(self.limits.max_processes) if self._cgroups else None
+        argv = outer_command(
+            bwrap,
+            [*inner, *command],
+            limits=self.limits,
+            cgroup_procs=None if cgroup is None else cgroup.procs_file,
+        )
+        return _Sandbox(argv=tuple(argv), env=child_env, release=_Release(cgroup, link))
+
+    async def _sandbox(
+        self,
+        command: Sequence[str],
+        cwd: str | None,
+        env: Mapping[str, str],
+        confinement: Confinement | None,
+    ) -> _Sandbox:
+        if self._closed:
+            raise CapabilityError("SANDBOX_CLOSED: the sandbox backend is closed")
+        confinement = confinement or NOTHING
+        link = None
+        if confinement.network is not None:
+            directory = await anyio.to_thread.run_sync(lambda: self._host.path)
+            link = await self._egress.open(confinement.network, directory)
+        try:
+            return await anyio.to_thread.run_sync(
+                self._prepare, command, cwd, env, confinement, link
+            )
+        except BaseException:
+            if link is not None:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(link.close)
+            raise
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None,
+        env: Mapping[str, str],
+        timeout: float | None,
+        abort_signal: AbortSignal | None,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        confinement: Confinement | None = None,
+    ) -> ProcessResult:
+        """Run ``argv`` to completion in a new sandbox confined to ``confinement`` (nothing
+        but the system when it is ``None``); the sandbox and all it holds end with the run.
+
+        Raises:
+            AbortedError: the signal had fired before the child started.
+            CapabilityError: the backend is closed.
+            OSError: the child could not be started (no such binary or working directory, a
+                working directory hidden in the sandbox).
+        """
+        if isinstance(argv, str) or not argv:
+            raise ValueError("argv must be a non-empty list: ['git', 'status'], not a string")
+        if abort_signal is not None:
+            abort_signal.raise_if_aborted()
+        command = [str(part) for part in argv]
+        sandbox = await self._sandbox(command, cwd, env, confinement)
+        stop = AbortSignal()
+        unsubscribe = (
+            abort_signal.subscribe(lambda: stop.abort(abort_signal.reason or "aborted"))
+            if abort_signal is not None
+            else None
+        )
+        self._live.add(stop)
+        try:
+            return await run_process(
+                sandbox.argv,
+                env=sandbox.env,
+                timeout=timeout,
+                abort_signal=stop,
+                max_output_bytes=max_output_bytes,
+            )
+        finally:
+            self._live.discard(stop)
+            if unsubscribe is not None:
+                unsubscribe()
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(sandbox.release)
+
+    async def start(
+        self,
+        command: str,
+        *,
+        owner: str,
+        cwd: str,
+        env: Mapping[str, str],
+        name: str | None,
+        confinement: Confinement | None = None,
+    ) -> BackgroundProcess:
+        """Start ``bash -c command`` in the background, in a sandbox of its own that ends
+        when it does (or when it is stopped, or the backend closes).
+
+        Raises:
+            CapabilityError: the owner is at its cap, the backend is closed, or it has no
+                background support.
+            OSError: the process could not be started.
+        """
+        manager = self._background()
+        sandbox = await self._sandbox(["bash", "-c", command], cwd, env, confinement)
+        launch = Launch(argv=sandbox.argv, env=sandbox.env, release=sandbox.release)
+        try:
+            return await manager.start(
+                command, owner=owner, cwd=cwd, env=env, name=name, launch=launch
+            )
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(sandbox.release)
+            raise
+
+    async def aclose(self) -> None:
+        """Stop every background process and end every running sandbox (each one's
+        namespace, so everything in it), then stop the egress proxy; idempotent."""
+        self._closed = True
+        for stop in builtins.list(self._live):
+            stop.abort("the sandbox backend closed")
+        await super().aclose()
+        await self._egress.aclose()
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self._host.remove)
+
+    def __repr__(self) -> str:
+        return f"SandboxedProcessBackend(manager={self.manager!r}, limits={self.limits!r})"
