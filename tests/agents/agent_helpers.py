@@ -9,7 +9,7 @@ import anyio
 from model_server import ModelServer
 
 from toolwire.agents import ChatCompletionsRunner, ModelPrice, RetryPolicy
-from toolwire.context import ToolContext
+from toolwire.context import ProgressEvent, ToolContext
 from toolwire.decorator import tool
 from toolwire.registry import ToolRegistry
 from toolwire.tools import Tool
@@ -23,7 +23,10 @@ PRICES = {"test-model": ModelPrice(input_per_mtok=2.0, output_per_mtok=8.0)}
 @tool(toolset="probe")
 async def whoami(ctx: ToolContext) -> str:
     """Say which agent and session this call runs in."""
-    return f"agent={ctx.agent_id} session={ctx.session_id} budget={ctx.result_budget_chars}"
+    return (
+        f"agent={ctx.agent_id} session={ctx.session_id} budget={ctx.result_budget_chars} "
+        f"personality={ctx.personality_id} team={ctx.team_id} turn={ctx.current_turn}"
+    )
 
 
 @tool(toolset="probe")
@@ -34,6 +37,13 @@ async def shout(ctx: ToolContext, size: int) -> str:
         size: How many characters.
     """
     return "x" * size
+
+
+@tool(toolset="probe")
+async def chatty(ctx: ToolContext) -> str:
+    """Report progress, then finish."""
+    ctx.emit(ProgressEvent(tool_name="chatty", message="halfway", audience="dashboard"))
+    return "said it"
 
 
 class Blocker:

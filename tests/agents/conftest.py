@@ -13,6 +13,7 @@ from agent_helpers import (
     KEY_VARIABLE,
     PRICES,
     RegistryFactory,
+    chatty,
     runner_for,
     shout,
     whoami,
@@ -72,7 +73,7 @@ def make_registry(work: Path, api_key: str, server: ModelServer) -> RegistryFact
         runner: Any = None,
         **options: Any,
     ) -> ToolRegistry:
-        tools = [*default_tools(), whoami, shout, *extra_tools]
+        tools = [*default_tools(), whoami, shout, chatty, *extra_tools]
         options.setdefault("toolsets", ("file", "probe", "delegation"))
         options.setdefault("prices", PRICES)
         delegation = Delegation(runner=runner or runner_for(server), tools=lambda: tools, **options)

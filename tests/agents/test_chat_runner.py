@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 from pathlib import Path
 
 import pytest
 from agent_helpers import API_KEY, RegistryFactory, runner_for
 from model_server import ModelServer, Reply, completion, tool_call
 
-from toolwire.agents import RetryPolicy
+from toolwire.agents import ChatCompletionsRunner, RetryPolicy
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 
@@ -264,3 +265,18 @@ async def test_options_reach_the_request_body(
     body = server.requests[0].body
     assert (body["temperature"], body["max_tokens"], body["seed"]) == (0.2, 300, 7)
     assert json.dumps(body)  # what was sent is plain JSON
+
+
+async def test_an_endpoint_nobody_listens_on_is_a_clear_error(
+    make_registry: RegistryFactory, ctx: ToolContext
+) -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago, now closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    runner = ChatCompletionsRunner(
+        base_url=f"http://127.0.0.1:{port}/v1",
+        model="test-model",
+        retry=RetryPolicy(max_retries=1, backoff_s=0),
+    )
+    error = err_of(await task(make_registry(runner=runner), ctx, description="r", prompt="Hi."))
+    assert "could not reach the endpoint: ConnectError" in error.error

@@ -31,7 +31,7 @@ async def test_the_toolset_argument_picks_one_allowed_toolset(
     server.add(completion("ok"))
     result = await task(make_registry(), ctx, description="p", prompt="Hi.", toolset="probe")
     assert isinstance(result, Ok)
-    assert sorted(server.requests[0].tool_names) == ["shout", "whoami"]
+    assert sorted(server.requests[0].tool_names) == ["chatty", "shout", "whoami"]
     assert result.structured is not None
     assert result.structured["toolset"] == "probe"
 
@@ -211,6 +211,28 @@ async def test_progress_events_report_each_step(
     ]
     assert {e.tool_name for e in events} == {"task"}
     assert [e.percent for e in events] == [0.0, 25.0, 25.0, 50.0]
+
+
+async def test_the_childs_tools_progress_reaches_the_parent_named_after_the_task(
+    server: ModelServer,
+    make_registry: RegistryFactory,
+    ctx: ToolContext,
+    events: list[ProgressEvent],
+) -> None:
+    server.add(completion(None, tool_call("chatty", {}, "c")), completion("done"))
+    await task(make_registry(), ctx, description="talk", prompt="Go.")
+    forwarded = [e for e in events if "›" in e.message]
+    assert [(e.message, e.audience) for e in forwarded] == [("talk › chatty: halfway", "dashboard")]
+
+
+async def test_the_child_keeps_the_parents_personality_and_team(
+    server: ModelServer, make_registry: RegistryFactory, work: object
+) -> None:
+    parent = ToolContext(session_id="s", personality_id="researcher", team_id="red")
+    server.add(completion(None, tool_call("whoami", {}, "w")), completion("ok"))
+    await task(make_registry(), parent, description="p", prompt="Go.")
+    (message,) = server.requests[1].tool_messages()
+    assert "personality=researcher team=red turn=1" in message["content"]
 
 
 async def test_progress_reaches_the_parent_registrys_observers(
