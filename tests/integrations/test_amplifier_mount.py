@@ -189,6 +189,31 @@ async def test_calls_the_orchestrator_starts_together_are_one_batch(
         assert body_of(result.output) == "x" * share(300, 3) + truncation_marker(1000)
 
 
+async def test_a_denied_call_of_a_batch_leaves_the_others_their_share_and_emits_no_post(
+    coordinator: ModuleCoordinator, workspace: tuple[RecordingRegistry, Path]
+) -> None:
+    registry, _ = workspace
+    recorder = Recorder(coordinator)
+    recorder.deny.add("leak")
+    await mount(coordinator, {"registry": registry, "result_budget_chars": 300})
+    tools = coordinator.get("tools")
+    results: dict[str, ToolResult] = {}
+
+    async def one(name: str, args: dict[str, Any], label: str) -> None:
+        results[label] = await tools[name].execute(args)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(one, "emit_chars", {"n": 1000}, "a")
+        group.start_soon(one, "leak", {}, "denied")
+        group.start_soon(one, "emit_chars", {"n": 1000}, "b")
+    assert [b.names for b in registry.batches] == [("emit_chars", "emit_chars")]
+    for label in ("a", "b"):
+        assert body_of(results[label].output) == "x" * share(300, 3) + truncation_marker(1000)
+    assert results["denied"].error["type"] == "not_available"
+    assert ("tool:post", "leak") not in recorder.names()
+    assert ("tool:pre", "leak") in recorder.names()
+
+
 async def test_only_the_named_tools_are_mounted_and_cleanup_unmounts_them(
     coordinator: ModuleCoordinator, workspace: tuple[RecordingRegistry, Path]
 ) -> None:

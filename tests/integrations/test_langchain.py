@@ -7,14 +7,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from integration_helpers import GITHUB_PAT, RecordingRegistry, body_of, share
+from integration_helpers import (
+    GITHUB_PAT,
+    RecordingRegistry,
+    ToolCallingFakeModel,
+    asks,
+    body_of,
+    share,
+)
 from integration_helpers import shout as shout_tool
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, create_react_agent
-from pydantic import Field
 
 from toolwire import ToolContext, ToolRegistry
 from toolwire.errors import ConfigurationError
@@ -22,22 +26,6 @@ from toolwire.execution.budget import truncation_marker
 from toolwire.integrations.langchain import ToolwireTool, langchain_tools
 
 pytestmark = pytest.mark.anyio
-
-
-class ToolCallingFakeModel(GenericFakeChatModel):
-    """The fake chat model of langchain-core, able to bind tools (it records them)."""
-
-    bound: list[dict[str, Any]] = Field(default_factory=list)
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
-        self.bound = [convert_to_openai_tool(t) for t in tools]
-        return self.bind(tools=self.bound)
-
-
-def asks(*calls: tuple[str, dict[str, Any], str]) -> AIMessage:
-    return AIMessage(
-        "", tool_calls=[{"name": n, "args": a, "id": i, "type": "tool_call"} for n, a, i in calls]
-    )
 
 
 def tool_messages(messages: list[BaseMessage]) -> dict[str, ToolMessage]:

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agents.items import ModelResponse
-from agents.models.interface import Model
-from agents.usage import Usage
-from integration_helpers import GITHUB_PAT, RecordingRegistry, body_of, share
-from openai.types.responses import (
-    ResponseFunctionToolCall,
-    ResponseOutputMessage,
-    ResponseOutputText,
+from integration_helpers import (
+    GITHUB_PAT,
+    RecordingRegistry,
+    ScriptedModel,
+    body_of,
+    function_call,
+    say,
+    share,
 )
 
 from agents import Agent, FunctionTool, RunConfig, Runner
@@ -23,57 +22,6 @@ from toolwire.execution.budget import truncation_marker
 from toolwire.integrations.openai_agents import function_tools
 
 pytestmark = pytest.mark.anyio
-
-
-class ScriptedModel(Model):
-    """Answers each request with the next scripted output; records what it was sent."""
-
-    def __init__(self, *steps: list[Any]) -> None:
-        self.steps = list(steps)
-        self.inputs: list[Any] = []
-        self.tools: list[Any] = []
-
-    async def get_response(  # type: ignore[override]
-        self,
-        system_instructions: str | None,
-        input: Any,
-        model_settings: Any,
-        tools: list[Any],
-        output_schema: Any,
-        handoffs: Any,
-        tracing: Any,
-        *,
-        previous_response_id: str | None,
-        conversation_id: str | None,
-        prompt: Any,
-    ) -> ModelResponse:
-        self.inputs.append(input)
-        self.tools = list(tools)
-        return ModelResponse(output=self.steps.pop(0), usage=Usage(requests=1), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("these tests run Runner.run")
-
-
-def call(name: str, args: dict[str, Any], call_id: str) -> ResponseFunctionToolCall:
-    return ResponseFunctionToolCall(
-        type="function_call",
-        call_id=call_id,
-        name=name,
-        arguments=json.dumps(args),
-        id=f"fc_{call_id}",
-        status="completed",
-    )
-
-
-def say(text: str) -> ResponseOutputMessage:
-    return ResponseOutputMessage(
-        id="msg",
-        type="message",
-        role="assistant",
-        status="completed",
-        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-    )
 
 
 def outputs(model: ScriptedModel) -> dict[str, str]:
@@ -97,7 +45,11 @@ async def test_the_calls_of_one_response_are_one_batch_trimmed_to_their_shares(
 ) -> None:
     registry, root = workspace
     model = ScriptedModel(
-        [call("emit_chars", {"n": 300}, "a"), call("emit_chars", {"n": 300}, "b")], [say("done")]
+        [
+            function_call("emit_chars", {"n": 300}, "a"),
+            function_call("emit_chars", {"n": 300}, "b"),
+        ],
+        [say("done")],
     )
     await run(model, function_tools(registry, result_budget_chars=200, working_dir=str(root)))
     assert [batch.ids for batch in registry.batches] == [("a", "b")]
@@ -111,9 +63,9 @@ async def test_results_are_presented_and_failures_are_the_presented_error(
     registry, root = workspace
     model = ScriptedModel(
         [
-            call("read_file", {"path": "notes.txt"}, "r"),
-            call("leak", {}, "l"),
-            call("shout", {"text": 3}, "bad"),
+            function_call("read_file", {"path": "notes.txt"}, "r"),
+            function_call("leak", {}, "l"),
+            function_call("shout", {"text": 3}, "bad"),
         ],
         [say("done")],
     )
@@ -130,7 +82,9 @@ async def test_the_tool_context_comes_from_the_run(
 ) -> None:
     registry, root = workspace
     model = ScriptedModel(
-        [call("describe_context", {}, "c1")], [call("describe_context", {}, "c2")], [say("done")]
+        [function_call("describe_context", {}, "c1")],
+        [function_call("describe_context", {}, "c2")],
+        [say("done")],
     )
     await run(model, function_tools(registry, result_budget_chars=900, working_dir=str(root)))
     sent = outputs(model)
@@ -143,7 +97,7 @@ async def test_a_run_context_that_is_a_tool_context_is_the_base(
     workspace: tuple[RecordingRegistry, Path],
 ) -> None:
     registry, root = workspace
-    model = ScriptedModel([call("describe_context", {}, "c")], [say("done")])
+    model = ScriptedModel([function_call("describe_context", {}, "c")], [say("done")])
     base = ToolContext(session_id="mine", working_dir=str(root), platform="web")
     await run(model, function_tools(registry), context=base)
     assert "session=mine turn=1" in outputs(model)["c"]

@@ -8,7 +8,9 @@ response: run and step) and runs them with one ``execute_parallel``.
 
 When a batch is complete:
 
-- as soon as ``expected`` calls have arrived, when the adapter can count the response's calls;
+- as soon as ``expected`` calls have arrived, when the adapter can count the response's calls
+  (a call that is expected but does not come is waited for ``EXPECTED_PATIENCE`` times
+  longer than below, then given up on);
 - otherwise once no call has joined for ``settle_ticks`` scheduler passes. The framework starts
   the tasks of a response together, so they reach the adapter within a pass or two; a call that
   comes later (after a ``sequential`` barrier of the framework, or behind a concurrency limit)
@@ -30,10 +32,12 @@ from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
 from toolwire.results import ErrorCode, err
 
-__all__ = ["DEFAULT_SETTLE_TICKS", "BatchRunner", "CallGatherer"]
+__all__ = ["DEFAULT_SETTLE_TICKS", "EXPECTED_PATIENCE", "BatchRunner", "CallGatherer"]
 
 DEFAULT_SETTLE_TICKS = 16
 """Scheduler passes without a new call after which a batch stops waiting for more."""
+EXPECTED_PATIENCE = 16
+"""How many times longer a batch waits when it knows more calls of its response are coming."""
 
 BatchRunner = Callable[[Sequence[ToolCall], ToolContext], Awaitable[list[CallOutcome]]]
 """Runs one batch: the registry's ``execute_parallel`` with the adapter's arguments."""
@@ -144,7 +148,8 @@ class CallGatherer:
     async def _settle(self, batch: _Batch) -> None:
         seen = len(batch.members)
         idle = 0
-        while not batch.full and idle < self._settle_ticks:
+        limit = self._settle_ticks * (EXPECTED_PATIENCE if batch.expected is not None else 1)
+        while not batch.full and idle < limit:
             await anyio.lowlevel.checkpoint()
             if len(batch.members) != seen:
                 seen, idle = len(batch.members), 0

@@ -32,25 +32,15 @@ from __future__ import annotations
 
 import logging
 import os
-import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from typing import Any
 
-from toolwire.amplifier import to_amplifier
-from toolwire.calls import ToolCall
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
 from toolwire.errors import ConfigurationError
-from toolwire.integrations._binding import BoundOutcome, BoundTool, ToolBinding
-from toolwire.integrations._extras import missing_extra
+from toolwire.integrations._amplifier_tool import AmplifierTool, MountState
+from toolwire.integrations._binding import ToolBinding
 from toolwire.registry import ToolRegistry
-from toolwire.results import ErrorCode
-
-try:
-    from amplifier_core.models import ToolResult as AmplifierToolResult  # type: ignore[import-untyped]
-except ImportError as exc:  # pragma: no cover - exercised in a subprocess
-    raise missing_extra("toolwire.integrations.amplifier", "amplifier", exc) from exc
 
 __all__ = ["AmplifierTool", "mount"]
 
@@ -70,88 +60,6 @@ _CONFIG_KEYS = frozenset(
         "emit_events",
     }
 )
-
-
-@dataclass(kw_only=True, slots=True)
-class _Mount:
-    """What the tools of one mount share."""
-
-    coordinator: Any
-    binding: ToolBinding
-    base: ToolContext
-    emit_events: bool
-
-    async def emit(self, event: str, data: dict[str, Any]) -> Any:
-        hooks = getattr(self.coordinator, "hooks", None)
-        if not self.emit_events or hooks is None:
-            return None
-        return await hooks.emit(event, data)
-
-
-class AmplifierTool:
-    """One toolwire tool as an amplifier tool (spec 05's protocol)."""
-
-    __slots__ = ("_bound", "_mount")
-
-    def __init__(self, mount: _Mount, bound: BoundTool) -> None:
-        self._mount = mount
-        self._bound = bound
-
-    @property
-    def name(self) -> str:
-        """The tool's name."""
-        return self._bound.name
-
-    @property
-    def description(self) -> str:
-        """The tool's description, for the model."""
-        return self._bound.description
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        """The tool's JSON Schema (a copy: changing it changes nothing)."""
-        return self._mount.binding.bind(self._bound.tool).parameters
-
-    async def execute(self, input: dict[str, Any]) -> AmplifierToolResult:
-        """Run one call through the registry's pipeline; never raises for what the call does."""
-        mount = self._mount
-        call_id = f"amp_{uuid.uuid4().hex[:16]}"
-        arguments = dict(input) if isinstance(input, Mapping) else {}
-        refusal = await self._pre(call_id, arguments)
-        if refusal is not None:
-            return refusal
-        call = ToolCall(id=call_id, name=self.name, args=arguments)
-        key = ("amplifier", id(mount.coordinator))
-        bound = await mount.binding.call(key, call, mount.base)
-        result = _to_result(bound)
-        await self._observe("tool:post", call_id, result=result.model_dump(), tool_input=arguments)
-        if not bound.ok:
-            error = result.error or {}
-            await self._observe("tool:error", call_id, error=error)
-        return result
-
-    async def _pre(self, call_id: str, arguments: dict[str, Any]) -> AmplifierToolResult | None:
-        """Emit ``tool:pre``; a refusal when a hook denies the call or fails."""
-        data = {"tool_name": self.name, "tool_call_id": call_id, "tool_input": arguments}
-        try:
-            answer = await self._mount.emit("tool:pre", data)
-        except Exception as exc:
-            logger.exception("toolwire: a tool:pre hook failed; the call is refused")
-            return _refusal(f"a tool:pre hook failed ({type(exc).__name__}); the call was refused")
-        if getattr(answer, "action", None) == "deny":
-            reason = getattr(answer, "reason", None) or "denied by a tool:pre hook"
-            return _refusal(str(reason))
-        return None
-
-    async def _observe(self, event: str, call_id: str, **data: Any) -> None:
-        payload = {"tool_name": self.name, "tool_call_id": call_id, **data}
-        try:
-            await self._mount.emit(event, payload)
-        except Exception:  # observing never changes a call
-            logger.exception("toolwire: a %s hook failed", event)
-
-    def __repr__(self) -> str:
-        return f"AmplifierTool(name={self.name!r})"
 
 
 async def mount(
@@ -185,7 +93,7 @@ async def mount(
             working_dir=binding.working_dir or os.getcwd(),
             result_budget_chars=binding.result_budget_chars,
         )
-        state = _Mount(
+        state = MountState(
             coordinator=coordinator,
             binding=binding,
             base=binding.context(base, session_id=session_id, platform="amplifier"),
@@ -207,7 +115,7 @@ async def mount(
     return cleanup
 
 
-async def _mount_tools(coordinator: Any, state: _Mount, wanted: Any) -> list[str]:
+async def _mount_tools(coordinator: Any, state: MountState, wanted: Any) -> list[str]:
     bound = state.binding.tools()
     if wanted is not None:
         if isinstance(wanted, str) or not all(isinstance(n, str) for n in wanted):
@@ -287,19 +195,3 @@ def _session_working_dir(coordinator: Any) -> str | None:
     except Exception:
         return None
     return str(value) if value else None
-
-
-def _to_result(bound: BoundOutcome) -> AmplifierToolResult:
-    if bound.ok:
-        return AmplifierToolResult(success=True, output=bound.text)
-    error = dict(to_amplifier(bound.outcome.result).error or {})
-    error["message"] = bound.text
-    return AmplifierToolResult(success=False, output=bound.text, error=error)
-
-
-def _refusal(reason: str) -> AmplifierToolResult:
-    return AmplifierToolResult(
-        success=False,
-        output=reason,
-        error={"message": reason, "type": ErrorCode.NOT_AVAILABLE.value, "reason": "denied"},
-    )
