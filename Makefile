@@ -11,10 +11,13 @@ help: ## List the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
 
 $(STAMP): pyproject.toml
-	@test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q -U pip
-	$(PY) -m pip install -q -e '.[test]'
+	@test -x $(PY) || { echo "==> creating the virtualenv $(VENV)"; python3 -m venv $(VENV); }
+	@echo "==> upgrading pip"
+	@$(PY) -m pip install --progress-bar on -U pip
+	@echo "==> installing toolwire with every extra (a few minutes the first time)"
+	@$(PY) -m pip install --progress-bar on -e '.[test]'
 	@touch $(STAMP)
+	@echo "==> installed; next time this step is skipped until pyproject.toml changes"
 
 run: $(STAMP) ## Serve the built-in tools over MCP on the embedded SQLite store (toolwire serve)
 	$(VENV)/bin/toolwire serve

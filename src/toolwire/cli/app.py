@@ -1,4 +1,5 @@
-"""The typer app: global options and the three commands."""
+"""The typer app: global options (``--config``, ``--verbose``, ``--version``) and the
+commands."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from typing import Annotated
 import typer
 
 from toolwire.cli.call_cmd import call
+from toolwire.cli.doctor_cmd import doctor
 from toolwire.cli.serve import serve
 from toolwire.cli.tools_cmd import tools
+from toolwire.version import __version__
 
 __all__ = ["app"]
 
@@ -20,7 +23,14 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's help: flags shown as flags (rich mode shows "<bool>")
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolwire {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -33,12 +43,19 @@ def options(
         ),
     ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """Read the global options."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
     ctx.obj = config
 
 
-app.command(help="Serve the tools over MCP (streamable HTTP by default, or --stdio).")(serve)
-app.command(help="List the tools in a table (name, toolset, annotations, capabilities).")(tools)
-app.command(help="Run one call through the full pipeline and print the presented result.")(call)
+app.command(short_help="Serve the tools over MCP (HTTP or --stdio).")(serve)
+app.command(short_help="List the tools, or describe one.")(tools)
+app.command(short_help="Run one call; print what the model reads.")(call)
+app.command(short_help="Check what is usable here; say how to fix.")(doctor)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import difflib
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import NoReturn, TypeVar, TypeVarTuple, Unpack
 
@@ -15,8 +16,8 @@ from toolwire.config import ToolwireConfig, load_config
 from toolwire.errors import ConfigurationError, StoreError
 from toolwire.tools import Tool
 
-__all__ = ["EXIT_ERR", "EXIT_USAGE", "fail_usage", "load", "run_configured", "stderr",
-           "tool_annotations", "tool_capabilities"]  # fmt: skip
+__all__ = ["EXIT_ERR", "EXIT_USAGE", "did_you_mean", "fail_usage", "load", "nearest_names",
+           "run_configured", "stderr", "tool_annotations", "tool_capabilities"]  # fmt: skip
 
 EXIT_ERR = 1
 """A call answered ``Err``."""
@@ -75,3 +76,25 @@ def tool_annotations(tool: Tool) -> str:
 def tool_capabilities(tool: Tool) -> str:
     """``network, fs_reach, process`` ... from a tool's declaration."""
     return ", ".join(tool.capabilities.declared)
+
+
+def nearest_names(name: str, names: Iterable[str], limit: int = 3) -> list[str]:
+    """Up to ``limit`` of ``names`` closest to ``name`` (difflib), best first; a name that
+    contains ``name`` or is contained in it counts as close too (``read`` → ``read_file``)."""
+    candidates = list(dict.fromkeys(names))
+    close = difflib.get_close_matches(name, candidates, n=limit, cutoff=0.6)
+    lowered = name.lower()
+    for candidate in candidates:
+        if len(close) >= limit:
+            break
+        if lowered and candidate not in close and (lowered in candidate.lower()):
+            close.append(candidate)
+    return close
+
+
+def did_you_mean(name: str, names: Iterable[str]) -> str:
+    """``no tool named 'x'; did you mean: a, b?`` (or the hint to list them)."""
+    close = nearest_names(name, names)
+    if close:
+        return f"no tool named {name!r}; did you mean: {', '.join(close)}?"
+    return f"no tool named {name!r}; `toolwire tools` lists them"

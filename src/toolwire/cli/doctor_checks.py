@@ -1,0 +1,316 @@
+"""What ``toolwire doctor`` checks: each part toolwire may use here, and how to fix it.
+
+Every check answers a `Check`: ``ok``, ``warn`` (an optional part is missing: the tools that
+need it are unavailable), ``fail`` (something the configuration asks for does not work) or
+``skip`` (not configured). A check never raises: what breaks is its answer.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
+
+import anyio
+
+from toolwire.config import ToolwireConfig
+
+__all__ = [
+    "Check",
+    "Status",
+    "check_chromium",
+    "check_node",
+    "check_sandbox",
+    "check_search",
+    "check_store",
+    "run_checks",
+]  # fmt: skip
+
+Status = Literal["ok", "warn", "fail", "skip"]
+_STORE_TIMEOUT_S = 5.0
+_COMMAND_TIMEOUT_S = 10.0
+_MIN_NODE_MAJOR = 18
+_SEARCH_KEYS = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY", "exa": "EXA_API_KEY"}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Check:
+    """One part's answer.
+
+    Attributes:
+        name: ``store``, ``sandbox``, ``chromium``, ``node`` or ``search``.
+        status: ``ok``, ``warn``, ``fail`` or ``skip``.
+        detail: What was found.
+        fix: How to fix it (``None`` when there is nothing to fix).
+    """
+
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+
+
+async def run_checks(config: ToolwireConfig) -> list[Check]:
+    """Every check, in a fixed order; the blocking ones run in worker threads."""
+    checks = [await check_store(config.store_url)]
+    for blocking in (check_sandbox, check_chromium, check_node, check_search):
+        checks.append(await anyio.to_thread.run_sync(blocking, config))
+    return checks
+
+
+# -- the store -------------------------------------------------------------------------------
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
+
+
+async def check_store(url: str) -> Check:
+    """The configured store: opened, and a key written, read and deleted."""
+    shown = shown_url(url)
+    scheme = urlsplit(url).scheme.lower()
+    if scheme == "memory":
+        return Check(name="store", status="ok", detail=f"{shown} (state is lost on exit)")
+    if scheme == "sqlite":
+        to_create = await anyio.to_thread.run_sync(_sqlite_to_create, shown, urlsplit(url).path)
+        if to_create is not None:
+            return to_create
+    try:
+        with anyio.fail_after(_STORE_TIMEOUT_S):
+            await _round_trip(url)
+    except TimeoutError:
+        return Check(
+            name="store",
+            status="fail",
+            detail=f"{shown}: no answer within {_STORE_TIMEOUT_S:g} s",
+            fix=_store_fix(scheme),
+        )
+    except Exception as exc:  # every way a store fails is this check's answer
+        return Check(
+            name="store", status="fail", detail=f"{shown}: {_reason(exc)}", fix=_store_fix(scheme)
+        )
+    return Check(name="store", status="ok", detail=f"{shown} (reachable: write, read, delete)")
+
+
+def _sqlite_to_create(shown: str, file: str) -> Check | None:
+    """The answer for a database file that does not exist yet (``None`` when it does)."""
+    path = Path(file)
+    if path.exists():
+        return None
+    ancestor = path.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if os.access(ancestor, os.W_OK | os.X_OK):
+        return Check(name="store", status="ok", detail=f"{shown} (created on first use)")
+    return Check(
+        name="store",
+        status="fail",
+        detail=f"{shown}: {ancestor} is not writable, so the database cannot be created",
+        fix="choose a writable path in [store] url, or make the directory writable",
+    )
+
+
+async def _round_trip(url: str) -> None:
+    from toolwire.backends.kv import create_kv_backend
+
+    backend = create_kv_backend(url)
+    try:
+        store = backend.scoped("toolwire_doctor", "tool:toolwire_doctor", ttl_seconds_default=60)
+        await store.set("probe", "ok")
+        if await store.get("probe") != "ok":
+            raise RuntimeError("a key written could not be read back")
+        await store.delete("probe")
+    finally:
+        await backend.aclose()
+
+
+def _store_fix(scheme: str) -> str:
+    if scheme in ("redis", "rediss"):
+        return (
+            "start Redis (`make services` in a checkout, or `redis-server`), check the URL in "
+            "[store] url, and install the driver: pip install 'toolwire[redis]'"
+        )
+    if scheme in ("postgresql", "postgres"):
+        return (
+            "start PostgreSQL (`make services` in a checkout), check the URL, user and database "
+            "in [store] url, and install the driver: pip install 'toolwire[postgres]'"
+        )
+    return "check [store] url (or TOOLWIRE_STORE_URL); memory:// needs nothing"
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+# -- the sandbox -----------------------------------------------------------------------------
+
+_BWRAP_FIX = "sudo apt-get install bubblewrap (Debian/Ubuntu; `make sysdeps` in a checkout)"
+
+
+def check_sandbox(config: ToolwireConfig) -> Check:
+    """Whether commands can run in the bubblewrap sandbox here."""
+    mode = str(getattr(config, "sandbox_mode", "auto"))
+    if mode == "off":
+        return Check(name="sandbox", status="skip", detail="off in the configuration")
+    usable, reason = _probe_bubblewrap()
+    if usable:
+        return Check(name="sandbox", status="ok", detail=reason)
+    if mode == "required":
+        return Check(
+            name="sandbox", status="fail", detail=f"required, but {reason}", fix=_BWRAP_FIX
+        )
+    detail = f"{reason}; commands run without a sandbox (mode {mode})"
+    return Check(name="sandbox", status="warn", detail=detail, fix=_BWRAP_FIX)
+
+
+def _probe_bubblewrap() -> tuple[bool, str]:
+    """`toolwire.sandbox.probe_bubblewrap`, or a check of our own where it is not there."""
+    try:
+        from toolwire.sandbox import probe_bubblewrap
+    except ImportError:
+        try:
+            from toolwire.sandbox.probe import probe_bubblewrap
+        except ImportError:
+            return _own_bubblewrap_probe()
+    probe = probe_bubblewrap()
+    return bool(probe.usable), str(probe.reason)
+
+
+def _own_bubblewrap_probe() -> tuple[bool, str]:
+    path = shutil.which("bwrap")
+    if path is None:
+        return False, "bwrap is not installed"
+    done = _run([path, "--ro-bind", "/", "/", "--unshare-all", "--", "true"])
+    if done is None or done.returncode != 0:
+        detail = "" if done is None else (done.stderr.strip() or f"exit {done.returncode}")
+        return False, f"bwrap is installed but cannot create a sandbox here: {detail}"
+    return True, f"bubblewrap runs ({path})"
+
+
+# -- Chromium, node --------------------------------------------------------------------------
+
+_CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def check_chromium(config: ToolwireConfig) -> Check:
+    """A Chromium for the browser tools, and Playwright to drive it."""
+    playwright = importlib.util.find_spec("playwright") is not None
+    found = next((path for name in _CHROMIUM if (path := shutil.which(name))), None)
+    if found is None:
+        return Check(
+            name="chromium",
+            status="warn",
+            detail="no Chromium found: the browser tools are unavailable",
+            fix="sudo apt-get install chromium (Debian) or chromium-browser (Ubuntu)",
+        )
+    version = _first_line([found, "--version"]) or found
+    if not playwright:
+        return Check(
+            name="chromium",
+            status="warn",
+            detail=f"{version}, but Playwright is not installed: the browser tools are unavailable",
+            fix="pip install playwright (no browser download needed: the system Chromium is used)",
+        )
+    return Check(name="chromium", status="ok", detail=f"{version} ({found}), Playwright installed")
+
+
+def check_node(config: ToolwireConfig) -> Check:
+    """Node.js, for MCP servers launched with npx and JavaScript checks."""
+    needed = [s.name for s in config.mcp_servers if (s.command or "") in ("npx", "node")]
+    path = shutil.which("node")
+    if path is None:
+        if needed:
+            return Check(
+                name="node",
+                status="fail",
+                detail=f"not installed, and MCP servers {needed} are launched with it",
+                fix=f"install Node.js >= {_MIN_NODE_MAJOR} (sudo apt-get install nodejs npm)",
+            )
+        return Check(
+            name="node",
+            status="warn",
+            detail="not installed: MCP servers launched with npx cannot start",
+            fix=f"install Node.js >= {_MIN_NODE_MAJOR} (sudo apt-get install nodejs npm)",
+        )
+    version = _first_line([path, "--version"]) or "unknown version"
+    major = re.match(r"v?(\d+)", version)
+    if major is not None and int(major.group(1)) < _MIN_NODE_MAJOR:
+        return Check(
+            name="node",
+            status="warn",
+            detail=f"{version} is older than {_MIN_NODE_MAJOR}: npx MCP servers may not start",
+            fix=f"install Node.js >= {_MIN_NODE_MAJOR}",
+        )
+    return Check(name="node", status="ok", detail=f"{version} ({path})")
+
+
+# -- search ----------------------------------------------------------------------------------
+
+
+def check_search(config: ToolwireConfig) -> Check:
+    """The key of the configured web-search provider."""
+    provider = _configured_search_provider(config)
+    present = sorted(name for name, variable in _SEARCH_KEYS.items() if os.environ.get(variable))
+    if provider is None:
+        keys = f"keys in the environment: {', '.join(present)}" if present else "no keys set"
+        return Check(name="search", status="skip", detail=f"no provider configured ({keys})")
+    variable = _SEARCH_KEYS.get(provider)
+    if variable is None:
+        return Check(name="search", status="ok", detail=f"{provider} (needs no key)")
+    if os.environ.get(variable) or _in_vault(f"providers/{provider}/apiKey"):
+        return Check(name="search", status="ok", detail=f"{provider}: key found")
+    return Check(
+        name="search",
+        status="fail",
+        detail=f"{provider} is configured but its key is missing",
+        fix=(
+            f"export {variable}=..., or store it in the vault: "
+            f"~/.toolwire/secrets/providers/{provider}/apiKey"
+        ),
+    )
+
+
+def _configured_search_provider(config: ToolwireConfig) -> str | None:
+    section = getattr(config, "search", None)
+    provider = getattr(section, "provider", None) or getattr(config, "search_provider", None)
+    return str(provider).lower() if provider else None
+
+
+def _in_vault(ref: str) -> bool:
+    return (Path.home() / ".toolwire" / "secrets" / ref).is_file()
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str] | None:
+    try:
+        return subprocess.run(
+            argv,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_COMMAND_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _first_line(argv: list[str]) -> str | None:
+    done = _run(argv)
+    if done is None or done.returncode != 0:
+        return None
+    lines = (done.stdout or done.stderr).strip().splitlines()
+    return lines[0].strip() if lines else None
