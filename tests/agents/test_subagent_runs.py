@@ -285,3 +285,14 @@ async def test_the_turn_budget_trims_the_childs_tool_output(
     (message,) = server.requests[1].tool_messages()
     assert "[truncated — 50000 chars total]" in message["content"]
     assert len(message["content"]) < 3_000
+
+
+async def test_without_hooks_of_the_hosts_the_child_still_has_the_command_guard(
+    server: ModelServer, make_registry: RegistryFactory, ctx: ToolContext
+) -> None:
+    server.add(
+        completion(None, tool_call("terminal", {"command": "rm -rf /"}, "t")), completion("no")
+    )
+    await task(make_registry(toolsets=("terminal",)), ctx, description="rm", prompt="Clean up.")
+    (message,) = server.requests[1].tool_messages()
+    assert "Command blocked" in message["content"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import anyio
 import pytest
 from toolbox_helpers import error_of, run
 
@@ -201,3 +202,51 @@ async def test_an_empty_answer_says_there_was_none(work: Path, ctx: ToolContext)
     result = await run(registry, ctx, "task", description="quiet", prompt="Go")
     assert isinstance(result, Ok)
     assert result.value == "(the sub-agent finished without writing an answer)"
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_a_runner_over_its_time_is_cancelled_on_either_backend(
+    work: Path, ctx: ToolContext, anyio_backend: str
+) -> None:
+    stopped: list[bool] = []
+
+    async def script(job: SubagentJob) -> str:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            stopped.append(job.context.abort_signal.aborted)
+        return "never"
+
+    registry = registry_with(ScriptedRunner(script), work, timeout_s=0.2)
+    error = error_of(await run(registry, ctx, "task", description="slow", prompt="Go"))
+    assert error.cause == "timeout"
+    assert len(stopped) == 1  # the runner was cancelled, not left running
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_aborting_the_parent_cancels_the_runner_on_either_backend(
+    work: Path, ctx: ToolContext, anyio_backend: str
+) -> None:
+    started = anyio.Event()
+    child_signals: list[bool] = []
+
+    async def script(job: SubagentJob) -> str:
+        started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            child_signals.append(job.context.abort_signal.aborted)
+        return "never"
+
+    registry = registry_with(ScriptedRunner(script), work)
+    results = []
+    async with anyio.create_task_group() as group:
+
+        async def call() -> None:
+            results.append(await run(registry, ctx, "task", description="d", prompt="Go"))
+
+        group.start_soon(call)
+        await started.wait()
+        ctx.abort_signal.abort("stop now")
+    assert "aborted: stop now" in error_of(results[0]).error
+    assert child_signals == [True]

@@ -24,6 +24,7 @@ from toolwire.execution.hooks import HookRegistry
 from toolwire.reducers.registry import ReducerRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.seams.subagent import ParentContext, depth_agent_id
+from toolwire.toolbox.guard import command_guard_hook
 from toolwire.tools import Tool
 
 __all__ = ["ChildSettings", "child_context", "child_registry", "child_tools"]
@@ -37,7 +38,8 @@ class ChildSettings:
 
     Attributes:
         hooks: The hooks child calls go through (share the parent registry's to apply the
-            same guards); a fresh `HookRegistry` when ``None``.
+            same guards); when ``None``, a fresh `HookRegistry` with the command guard, so a
+            sub-agent's commands are never less guarded than the default.
         reducers: The child's result reducers; the built-in ones when ``None``.
         default_timeout_s: Timeout of child tools without their own.
         max_concurrency: At most this many child calls of one batch at once.
@@ -75,9 +77,13 @@ def child_registry(
     options: dict[str, Any] = {}
     if settings.reducers is not None:
         options["reducers"] = settings.reducers
+    hooks = settings.hooks
+    if hooks is None:
+        hooks = HookRegistry()
+        command_guard_hook(hooks)
     registry = ToolRegistry(
         backends=backends,
-        hooks=settings.hooks,
+        hooks=hooks,
         default_timeout_s=settings.default_timeout_s,
         max_concurrency=settings.max_concurrency,
         provider_id="subagent",

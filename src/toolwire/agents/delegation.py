@@ -105,7 +105,8 @@ class Delegation:
         turn_budget_chars: The output budget of each of its tool-call batches.
         system_prompt: The sub-agents' system message (``None``: a short default).
         prices: Model → `ModelPrice`, for ``cost_usd``; an unpriced model costs ``None``.
-        hooks: Hooks for the child calls (pass the parent registry's to share its guards).
+        hooks: Hooks for the child calls (pass the parent registry's to share its guards;
+            ``None``: a fresh `HookRegistry` with the command guard).
         reducers: Result reducers for the child calls (``None``: the built-in ones).
         tool_timeout_s: Timeout of child tools without their own.
         max_concurrency: Child calls of one batch run at most this many at once.
