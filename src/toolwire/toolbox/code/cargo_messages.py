@@ -27,6 +27,8 @@ _SUMMARY = re.compile(
     r"^(?:aborting due to|\d+ warnings? emitted|could not compile|"
     r"\d+ (?:errors?|warnings?) generated)"
 )
+_NOISE = re.compile(r"^(?:for further information visit |`#\[(?:warn|deny|forbid)\()")
+"""Children that are the same for every finding of a lint: its docs link, its default level."""
 _TEST_LINE = re.compile(r"^test (?P<name>.+?) \.\.\. (?P<result>ok|FAILED|ignored\b.*|bench\b.*)$")
 _SECTION = re.compile(r"^---- (?P<name>.+?) (?:stdout|stderr) ----$")
 _PANIC = re.compile(r"panicked at (?P<file>[^\s:]+):(?P<line>\d+):(?P<column>\d+):?$")
@@ -58,9 +60,9 @@ def _diagnostic(message: dict[str, Any], root: str, tool: str) -> Diagnostic | N
     primary = next((s for s in spans if s.get("is_primary")), spans[0] if spans else {})
     code = message.get("code")
     extra = [
-        f"{child.get('level')}: {child.get('message')}"
+        _child_line(child)
         for child in message.get("children") or ()
-        if isinstance(child, dict) and child.get("message")
+        if isinstance(child, dict) and child.get("message") and not _NOISE.match(child["message"])
     ]
     return Diagnostic(
         file=relative_file(str(primary.get("file_name") or ""), root),
@@ -74,6 +76,19 @@ def _diagnostic(message: dict[str, Any], root: str, tool: str) -> Diagnostic | N
         tool=tool,
         fixable=_machine_applicable(message),
     )
+
+
+def _child_line(child: dict[str, Any]) -> str:
+    """``help: <message>``, with the replacement it suggests when there is one."""
+    line = f"{child.get('level')}: {child.get('message')}"
+    replacements = [
+        str(span["suggested_replacement"])
+        for span in child.get("spans") or ()
+        if isinstance(span, dict) and span.get("suggested_replacement") is not None
+    ]
+    if replacements and "\n" not in replacements[0] and len(replacements[0]) <= 120:
+        line += f": `{replacements[0]}`"
+    return line
 
 
 def _machine_applicable(message: dict[str, Any]) -> bool:

@@ -137,7 +137,7 @@ async def _run_ecosystems(request: CheckRequest, kind: CheckKind) -> ToolResult:
     if not runs:
         return skipped[0][1] if skipped else failures.no_checker("nothing to run")
     lines = [f"{ecosystem}: {answer.error}" for ecosystem, answer in skipped]
-    text = render_runs(runs, lines, request.ctx.result_budget_chars)
+    text = render_runs(runs, lines, request.ctx.result_budget_chars, fix_hint=kind == "lint")
     return Ok(text, structured=_structured(request, kind, runs, skipped))
 
 

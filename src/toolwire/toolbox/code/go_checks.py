@@ -207,7 +207,26 @@ def parse_go_test(text: str, root: str, module: str = "") -> tuple[list[TestOutc
         if state.outcome == "failed" and not any(key[0] == package for key in tests):
             where = _directory(module, package)
             found.append(_go_test(package, package, state, where, "error"))
-    return found, "".join(build)
+    return [_blame_subtests(test, found) for test in found], "".join(build)
+
+
+def _blame_subtests(test: TestOutcome, tests: list[TestOutcome]) -> TestOutcome:
+    """A parent test that failed with nothing of its own to say failed because of its
+    subtests: say so, and place it where the first failing subtest is."""
+    if test.outcome != "failed" or test.message:
+        return test
+    prefix = test.name + "/"
+    child = next((t for t in tests if t.name.startswith(prefix) and t.outcome == "failed"), None)
+    if child is None:
+        return test
+    return TestOutcome(
+        name=test.name,
+        outcome="failed",
+        file=child.file,
+        line=child.line,
+        duration_s=test.duration_s,
+        message=f"its subtest {child.name[len(prefix) :]} failed",
+    )
 
 
 _ACTIONS: dict[str, Outcome] = {"pass": "passed", "fail": "failed", "skip": "skipped"}

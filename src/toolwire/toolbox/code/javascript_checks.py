@@ -88,7 +88,9 @@ async def _eslint(request: CheckRequest, fix: bool) -> tuple[list[Diagnostic], C
             return failures.crashed("eslint", result)
         try:
             raw = await report.read() if report is not None else result.stdout.encode()
-            found = parse_eslint((raw or b"[]").decode("utf-8", errors="replace"), request.root)
+            if raw is None:
+                return failures.crashed("eslint", result, "it wrote no report")
+            found = parse_eslint(raw.decode("utf-8", errors="replace") or "[]", request.root)
         except (ValueError, ReportTooLargeError) as exc:
             return failures.unreadable("eslint", str(exc))
     run = CheckRun(

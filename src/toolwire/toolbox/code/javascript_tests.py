@@ -16,6 +16,7 @@ reducer (`toolwire.reducers.test_runs`), with no per-test detail.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from toolwire.reducers.test_runs import detect_test_runner, reduce_test_output
@@ -58,9 +59,10 @@ def parse_jest_report(text: str | bytes, root: str) -> list[TestOutcome]:
 
 
 def _suite(suite: dict[str, Any], root: str) -> list[TestOutcome]:
-    file = relative_file(str(suite.get("name") or ""), root)
+    path = str(suite.get("name") or "")
+    file = relative_file(path, root)
     cases = [c for c in suite.get("assertionResults") or () if isinstance(c, dict)]
-    tests = [_case(case, file) for case in cases]
+    tests = [_case(case, file, path) for case in cases]
     message = strip_ansi(str(suite.get("message") or suite.get("failureMessage") or "")).strip()
     if suite.get("status") == "failed" and not any(t.outcome == "failed" for t in tests):
         summary = next((line.strip() for line in message.splitlines() if line.strip()), "")
@@ -76,7 +78,15 @@ def _suite(suite: dict[str, Any], root: str) -> list[TestOutcome]:
     return tests
 
 
-def _case(case: dict[str, Any], file: str) -> TestOutcome:
+def _failure_line(details: str, path: str) -> int | None:
+    """The line of the test file in a failure's stack trace (its first frame there)."""
+    if not path:
+        return None
+    match = re.search(re.escape(path) + r":(\d+):\d+", details)
+    return int(match[1]) if match else None
+
+
+def _case(case: dict[str, Any], file: str, path: str) -> TestOutcome:
     outcome = _OUTCOMES.get(str(case.get("status")), "error")
     ancestors = [str(a) for a in case.get("ancestorTitles") or () if a]
     name = " > ".join([*ancestors, str(case.get("title") or "?")])
@@ -88,7 +98,7 @@ def _case(case: dict[str, Any], file: str) -> TestOutcome:
         name=name,
         outcome=outcome,
         file=file,
-        line=location.get("line") if location else None,
+        line=location.get("line") if location else _failure_line(details, path),
         duration_s=round(duration / 1000, 4) if isinstance(duration, int | float) else None,
         message=next((line.strip() for line in details.splitlines() if line.strip()), "")[:500],
         details=cap_details(details) if outcome in ("failed", "error") else "",

@@ -50,9 +50,11 @@ async def python_tests(request: CheckRequest) -> CheckRun | Err:
             return failures.crashed("pytest", result)
         try:
             data = await report.read()
-            tests = parse_junit(data) if data else []
+            tests = parse_junit(data) if data is not None else None
         except (UnsafeXmlError, ReportTooLargeError) as exc:
             return failures.unreadable("pytest", str(exc))
+    if tests is None:
+        return failures.crashed("pytest", result, "it wrote no report")
     if result.exit_code == 2 and not tests:
         return failures.crashed("pytest", result, "the run was interrupted before any test ran")
     status: RunStatus

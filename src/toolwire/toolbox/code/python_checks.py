@@ -88,8 +88,9 @@ async def _ruff(request: CheckRequest, fix: bool) -> tuple[list[Diagnostic], Che
             return failures.crashed("ruff", result)
         try:
             raw = await report.read() if report is not None else result.stdout.encode()
-            text = (raw or b"[]").decode("utf-8", errors="replace")
-            found = parse_ruff(text, request.root)
+            if raw is None:
+                return failures.crashed("ruff", result, "it wrote no report")
+            found = parse_ruff(raw.decode("utf-8", errors="replace") or "[]", request.root)
         except (ValueError, ReportTooLargeError) as exc:
             return failures.unreadable("ruff", str(exc))
     run = CheckRun(

@@ -39,8 +39,9 @@ def _files(items: Iterable[Diagnostic | TestOutcome]) -> int:
     return len({item.file for item in items if item.file})
 
 
-def summary_line(run: CheckRun) -> str:
-    """The run in one line: what ran, and its counts."""
+def summary_line(run: CheckRun, fix_hint: bool = False) -> str:
+    """The run in one line: what ran, and its counts (and, with ``fix_hint``, how many
+    ``lint(fix=true)`` would fix)."""
     head = f"{run.tool}:"
     if run.status in ("passed", "failed", "no_tests") or run.tests:
         return f"{head} {_test_summary(run)}"
@@ -57,7 +58,7 @@ def summary_line(run: CheckRun) -> str:
     left += f" in {_plural(_files(found), 'file')}"
     parts.append(left + (" left" if run.fixed else ""))
     fixable = sum(d.fixable for d in found)
-    if fixable and not run.fixed:
+    if fixable and fix_hint and not run.fixed:
         parts.append(f"{fixable} fixable with lint(fix=true)")
     return f"{head} {'; '.join(parts)}"
 
@@ -107,12 +108,15 @@ def _grouped(run: CheckRun) -> list[tuple[str, list[list[str]]]]:
     return sorted(groups.items())
 
 
-def render_runs(runs: Sequence[CheckRun], skipped: Sequence[str], budget: int) -> str:
+def render_runs(
+    runs: Sequence[CheckRun], skipped: Sequence[str], budget: int, *, fix_hint: bool = False
+) -> str:
     """Summaries, notes and skipped ecosystems first, then every finding that fits ``budget``
-    characters (with a line counting the ones left out)."""
+    characters (with a line counting the ones left out). ``fix_hint``: say how many findings
+    ``lint(fix=true)`` would fix."""
     head: list[str] = []
     for run in runs:
-        head.append(summary_line(run))
+        head.append(summary_line(run, fix_hint))
         head += [f"  note: {note}" for note in run.notes]
     head += [f"skipped: {why}" for why in skipped]
     out = list(head)

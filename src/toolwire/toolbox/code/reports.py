@@ -1,11 +1,13 @@
 """Report files: where a checker writes its machine-readable report, read back and removed.
 
 A report file keeps the whole report whatever its size (a child's stdout is kept only up to
-about 1 MB, head and tail) and keeps it apart from whatever the tests print. It lives in
-``<project root>/.toolwire/code-reports/<session>-<epoch ms>-<8 hex><suffix>``, inside the
-project, so a sandboxed checker can write it wherever the project is mounted writable; it is
-created, read and removed through the call's ``ScopedFs`` (reach-checked), and only when the
-project root is in write reach. Reading refuses a report over `MAX_REPORT_BYTES`.
+about 1 MB, head and tail) and keeps it apart from whatever the tests print. It is
+``<project root>/.code-report-<session>-<epoch ms>-<8 hex><suffix>``: in the project root,
+because a sandboxed checker sees the project (mounted writable when it is in write reach) but
+not toolwire's ``.toolwire`` directories, nor a temporary directory of the host. It is used
+only when the project root is in write reach, read through the call's ``ScopedFs``
+(reach-checked) and removed as soon as it is read. Reading refuses a report over
+`MAX_REPORT_BYTES`.
 """
 
 from __future__ import annotations
@@ -18,12 +20,11 @@ from collections.abc import AsyncIterator
 
 from toolwire.errors import CapabilityError
 from toolwire.toolbox.code.running import CheckRequest
-from toolwire.toolbox.protected import STATE_DIR_NAME
 
-__all__ = ["MAX_REPORT_BYTES", "REPORT_DIR", "ReportTooLargeError", "report_file"]
+__all__ = ["MAX_REPORT_BYTES", "REPORT_PREFIX", "ReportTooLargeError", "report_file"]
 
-REPORT_DIR = f"{STATE_DIR_NAME}/code-reports"
-"""The report directory, relative to the project root."""
+REPORT_PREFIX = ".code-report-"
+"""How a report file's name starts."""
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 """The largest report read back."""
 
@@ -68,14 +69,8 @@ async def report_file(request: CheckRequest, suffix: str) -> AsyncIterator[Repor
         yield None
         return
     session = _UNSAFE.sub("_", request.ctx.session_id)[:40] or "session"
-    name = f"{session}-{int(time.time() * 1000)}-{secrets.token_hex(4)}{suffix}"
-    directory = request.project.path(REPORT_DIR)
-    try:
-        await request.fs.mkdir(directory)
-    except (CapabilityError, OSError):
-        yield None
-        return
-    report = ReportFile(request, f"{directory}/{name}")
+    name = f"{REPORT_PREFIX}{session}-{int(time.time() * 1000)}-{secrets.token_hex(4)}{suffix}"
+    report = ReportFile(request, request.project.path(name))
     try:
         yield report
     finally:

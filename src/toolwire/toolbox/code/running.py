@@ -9,6 +9,7 @@ name, with the ``PATH`` of `toolwire.toolbox.code.toolchains`.
 from __future__ import annotations
 
 import errno
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -105,4 +106,16 @@ class CheckRequest:
             return failures.aborted(label)
         if result.timed_out:
             return failures.timed_out(label, limit, result)
+        unstarted = _not_started(result, binary)
+        if unstarted is not None:
+            return failures.not_installed(label, f"{binary} could not be started: {unstarted}")
         return result
+
+
+def _not_started(result: ProcessResult, binary: str) -> str | None:
+    """Why ``binary`` never ran, when a wrapping backend (a sandbox) reports it that way: its
+    ``execvp`` failed (the binary is not there, or not visible inside the sandbox)."""
+    if result.exit_code not in (1, 126, 127) or result.stdout.strip():
+        return None
+    match = re.search(rf"execvp {re.escape(binary)}: ([^\n]+)", result.stderr)
+    return match[1].strip() if match else None

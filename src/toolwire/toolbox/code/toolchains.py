@@ -30,9 +30,11 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "PROJECT_BIN_DIRS",
+    "SYSTEM_DIRS",
     "TOOLCHAIN_ENV_VARS",
     "Toolchains",
     "default_search_dirs",
+    "toolchain_roots",
 ]
 
 PROJECT_BIN_DIRS: tuple[str, ...] = (".venv/bin", "venv/bin", "node_modules/.bin")
@@ -68,6 +70,50 @@ def default_search_dirs(
     dirs.append(os.path.join(env.get("GOPATH") or os.path.join(home, "go"), "bin"))
     dirs.extend(env.get("PATH", os.defpath).split(os.pathsep))
     return _unique(dirs)
+
+
+def _home() -> str:
+    return os.environ.get("HOME") or os.path.expanduser("~")
+
+
+def _rust_homes() -> dict[str, str]:
+    return {
+        "CARGO_HOME": os.environ.get("CARGO_HOME") or os.path.join(_home(), ".cargo"),
+        "RUSTUP_HOME": os.environ.get("RUSTUP_HOME") or os.path.join(_home(), ".rustup"),
+    }
+
+
+SYSTEM_DIRS: tuple[str, ...] = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt")
+"""Where a sandbox shows the system anyway (`toolchain_roots` leaves them out)."""
+
+
+def toolchain_roots(dirs: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The directories checkers read outside the project and the system: the Python
+    environment toolwire runs in (``sys.prefix``) and its base interpreter, the Rust homes
+    (`CARGO_HOME`, `RUSTUP_HOME`), ``$GOROOT`` and ``$GOPATH``, and the search directories
+    ``dirs`` (default: `default_search_dirs`) outside those; only those that exist.
+
+    A sandboxing process backend shows a command only the system and the call's file reach,
+    so a registry that sandboxes the code tools gives them read reach over these, e.g.
+    ``create_backends(fs_read=[project, *toolchain_roots()])``. Touches the disk.
+    """
+    homes = _rust_homes()
+    candidates = [sys.prefix, sys.base_prefix, homes["CARGO_HOME"], homes["RUSTUP_HOME"]]
+    candidates += [os.environ.get("GOROOT", ""), os.environ.get("GOPATH", "")]
+    for directory in default_search_dirs() if dirs is None else dirs:
+        if not any(_inside(directory, c) for c in candidates if c):
+            candidates.append(directory)
+    roots: list[str] = []
+    for candidate in _unique(candidates):
+        if any(_inside(candidate, s) for s in SYSTEM_DIRS) or not os.path.isdir(candidate):
+            continue
+        if not any(_inside(candidate, r) for r in roots):
+            roots.append(candidate)
+    return tuple(roots)
+
+
+def _inside(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix.rstrip("/") + "/")
 
 
 def _unique(dirs: Iterable[str]) -> tuple[str, ...]:
@@ -120,8 +166,11 @@ class Toolchains:
 
     def env(self, dirs: Iterable[str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """What a checker's environment adds to the scrubbed one: ``PATH`` = ``dirs``, the
-        host's toolchain variables, ``NO_COLOR=1``, then ``extra``."""
+        host's toolchain variables (``CARGO_HOME`` and ``RUSTUP_HOME`` always: a sandbox
+        gives its commands an empty home, where rustup would not find its toolchains),
+        ``NO_COLOR=1``, then ``extra``."""
         env = {name: os.environ[name] for name in self.env_vars if os.environ.get(name)}
+        env.update({name: path for name, path in _rust_homes().items() if name not in env})
         env["PATH"] = os.pathsep.join(dirs)
         env["NO_COLOR"] = "1"
         if extra:
