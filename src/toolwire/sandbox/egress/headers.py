@@ -38,12 +38,17 @@ def end_to_end(
 ) -> list[tuple[bytes, bytes]]:
     """The headers to pass on: hop-by-hop ones, and those ``Connection`` names, removed.
 
+    A ``Content-Length`` beside a ``Transfer-Encoding`` is dropped too (RFC 9112, 6.3: the
+    transfer coding wins; the body is framed again for the next hop).
+
     Args:
         headers: ``(name, value)`` pairs as received.
         request: Also drop ``Host`` and ``Expect`` (a request's).
     """
     pairs = list(headers)
     dropped = _HOP_BY_HOP | _connection_tokens(pairs) | (_REQUEST_ONLY if request else frozenset())
+    if any(name.lower() == b"transfer-encoding" for name, _ in pairs):
+        dropped |= {b"content-length"}  # the transfer coding framed it; h11 frames it anew
     return [(name, value) for name, value in pairs if name.lower() not in dropped]
 
 
