@@ -22,7 +22,7 @@ from toolwire.capabilities.kinds.subagent import SUBAGENT
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
-from toolwire.seams.subagent import SubagentUsage
+from toolwire.seams.subagent import SubagentReport, SubagentUsage
 from toolwire.toolbox import default_tools, delegation_tools
 from toolwire.toolbox.delegation import task
 
@@ -238,7 +238,8 @@ async def test_aborting_the_parent_cancels_the_runner_on_either_backend(
             child_signals.append(job.context.abort_signal.aborted)
         return "never"
 
-    registry = registry_with(ScriptedRunner(script), work)
+    reports: list[SubagentReport] = []
+    registry = registry_with(ScriptedRunner(script), work, on_report=reports.append)
     results = []
     async with anyio.create_task_group() as group:
 
@@ -250,3 +251,5 @@ async def test_aborting_the_parent_cancels_the_runner_on_either_backend(
         ctx.abort_signal.abort("stop now")
     assert "aborted: stop now" in error_of(results[0]).error
     assert child_signals == [True]
+    (report,) = reports  # the host hears of the aborted run too
+    assert (report.stop, report.error) == ("aborted", "aborted: stop now")

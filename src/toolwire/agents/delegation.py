@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import anyio
+
 from toolwire.agents.child import ChildSettings, child_context, child_registry, child_tools
 from toolwire.agents.pricing import ModelPrice
 from toolwire.agents.runner import SubagentJob, SubagentRunner
@@ -228,6 +230,8 @@ class BoundSubagents:
             max_turns=settings.max_turns,
             prices=settings.prices,
             emit=parent.emit,
+            toolset=request.toolset,
+            depth=depth,
             audience=settings.progress_audience,
         )
         signal = AbortSignal()
@@ -235,28 +239,27 @@ class BoundSubagents:
             job = self._job(request, parent, depth, signal, tally)
         except Exception as exc:
             logger.warning("toolwire: could not prepare a sub-agent", exc_info=True)
-            report = tally.report(
-                stop="failed",
-                text="",
-                error=f"the sub-agent could not be prepared: {describe(exc)}",
-                toolset=request.toolset,
-                depth=depth,
-            )
+            error = f"the sub-agent could not be prepared: {describe(exc)}"
+            report = tally.report(stop="failed", text="", error=error)
         else:
             scope = f"toolset {request.toolset}" if request.toolset else "every allowed toolset"
             tally.say(f"started at depth {depth} with {scope}")
-            report = await drive(
-                settings.runner, job, signal, self._call.scope.abort_signal, settings.timeout_s
-            )
-            report = tally.report(
-                stop=report.stop,
-                text=report.text,
-                error=report.error,
-                toolset=request.toolset,
-                depth=depth,
-            )
+            report = await self._drive(job, signal)
         _notify(settings, report)
         return report
+
+    async def _drive(self, job: SubagentJob, signal: AbortSignal) -> SubagentReport:
+        """`drive` the runner; the report, also when the parent's call is cancelled under it."""
+        settings, tally = self._delegation, job.tally
+        parent_signal = self._call.scope.abort_signal
+        try:
+            bare = await drive(settings.runner, job, signal, parent_signal, settings.timeout_s)
+        except anyio.get_cancelled_exc_class():  # the parent's call itself was cancelled
+            reason = parent_signal.reason if parent_signal is not None else None
+            error = f"aborted: {reason or 'the task call was cancelled'}"
+            _notify(settings, tally.report(stop="aborted", text=tally.last_text, error=error))
+            raise
+        return tally.report(stop=bare.stop, text=bare.text, error=bare.error)
 
     def _job(
         self,

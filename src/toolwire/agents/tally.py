@@ -34,6 +34,8 @@ class SubagentTally:
         max_turns: The run's turn limit (progress shows ``turn n/max``).
         prices: The price table `cost_of` reads.
         emit: The parent's progress emitter (``ctx.emit``).
+        toolset: The toolset the run uses (``None``: every allowed one), for the report.
+        depth: The run's delegation depth, for the report.
         tool_name: The tool the progress events are attributed to.
         audience: The audience of the progress events.
     """
@@ -45,10 +47,14 @@ class SubagentTally:
         max_turns: int,
         prices: PriceTable,
         emit: Callable[[Any], None],
+        toolset: str | None = None,
+        depth: int = 1,
         tool_name: str = "task",
         audience: Audience = "user",
     ) -> None:
         self.description = description
+        self.toolset = toolset
+        self.depth = depth
         self.max_turns = max_turns
         self.turns = 0
         self.usage = SubagentUsage()
@@ -134,15 +140,7 @@ class SubagentTally:
         failures = f", {failed} failed" if failed else ""
         self.say(f"turn {self.turns}/{self.max_turns}: {count} {noun} done{failures}")
 
-    def report(
-        self,
-        *,
-        stop: SubagentStop,
-        text: str,
-        error: str | None,
-        toolset: str | None,
-        depth: int,
-    ) -> SubagentReport:
+    def report(self, *, stop: SubagentStop, text: str, error: str | None) -> SubagentReport:
         """The report of the run as recorded so far."""
         return SubagentReport(
             description=self.description,
@@ -154,6 +152,6 @@ class SubagentTally:
             usage=self.usage,
             cost_usd=self._cost if self.turns else 0.0,
             model=self.model,
-            toolset=toolset,
-            depth=depth,
+            toolset=self.toolset,
+            depth=self.depth,
         )
