@@ -290,3 +290,22 @@ async def test_absolute_form_https_is_fetched_by_the_proxy_with_verification(
             untrusted = await exchange(listener.address, request)
     assert status_and_code(trusted) == (200, None)
     assert status_and_code(untrusted) == (502, "upstream-failed")
+
+
+async def test_leaving_the_proxy_closes_everything_and_an_error_passes_through_as_is() -> None:
+    proxy = EgressProxy()
+    listeners: list[EgressListener] = []
+
+    async def fail_inside() -> None:
+        async with proxy:
+            listeners.append(await proxy.serve_tcp(policy=NetworkPolicy()))
+            raise KeyError("from the block")
+
+    with pytest.raises(KeyError, match="from the block"):
+        await fail_inside()
+    (listener,) = listeners
+    assert listener.closed
+    assert proxy.listeners == ()
+    assert listener.address is not None
+    with pytest.raises(OSError):
+        await anyio.connect_tcp(*listener.address)

@@ -85,15 +85,15 @@ class EgressProxy:
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool | None:
+    ) -> None:
         group, transport = self._group, self._transport
         self._group = self._transport = None
         self._listeners.clear()
         if group is None:
-            return None
+            return
         group.cancel_scope.cancel()
-        try:
-            return await group.__aexit__(exc_type, exc, tb)
+        try:  # the block's own exception, if any, propagates as it is (not in a group)
+            await group.__aexit__(None, None, None)
         finally:
             if transport is not None:
                 with anyio.CancelScope(shield=True):
