@@ -168,3 +168,21 @@ def test_delegation_keeps_the_toolsets_in_order_without_repeats() -> None:
     delegation = Delegation(runner=EchoRunner(), toolsets=["file", "code", "file"])
     assert delegation.toolsets == ("file", "code")
     assert {t.toolset for t in delegation.available_tools()} >= {"file", "delegation"}
+
+
+@given(st.text(max_size=40))
+def test_retry_after_never_raises_and_is_never_negative(value: str) -> None:
+    seconds = retry_after_seconds(value)
+    assert seconds is None or seconds >= 0
+
+
+def test_delegation_takes_its_tools_from_a_registry() -> None:
+    from toolwire.registry import ToolRegistry
+    from toolwire.toolbox import file_tools
+
+    registry = ToolRegistry()
+    registry.register_all(file_tools())
+    delegation = Delegation(runner=EchoRunner(), toolsets=("file",), tools=registry)
+    assert [t.name for t in delegation.available_tools()] == registry.names
+    late = Delegation(runner=EchoRunner(), toolsets=("file",), tools=lambda: registry)
+    assert [t.name for t in late.available_tools()] == registry.names

@@ -280,3 +280,13 @@ async def test_an_endpoint_nobody_listens_on_is_a_clear_error(
     )
     error = err_of(await task(make_registry(runner=runner), ctx, description="r", prompt="Hi."))
     assert "could not reach the endpoint: ConnectError" in error.error
+
+
+@pytest.mark.parametrize("status", [400, 404, 413, 422, 500, 502, 504])
+async def test_every_error_status_is_a_result_naming_it(
+    server: ModelServer, make_registry: RegistryFactory, ctx: ToolContext, status: int
+) -> None:
+    server.add(Reply(status=status, raw=b"<html>upstream trouble</html>"))
+    error = err_of(await task(make_registry(), ctx, description="r", prompt="Hi."))
+    assert f"HTTP {status}" in error.error
+    assert "upstream trouble" in error.error

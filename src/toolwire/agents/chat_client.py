@@ -72,10 +72,10 @@ def retry_after_seconds(value: str | None, *, now: float | None = None) -> float
         seconds = float(text)
     except ValueError:
         try:
-            when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
+            when = email.utils.parsedate_to_datetime(text).timestamp()
+        except (TypeError, ValueError, IndexError, OverflowError, OSError):
             return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
+        seconds = when - (time.time() if now is None else now)
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
