@@ -1,0 +1,112 @@
+"""Helpers for the code tool tests: tiny projects on disk, a registry over them, one call."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolwire.backends.process_backends import LocalProcessBackend
+from toolwire.backends.resolver import CapabilityBackends
+from toolwire.context import ToolContext
+from toolwire.registry import ToolRegistry
+from toolwire.results import Err, Ok, ToolResult
+from toolwire.toolbox.code import Toolchains, code_tools
+
+REPO = Path(__file__).resolve().parents[3]
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+PYTEST_OPTIONS = (
+    '[tool.pytest.ini_options]\npythonpath = ["."]\naddopts = "-p no:amplifier_module"\n'
+)
+"""The test projects' pytest settings: the pytest beside toolwire has amplifier-core's plugin,
+which needs pytest-asyncio (toolwire's own suite turns it off the same way)."""
+
+
+def write_tree(root: Path, files: Mapping[str, str]) -> Path:
+    """Write ``files`` (relative path → text) under ``root``; returns ``root``."""
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def code_registry(
+    read: Sequence[Path],
+    write: Sequence[Path] | None = None,
+    toolchains: Toolchains | None = None,
+) -> ToolRegistry:
+    """The code tools over an unsandboxed local process backend, reaching ``read`` (and
+    ``write``, default the same)."""
+    backends = CapabilityBackends(
+        fs_read=tuple(str(p) for p in read),
+        fs_write=tuple(str(p) for p in (read if write is None else write)),
+        processes=LocalProcessBackend(),
+    )
+    registry = ToolRegistry(backends=backends)
+    registry.register_all(code_tools(toolchains))
+    return registry
+
+
+async def call(
+    registry: ToolRegistry, root: Path, name: str, budget: int | None = None, **args: Any
+) -> ToolResult:
+    """Run one code tool call with ``root`` as the working directory."""
+    options: dict[str, Any] = {"session_id": "s1", "working_dir": str(root)}
+    if budget is not None:
+        options["result_budget_chars"] = budget
+    outcome = await registry.execute(name, args, ToolContext(**options))
+    return outcome.result
+
+
+def ok_of(result: ToolResult) -> Ok:
+    """The ``Ok`` (with ``structured``); fails the test otherwise."""
+    assert isinstance(result, Ok), result
+    assert result.structured is not None
+    return result
+
+
+def err_of(result: ToolResult) -> Err:
+    """The ``Err``; fails the test when the call succeeded."""
+    assert isinstance(result, Err), result
+    return result
+
+
+def require_binary(name: str) -> str:
+    """Where ``name`` is (the code tools' default search path); skip, or fail under CI=true."""
+    toolchains = Toolchains()
+    found = toolchains.which(name, toolchains.dirs())
+    if found is not None:
+        return found
+    message = f"{name} is not installed"
+    if IN_CI:
+        pytest.fail(f"{message}; scripts/system-deps.sh (make sysdeps) installs the toolchains")
+    pytest.skip(message)
+
+
+def node_tools() -> Path:
+    """The pinned npm tools (scripts/node-tools.sh), installed once; their node_modules."""
+    require_binary("node")
+    if shutil.which("npm") is None:
+        if IN_CI:
+            pytest.fail("npm is not installed")
+        pytest.skip("npm is not installed")
+    done = subprocess.run(
+        ["bash", str(REPO / "scripts" / "node-tools.sh")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0:
+        message = f"scripts/node-tools.sh failed: {done.stderr[-2000:]}"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    return Path(done.stdout.strip().splitlines()[-1]) / "node_modules"
