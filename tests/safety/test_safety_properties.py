@@ -118,5 +118,6 @@ def test_command_guard_never_raises_and_is_deterministic(command: str) -> None:
 @settings(max_examples=100, deadline=None)
 @given(prefix=commands)
 def test_appending_a_catastrophic_segment_is_always_caught(prefix: str) -> None:
-    # whatever came before, a new line that runs rm -rf ~ is a separate command
-    assert check_command(f"{prefix}\nrm -rf ~") is not None
+    # whatever came before, a new line that runs rm -rf ~ is a separate command (the blank
+    # line first: a prefix ending in a backslash continues onto the next line, as in bash)
+    assert check_command(f"{prefix}\n\nrm -rf ~") is not None

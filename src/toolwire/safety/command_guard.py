@@ -1,43 +1,54 @@
-"""The hardline command guard: refuse shell commands that destroy or exfiltrate the machine.
+"""The hardline command guard: refuse shell commands that destroy the machine or its secrets.
 
-`check_command` is a pure function over a command string. It splits the command the way a shell
-would (quotes respected, via `shlex`) into every simple command it runs: the segments of ``;``,
-``&&``, ``||``, ``|``, ``&`` and newlines, the bodies of ``$(...)`` and backticks, and the
-scripts of ``bash -c "..."`` / ``sh -c '...'`` / ``eval``, recursively. Wrappers such as
-``sudo``, ``env``, ``nohup``, ``timeout`` and ``xargs`` are looked through. Each segment is then
-checked against the catalogue:
+`check_command` reads a command line with a real bash parser (tree-sitter's bash grammar, see
+`toolwire.safety.bash`) and judges every command it would run — in lists, pipelines, subshells,
+groups, command and process substitutions, here-docs, function bodies, loops and conditionals —
+after looking through wrappers (``sudo``, ``env``, ``timeout``, ``xargs``, ``find -exec``...)
+and resolving what the text says statically (quotes, ``$'..'``, brace expansion, ``$IFS``,
+``~``, ``$HOME``, ``..``). Code inside the line is judged as code: ``sh -c``, ``eval``,
+interpreters' inline code, text piped or here-doc'd into a shell; a download or decoded text
+run as code is refused in every shape. What is quoted data (an ``echo``, a commit message, a
+``grep`` pattern, a here-doc written to a file) is not a command and passes.
 
-* ``rm`` with both recursive and force flags on ``/``, ``/*``, ``~``, ``$HOME`` (and their
-  ``/*`` forms) or a top-level system directory (``/etc``, ``/usr``, ...); any ``rm`` in
-  ``~/.ssh``; ``--no-preserve-root``;
-* ``gpg --delete-secret-key(s)``; ``find /`` (or ``~``) with ``-delete``;
-* ``dd of=/dev/<device>``; ``mkfs`` in any form; output redirected to a raw disk;
-* a fork bomb; ``chmod`` setting setuid/setgid; ``setcap`` granting capabilities;
-* writes (redirects, ``tee``, ``cp``/``mv``/``install`` destinations) to ``/etc/sudoers``,
-  ``/etc/passwd``, ``/etc/shadow``, under ``/boot/``, ``/sys/``, ``/proc/sys/``, or to an
-  ``authorized_keys`` file;
-* SQL ``DROP DATABASE|TABLE|SCHEMA`` and ``TRUNCATE TABLE``;
-* any argument naming a secret file: ``~/.ssh/id_*``, ``authorized_keys``, ``known_hosts``,
-  ``~/.aws/credentials``, ``~/.gnupg``, ``~/.netrc``, ``/etc/passwd|shadow|sudoers``, shell and
-  database histories.
+The catalogue (`command_rules`, `command_device_rules`): recursive delete of ``/``, ``~``, a
+system folder or a parent folder; any ``rm`` in ``~/.ssh``; ``find`` deleting from those;
+recursive ``chmod``/``chown``/``chgrp`` of them; setuid ``chmod``; ``setcap``; moving them away;
+``dd``/``mkfs``/``wipefs``/``shred``/``blkdiscard``/partition editors on disks; writes to raw
+disks, ``/etc/sudoers``, ``/etc/passwd``, ``/boot``, ``/sys``, ``/proc``, ``authorized_keys``;
+fork bombs; ``kill -9 -1``; shutting the machine down; ``crontab -r``; ``gpg`` deleting secret
+keys; destructive SQL given to a database client; naming secret files (``~/.ssh/id_*``,
+``~/.aws/credentials``...); download-and-execute; running encoded text.
 
-Look-alikes pass: ``rm -rf dist``, ``rm -rf /tmp/x``, ``dd if=/dev/sda of=backup.img``,
-``chmod 755``, ``cat /etc/passwords.json``, ``cat .bash_history.example``.
+A command longer than `MAX_COMMAND_CHARS`, or too deeply nested to check, is refused
+(``too-long``, ``too-complex``) rather than partly checked. Checking is linear in the length;
+`check_command_async` moves a long command off the event loop.
 
-This is a guard, not a sandbox. A determined command can evade any static check (variables,
-``base64 -d | sh``, a script file, another interpreter's ``-c``); the process seam's binary
-allowlist, file-system reach and the container are what contain a tool. The guard catches the
-catastrophic commands a model emits by mistake or because injected text asked it to.
+This is the second layer: the sandbox (``docs/sandbox.md``) is what contains a command. The
+guard refuses the catastrophic commands a model emits by mistake or because injected text
+asked it to, and says why.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolwire.safety.command_rules import raw_command_verdict, segment_verdict
-from toolwire.safety.command_segments import CommandTooComplexError, Segment, split_command
+from toolwire.safety.bash.walk import Refused, Walker
+from toolwire.safety.bash.words import TooComplexError
+from toolwire.safety.command_rules import judge
+from toolwire.threads import run_in_worker
 
-__all__ = ["GuardVerdict", "check_command"]
+__all__ = [
+    "MAX_COMMAND_CHARS",
+    "WORKER_THRESHOLD_CHARS",
+    "GuardVerdict",
+    "check_command",
+    "check_command_async",
+]
+
+MAX_COMMAND_CHARS = 65_536
+"""A longer command is refused (``too-long``): nobody reviews 64 KiB of shell."""
+WORKER_THRESHOLD_CHARS = 4_096
+"""`check_command_async` checks longer commands in a worker thread."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -45,9 +56,10 @@ class GuardVerdict:
     """Why a command was refused.
 
     Attributes:
-        rule: A stable rule id (``rm-recursive-root``, ``sensitive-path``, ...).
+        rule: A stable rule id (``rm-recursive-root``, ``download-exec``, ...).
         reason: A short human-readable reason.
-        segment: The simple command that tripped the rule, re-joined with spaces.
+        segment: The command that tripped the rule, as the guard read it (``~`` for the home
+            folder, ``…`` for what cannot be known).
     """
 
     rule: str
@@ -64,37 +76,40 @@ class GuardVerdict:
 
 
 def check_command(command: str) -> GuardVerdict | None:
-    """Check every segment of ``command`` against the hardline catalogue.
+    """Judge every command ``command`` would run against the hardline catalogue.
 
     Args:
         command: A shell command line, as the terminal tool would run it with ``bash -c``.
 
     Returns:
-        The first `GuardVerdict` found, or ``None`` when the command passes. A command nested
-        deeper than 8 levels (``$(...)``, backticks, ``sh -c``) is refused as ``too-complex``
-        rather than partly checked. Never raises.
+        The first `GuardVerdict` found, or ``None`` when the command passes. Never raises.
     """
-    try:
-        return _check(command)
-    except (CommandTooComplexError, RecursionError):
-        return GuardVerdict(
-            rule="too-complex",
-            reason="command nests substitutions or shell scripts too deeply to check",
-            segment=command[:200],
-        )
-
-
-def _check(command: str) -> GuardVerdict | None:
     if not isinstance(command, str):
         return None
-    segments: list[Segment] = split_command(command)
-    for segment in segments:
-        found = segment_verdict(segment)
-        if found is not None:
-            rule, reason = found
-            return GuardVerdict(rule=rule, reason=reason, segment=" ".join(segment.words))
-    found = raw_command_verdict(command)
-    if found is not None:
-        rule, reason = found
-        return GuardVerdict(rule=rule, reason=reason, segment=command[:200])
+    if len(command) > MAX_COMMAND_CHARS:
+        return GuardVerdict(
+            rule="too-long",
+            reason=f"the command is {len(command)} characters long, over the guard's limit of "
+            f"{MAX_COMMAND_CHARS}; split it or put it in a script file",
+            segment=command[:200],
+        )
+    try:
+        Walker(judge, len(command)).check(command)
+    except Refused as refused:
+        found = refused.finding
+        return GuardVerdict(rule=found.rule, reason=found.reason, segment=found.segment)
+    except (TooComplexError, RecursionError) as exc:
+        return GuardVerdict(
+            rule="too-complex",
+            reason=f"the command is too complex to check ({exc or 'nested too deeply'})",
+            segment=command[:200],
+        )
     return None
+
+
+async def check_command_async(command: str) -> GuardVerdict | None:
+    """`check_command`, in a worker thread when ``command`` is longer than
+    `WORKER_THRESHOLD_CHARS` (so a long command never holds the event loop)."""
+    if not isinstance(command, str) or len(command) <= WORKER_THRESHOLD_CHARS:
+        return check_command(command)
+    return await run_in_worker(lambda: check_command(command))

@@ -1,34 +1,39 @@
-"""The hardline catalogue of the command guard, one check per rule (see `command_guard`)."""
+"""The hardline catalogue of the command guard: the rules one resolved command is judged by.
+
+`judge` runs a `Segment`'s program rules (``rm``, ``find``, ``chmod``/``chown``/``chgrp``,
+``mv``, ``gpg``, ``setcap``, the disk and machine rules of `command_device_rules`), then the
+rules every command is judged by: what it writes (redirections, ``tee``, ``cp``/``mv``/
+``install``/``ln`` destinations, ``dd of=``, ``sed -i``, ``truncate``, ``sysctl -w``), the
+secret files it names, and destructive SQL given to a database client or inline code. A
+command whose name is hidden (``$X -rf /``, ``$(echo rm) -rf ~``) is judged by its arguments
+alone (`_hidden`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
-from toolwire.safety.command_segments import Segment
+from toolwire.safety.bash.model import Finding, Segment
+from toolwire.safety.bash.words import UNKNOWN, display
+from toolwire.safety.command_device_rules import (
+    DEVICE_RULES,
+    is_raw_disk,
+    options_and_operands,
+)
+from toolwire.safety.command_paths import danger, normalise
 from toolwire.safety.linear_regex import LinearPattern, linear
 
-__all__ = ["raw_command_verdict", "segment_verdict"]
+__all__ = ["judge"]
 
-Verdict = tuple[str, str]
-"""``(rule id, reason)``."""
-
-_HOME_FORMS = frozenset({"~", "$HOME", "${HOME}"})
-_SYSTEM_DIRS = frozenset(
-    {
-        "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc",
-        "/root", "/sbin", "/srv", "/sys", "/usr", "/var",
-    }
-)  # fmt: skip
-_SSH_DIR = linear(r"^(?:~|\$HOME|\$\{HOME\})/\.ssh(?:/|$)|/\.ssh(?:/|$)|^\.ssh(?:/|$)")
-_HARMLESS_DEVICES = linear(
-    r"^/dev/(?:null|zero|full|random|urandom|stdout|stderr|stdin|tty\w*|pts/.*|fd/.*|shm/.*)$"
-)
-_RAW_DISK = linear(r"^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|loop|dm-|md)\w*")
+Rule = Callable[[Segment], Finding | None]
+_SSH_DIR = linear(r"^(?:\x01|~|\$HOME|\$\{HOME\})/\.ssh(?:/|$)|/\.ssh(?:/|$)|^\.ssh(?:/|$)")
 _SYSTEM_WRITE = linear(
-    r"^/etc/(?:sudoers(?:\.d(?:/.*)?)?|passwd|shadow|group|gshadow)$"
-    r"|^/(?:boot|sys|proc/sys)/"
+    r"^/etc/(?:sudoers(?:\.d(?:/.*)?)?|passwd|shadow|group|gshadow|pam\.d/.*|ld\.so\.preload)$"
+    r"|^/(?:boot|sys)/"
+    r"|^/proc/(?:[^/]+/)*[^/]+$"
     r"|(?:^|/)authorized_keys2?$"
 )
+_PROC_FD = linear(r"^/proc/(?:self|thread-self|\d+)/fd/")
 _SETID_NUMERIC = linear(r"^[0-7]?[2467][0-7]{3}$")
 _SETID_SYMBOLIC = linear(r"(?:^|,)[ugoa]*[+=][rwxXt]*s")
 # The words are searched for whether they match, so the context around a name is consumed
@@ -41,182 +46,229 @@ _SENSITIVE_PATHS: tuple[tuple[LinearPattern, str], ...] = (
     (linear(r"(?:^|[^\w.-])/etc/(?:passwd|shadow|sudoers)(?:[^\w.]|$)"), "a system account file"),
     (linear(r"(?:^|[^\w-])\.(?:bash|zsh|psql|mysql)_history(?:[^\w.-]|$)"), "a shell history"),
 )
-_COLON_FORK_BOMB = linear(r":\s*\(\s*\)\s*\{")
-# words (ASCII letters, digits, "_" and any non-ASCII character but a blank), or one character
-_FORK_BOMB_TOKENS = linear(r"[^\s\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]+|\S")
 _SQL = linear(r"(?i)\bDROP\s+(?:DATABASE|TABLE|SCHEMA)\b|\bTRUNCATE\s+TABLE\b")
-_SLASHES = linear(r"/{2,}")
+_SQL_CLIENTS = frozenset(
+    {"psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "clickhouse",
+     "duckdb", "cockroach", "cqlsh", "isql", "bq", "snowsql", "trino", "presto", "usql"}
+)  # fmt: skip
+_CODE_RUNNERS = linear(r"^(?:python|pypy|perl|ruby|node|nodejs|php|lua|deno|bun)[0-9.]*$")
+_DATA_PROGRAMS = frozenset({"echo", "printf", ":", "true", "false", "test", "["})
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep"})
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
+_PERMISSIONS = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
 
 
-def segment_verdict(segment: Segment) -> Verdict | None:
+def _finding(rule: str, reason: str, segment: Segment) -> Finding:
+    return Finding(rule, reason, segment.text[:200])
+
+
+def judge(segment: Segment) -> Finding | None:
     """The first rule ``segment`` breaks, or ``None``."""
-    for check in _SEGMENT_CHECKS:
-        found = check(segment)
+    program = segment.program
+    rules: tuple[Rule, ...] = _PROGRAM_RULES.get(program, ())
+    if not rules and program.startswith(("mkfs", "mke2fs")):
+        rules = DEVICE_RULES["mkfs"]
+    if program == UNKNOWN:
+        rules = (_hidden,)
+    for rule in (*rules, *_EVERY_COMMAND):
+        found = rule(segment)
         if found is not None:
             return found
     return None
 
 
-def raw_command_verdict(command: str) -> Verdict | None:
-    """Rules checked on the whole text: fork bombs and destructive SQL."""
-    if _COLON_FORK_BOMB.search(command) or _has_named_fork_bomb(command):
-        return ("fork-bomb", "fork bomb")
-    if _SQL.search(command):
-        return ("sql-destructive", "destructive SQL statement (DROP/TRUNCATE)")
-    return None
+def _flags(options: list[str]) -> str:
+    return "".join(o[1:] for o in options if not o.startswith("--"))
 
 
-def _has_named_fork_bomb(command: str) -> bool:
-    """``f() { ... f | f ... & ... }``: a function that pipes itself into itself in the background.
-
-    One pass over the tokens (words, and single other characters) instead of the
-    backreference a linear engine lacks: after a ``name ( ) {`` and before the next ``}``, a
-    ``name | name`` and then an ``&``.
-    """
-    tokens: list[str] = _FORK_BOMB_TOKENS.findall(command)
-    defined: set[str] = set()
-    piped = False
-    for index, token in enumerate(tokens):
-        if token == "}":
-            defined.clear()
-            piped = False
-        elif token == "{" and index >= 3 and tokens[index - 2 : index] == ["(", ")"]:
-            defined.add(tokens[index - 3])
-        elif token == "|" and 0 < index < len(tokens) - 1:
-            name = tokens[index - 1]
-            piped = piped or (name in defined and tokens[index + 1] == name)
-        elif token == "&" and piped:
-            return True
-    return False
-
-
-def _operands(argv: Iterable[str]) -> tuple[list[str], list[str]]:
-    """Split arguments into options and operands (everything after ``--`` is an operand)."""
-    options: list[str] = []
-    operands: list[str] = []
-    ended = False
-    for word in argv:
-        if not ended and word == "--":
-            ended = True
-        elif not ended and word.startswith("-") and word != "-":
-            options.append(word)
-        else:
-            operands.append(word)
-    return options, operands
-
-
-def _normalise(path: str) -> str:
-    path = _SLASHES.sub("/", path)
-    while path.endswith(("/*", "/.")) and len(path) > 2:
-        path = path[:-2]
-    if path not in ("/", "/*"):
-        path = path.rstrip("/") or "/"
-    return path
-
-
-def _check_rm(segment: Segment) -> Verdict | None:
-    if segment.program != "rm":
-        return None
-    options, targets = _operands(segment.argv[1:])
-    short = "".join(o[1:] for o in options if not o.startswith("--"))
-    recursive = "r" in short or "R" in short or "--recursive" in options
-    force = "f" in short or "--force" in options
+def _rm(segment: Segment) -> Finding | None:
+    options, targets = options_and_operands(segment.argv[1:])
     if "--no-preserve-root" in options:
-        return ("rm-recursive-root", "rm --no-preserve-root")
+        return _finding("rm-recursive-root", "rm --no-preserve-root", segment)
+    short = _flags(options)
+    recursive = "r" in short or "R" in short or "--recursive" in options
     for target in targets:
         if _SSH_DIR.search(target):
-            return ("rm-ssh", f"deleting SSH files ({target})")
-        plain = _normalise(target)
-        dangerous = plain in ("/", "/*") or plain in _HOME_FORMS or plain in _SYSTEM_DIRS
-        if recursive and force and dangerous:
-            return ("rm-recursive-root", f"recursive forced delete of {target}")
+            return _finding("rm-ssh", f"deleting SSH files ({display(target)})", segment)
+        place = danger(target) if recursive else None
+        if place is not None:
+            return _finding(
+                "rm-recursive-root", f"recursive forced delete of {display(target)}", segment
+            )
     return None
 
 
-def _check_gpg(segment: Segment) -> Verdict | None:
-    if segment.program in ("gpg", "gpg2") and any(
-        word.startswith("--delete-secret") for word in segment.argv[1:]
+def _find(segment: Segment) -> Finding | None:
+    argv = segment.argv
+    roots = []
+    for word in argv[1:]:
+        if word.startswith(("-", "(", "!")):
+            break
+        roots.append(word)
+    dangerous = [root for root in roots if danger(root) is not None]
+    if not dangerous:
+        return None
+    deletes = "-delete" in argv
+    for index, word in enumerate(argv):
+        if word in ("-exec", "-execdir", "-ok", "-okdir") and index + 1 < len(argv):
+            deletes = deletes or argv[index + 1].rsplit("/", 1)[-1] in ("rm", "shred", "unlink")
+    if deletes:
+        return _finding("find-root-delete", f"find {display(dangerous[0])} deleting", segment)
+    return None
+
+
+def _permissions(segment: Segment) -> Finding | None:
+    options, operands = options_and_operands(segment.argv[1:])
+    program = segment.program
+    if program == "chmod":
+        mode = operands[0] if operands else ""
+        if _SETID_NUMERIC.match(mode) or _SETID_SYMBOLIC.search(mode):
+            return _finding("chmod-setuid", f"setting setuid/setgid bits (chmod {mode})", segment)
+    recursive = "R" in _flags(options) or "--recursive" in options
+    if program in ("chmod", "chown", "chgrp") and not any(
+        o.startswith("--reference") for o in options
     ):
-        return ("gpg-delete-secret-key", "deleting GPG secret keys")
+        operands = operands[1:]
+    for target in operands:
+        place = danger(target)
+        if place is not None and (recursive or place == "/"):
+            return _finding(
+                "recursive-chmod",
+                f"changing the permissions or owner of {display(target)}"
+                + (" recursively" if recursive else ""),
+                segment,
+            )
     return None
 
 
-def _check_find(segment: Segment) -> Verdict | None:
-    if segment.program != "find" or "-delete" not in segment.argv:
+def _mv(segment: Segment) -> Finding | None:
+    options, operands = options_and_operands(segment.argv[1:])
+    target_dir = any(o.startswith(("-t", "--target-directory")) for o in options)
+    sources = operands if target_dir else operands[:-1]
+    for source in sources:
+        place = danger(source)
+        if place is not None:
+            return _finding("mv-destroy", f"moving {display(source)} away", segment)
+    if operands and not target_dir and operands[-1].startswith("/dev/") and len(operands) > 1:
+        return _finding("mv-destroy", f"moving files onto {display(operands[-1])}", segment)
+    return None
+
+
+def _gpg(segment: Segment) -> Finding | None:
+    if any(word.startswith("--delete-secret") for word in segment.argv[1:]):
+        return _finding("gpg-delete-secret-key", "deleting GPG secret keys", segment)
+    return None
+
+
+def _setcap(segment: Segment) -> Finding | None:
+    if any("cap_" in word for word in segment.argv[1:]):
+        return _finding("setcap", "granting file capabilities (setcap)", segment)
+    return None
+
+
+def _hidden(segment: Segment) -> Finding | None:
+    """A command whose name is hidden, judged by arguments that are catastrophic for a
+    destructive program (``$X -rf /``, ``$X of=/dev/sda``, ``$X -9 -1``)."""
+    options, operands = options_and_operands(segment.argv[1:])
+    short = _flags(options)
+    recursive = "r" in short or "R" in short or "--recursive" in options
+    reason = ""
+    if "--no-preserve-root" in options:
+        reason = "--no-preserve-root"
+    for word in operands:
+        if recursive and danger(word) is not None:
+            reason = reason or f"a recursive operation on {display(word)}"
+        if is_raw_disk(word) or (word.startswith("of=") and is_raw_disk(word[3:])):
+            reason = reason or f"an operation on the disk {display(word)}"
+    if "-1" in operands and any(o in ("-9", "-KILL", "-SIGKILL", "-s") for o in options):
+        reason = reason or "killing every process"
+    if not reason:
         return None
-    roots = [w for w in segment.argv[1:] if not w.startswith(("-", "(", "!"))][:1]
-    if roots and (_normalise(roots[0]) in ("/", "/*") or _normalise(roots[0]) in _HOME_FORMS):
-        return ("find-root-delete", f"find {roots[0]} -delete")
-    return None
-
-
-def _check_dd(segment: Segment) -> Verdict | None:
-    if segment.program != "dd":
-        return None
-    for word in segment.argv[1:]:
-        if word.startswith("of=/dev/") and not _HARMLESS_DEVICES.match(word[3:]):
-            return ("dd-device", f"dd writing to a device ({word[3:]})")
-    return None
-
-
-def _check_mkfs(segment: Segment) -> Verdict | None:
-    if segment.program.startswith(("mkfs", "mke2fs")):
-        return ("mkfs", f"creating a filesystem ({segment.program})")
-    return None
+    return _finding("hidden-command", f"a command hidden in an expansion, with {reason}", segment)
 
 
 def _write_targets(segment: Segment) -> list[str]:
-    targets = list(segment.redirects)
-    _, operands = _operands(segment.argv[1:])
-    if segment.program == "tee":
+    targets = [redirect.target for redirect in segment.redirects if redirect.writes]
+    program = segment.program
+    options, operands = options_and_operands(segment.argv[1:])
+    if program == "tee":
         targets.extend(operands)
-    elif segment.program in ("cp", "mv", "install", "ln") and len(operands) >= 2:
+    elif program in _COPIERS and len(operands) >= 2:
         targets.append(operands[-1])
+    elif program == "dd":
+        targets.extend(word[3:] for word in segment.argv[1:] if word.startswith("of="))
+    elif program in ("truncate", "shred") or (
+        program in ("sed", "perl") and any(o.startswith(("-i", "--in-place")) for o in options)
+    ):
+        targets.extend(operands[1:] if program in ("sed", "perl") else operands)
+    elif program == "sysctl" and any(o in ("-w", "--write") or "=" in o for o in segment.argv[1:]):
+        targets.append("/proc/sys/")
     return targets
 
 
-def _check_writes(segment: Segment) -> Verdict | None:
+def _writes(segment: Segment) -> Finding | None:
     for target in _write_targets(segment):
-        plain = _SLASHES.sub("/", target)
-        if _RAW_DISK.match(plain):
-            return ("disk-write", f"writing to a raw disk device ({target})")
-        if _SYSTEM_WRITE.search(plain):
-            return ("system-file-write", f"writing to {target}")
+        if is_raw_disk(target):
+            return _finding(
+                "disk-write", f"writing to a raw disk device ({display(target)})", segment
+            )
+        if _PROC_FD.match(target):
+            continue
+        plain = target.replace("//", "/")
+        if _SYSTEM_WRITE.search(plain) or plain == "/proc/sys/":
+            return _finding("system-file-write", f"writing to {display(target)}", segment)
     return None
 
 
-def _check_chmod(segment: Segment) -> Verdict | None:
-    if segment.program != "chmod":
-        return None
-    _, operands = _operands(segment.argv[1:])
-    mode = operands[0] if operands else ""
-    if _SETID_NUMERIC.match(mode) or _SETID_SYMBOLIC.search(mode):
-        return ("chmod-setuid", f"setting setuid/setgid bits (chmod {mode})")
-    return None
+def _checked_words(segment: Segment) -> list[str]:
+    """The words the sensitive-path rule reads: not what ``echo`` prints, not a ``grep``
+    pattern, not a ``git commit -m`` message."""
+    program = segment.program
+    argv = list(segment.argv)
+    if program in _DATA_PROGRAMS:
+        return []
+    if program in _PATTERN_FIRST:
+        for index, word in enumerate(argv[1:], start=1):
+            if not word.startswith("-"):
+                return argv[:index] + argv[index + 1 :]
+    if program == "git" and any(w in ("commit", "tag", "notes", "stash") for w in argv[1:3]):
+        return [w for i, w in enumerate(argv) if i == 0 or argv[i - 1] not in ("-m", "--message")]
+    return argv
 
 
-def _check_setcap(segment: Segment) -> Verdict | None:
-    if segment.program == "setcap" and any("cap_" in word for word in segment.argv[1:]):
-        return ("setcap", "granting file capabilities (setcap)")
-    return None
-
-
-def _check_sensitive_paths(segment: Segment) -> Verdict | None:
-    for word in (*segment.words, *segment.redirects):
+def _sensitive(segment: Segment) -> Finding | None:
+    words = [*_checked_words(segment), *(r.target for r in segment.redirects)]
+    for word in words:
+        text = display(word)
+        if "/.." in text and text.startswith("/"):
+            text = "/" + "/".join(normalise(text)[1])
         for pattern, label in _SENSITIVE_PATHS:
-            if pattern.search(word):
-                return ("sensitive-path", f"access to {label} ({word[:120]})")
+            if pattern.search(text):
+                return _finding("sensitive-path", f"access to {label} ({text[:120]})", segment)
     return None
 
 
-_SEGMENT_CHECKS: tuple[Callable[[Segment], Verdict | None], ...] = (
-    _check_rm,
-    _check_gpg,
-    _check_find,
-    _check_dd,
-    _check_mkfs,
-    _check_writes,
-    _check_chmod,
-    _check_setcap,
-    _check_sensitive_paths,
-)
+def _sql(segment: Segment) -> Finding | None:
+    program = segment.program
+    texts: list[str] = []
+    if program in _SQL_CLIENTS or _CODE_RUNNERS.match(program):
+        texts.extend(segment.argv[1:])
+    if program in _SQL_CLIENTS and segment.stdin.kind == "data":
+        texts.append(segment.stdin.text)
+    for text in texts:
+        if _SQL.search(text):
+            return _finding("sql-destructive", "destructive SQL statement (DROP/TRUNCATE)", segment)
+    return None
+
+
+_PROGRAM_RULES: dict[str, tuple[Rule, ...]] = {
+    "rm": (_rm,),
+    "find": (_find,),
+    **dict.fromkeys(_PERMISSIONS, (_permissions,)),
+    "mv": (_mv,),
+    "gpg": (_gpg,),
+    "gpg2": (_gpg,),
+    "setcap": (_setcap,),
+    **DEVICE_RULES,
+}
+_EVERY_COMMAND: tuple[Rule, ...] = (_writes, _sensitive, _sql)

@@ -6,12 +6,13 @@ registry.register_all(default_tools())
 command_guard_hook(registry.hooks)  # refuse `rm -rf ~`, `ls && dd of=/dev/sda`, ...
 ```
 
-The hook runs `toolwire.safety.command_guard.check_command` on the ``command`` argument, which
-checks **every** segment of a chained command (``;``, ``&&``, ``||``, ``|``, ``$(...)``,
-backticks, ``bash -c "..."``). A refused call is answered ``not_available`` with
-``Command blocked: <reason>. This operation requires explicit human approval before
-proceeding.`` and never runs. It is a guard against catastrophic mistakes, not a sandbox: reach,
-the binary allowlist and the container are what contain a command.
+The hook runs `toolwire.safety.command_guard.check_command_async` on the ``command`` argument:
+the line is parsed with a real bash parser and **every** command it would run is judged (lists,
+pipelines, substitutions, here-docs, ``bash -c``, inline interpreter code, wrappers such as
+``sudo`` or ``xargs``), a long command in a worker thread. A refused call is answered
+``not_available`` with ``Command blocked: <reason>. This operation requires explicit human
+approval before proceeding.`` and never runs. The guard is the second layer: the sandbox
+(``docs/sandbox.md``) is what contains a command.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolwire.execution.hooks import BeforeCall, BeforeDecision, HookRegistry, deny
-from toolwire.safety.command_guard import check_command
+from toolwire.safety.command_guard import check_command_async
 
 __all__ = ["GUARDED_TOOLS", "GUARD_PRIORITY", "command_guard_hook", "guard_command_call"]
 
@@ -30,12 +31,12 @@ GUARD_PRIORITY = 1_000_000
 """Runs after ordinary hooks: it checks the command as they left it, the one that would run."""
 
 
-def guard_command_call(call: BeforeCall) -> BeforeDecision | None:
+async def guard_command_call(call: BeforeCall) -> BeforeDecision | None:
     """Deny ``call`` when its ``command`` argument trips the hardline catalogue."""
     command = call.args.get("command")
     if not isinstance(command, str):
         return None
-    verdict = check_command(command)
+    verdict = await check_command_async(command)
     return None if verdict is None else deny(verdict.message)
 
 

@@ -1,0 +1,178 @@
+"""Reading an interpreter's inline code for the shell commands and deletions it performs.
+
+No Python, Perl, Ruby, JavaScript, PHP, Lua or awk parser here: one linear pass over the code
+splits it into names, string literals and punctuation, and then:
+
+* the string literals given to a shell-out call (``os.system``, ``subprocess.run``,
+  ``Popen``, ``check_output``, ``system``, ``exec``, ``execSync``, ``spawn``, ``shell_exec``,
+  ``passthru``, ``popen``, ``os.execute``, ``IO.popen``, ...), Perl's and Ruby's backticks and
+  ``qx``/``%x``, and what awk prints into ``| "sh"``, come back as shell command lines to judge;
+* a recursive delete (``shutil.rmtree``, ``fs.rmSync``, ``FileUtils.rm_rf``, ``rmtree``,
+  ``remove_tree``) comes back as the ``rm -rf`` it amounts to;
+* code that both fetches from the network and evaluates or shells out is a download-and-execute;
+* a ``fork`` inside a loop is a fork bomb.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from toolwire.safety.linear_regex import linear
+
+__all__ = ["CodeFindings", "scan_code"]
+
+_SHELL_CALLS = frozenset(
+    {
+        "system", "popen", "exec", "execSync", "spawn", "spawnSync", "execFile", "execFileSync",
+        "check_output", "check_call", "call", "run", "Popen", "getoutput", "getstatusoutput",
+        "shell_exec", "passthru", "proc_open", "execute", "capture2", "capture2e", "capture3",
+        "popen2", "popen3", "spawnl", "spawnlp", "spawnv", "spawnvp", "execl", "execlp",
+        "execv", "execvp", "execa", "execaSync", "shell", "qx", "readpipe", "pipe_open",
+    }
+)  # fmt: skip
+_EVALUATORS = frozenset({"exec", "eval", "compile", "Function", "instance_eval", "loadstring"})
+_DELETE_CALLS = frozenset({"rmtree", "rmSync", "rm_rf", "rm_r", "remove_tree", "rmdirSync"})
+_FETCH = linear(
+    r"urlopen|urlretrieve|urllib|requests\.(?:get|post)|http\.client|httpx|fetch\s*\(|"
+    r"https?\.get|https?\.request|LWP::|HTTP::Tiny|Net::HTTP|open-uri|URI\.open|"
+    r"file_get_contents\s*\(\s*['\"]https?:|curl_exec|socket\.|IO::Socket|getline\s*<\s*\"/inet"
+)
+_EVALUATE = linear(
+    r"\b(?:exec|eval|compile|Function|system|popen|spawn|execSync|loadstring|load|"
+    r"instance_eval|shell_exec|passthru|run|call|Popen)\s*\(|\beval\s|\bsystem\s"
+)
+_FORK_LOOP = linear(r"(?s)\b(?:while|for|loop|until)\b.*\bfork\b|\bfork\b.*\b(?:while|until)\b")
+_PIPE_TO_SHELL = linear(r"\|\s*['\"](?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh['\"]")
+_CALL_SPAN = 200  # tokens read after a call's name: keeps the scan linear
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+
+
+@dataclass(slots=True)
+class CodeFindings:
+    """What `scan_code` found.
+
+    Attributes:
+        commands: Shell command lines the code runs.
+        code: Code in the same language the code evaluates (``exec("...")``, ``eval "..."``).
+        download_exec: Whether the code fetches from the network and evaluates or runs.
+        fork_bomb: Whether the code forks in a loop.
+    """
+
+    commands: list[str] = field(default_factory=list)
+    code: list[str] = field(default_factory=list)
+    download_exec: bool = False
+    fork_bomb: bool = False
+
+
+def scan_code(language: str, code: str) -> CodeFindings:
+    """The shell commands, recursive deletes, downloads-and-runs and fork loops in ``code``."""
+    found = CodeFindings()
+    tokens = _tokens(code)
+    for index, (kind, text) in enumerate(tokens):
+        if kind == "`" and language in ("perl", "ruby", "php", "awk"):
+            found.commands.append(text)
+        elif kind == "name":
+            tail = text.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+            if tail in _EVALUATORS and language != "awk":
+                found.code.extend(_call_strings(tokens, index + 1, join=True))
+            if tail in _SHELL_CALLS:
+                found.commands.extend(_call_strings(tokens, index + 1, join=True))
+            elif tail in _DELETE_CALLS:
+                paths = _call_strings(tokens, index + 1, join=False)[:1]
+                found.commands.extend(f"rm -rf -- {_path_word(path)}" for path in paths)
+    if language == "awk" and _PIPE_TO_SHELL.search(code):
+        found.commands.append("\n".join(text for kind, text in tokens if kind == "string"))
+    found.download_exec = bool(_FETCH.search(code) and _EVALUATE.search(code))
+    found.fork_bomb = bool(_FORK_LOOP.search(code))
+    return found
+
+
+def _path_word(path: str) -> str:
+    """``path`` as one shell word; a leading ``~`` stays the home folder (``expanduser``)."""
+    if path.startswith("~"):
+        return "~" + _quote(path[1:]) if len(path) > 1 else "~"
+    return _quote(path)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _call_strings(tokens: list[tuple[str, str]], start: int, *, join: bool) -> list[str]:
+    """The string literals of the call whose arguments start at ``tokens[start]``: up to the
+    matching ``)`` or, without parentheses (Perl, Ruby, awk), to the end of the statement."""
+    strings: list[str] = []
+    depth = 0
+    for kind, text in tokens[start : start + _CALL_SPAN]:
+        if kind == "punct" and text in "([{":
+            depth += 1
+        elif kind == "punct" and text in ")]}":
+            depth -= 1
+            if depth <= 0:
+                break
+        elif kind == "punct" and text in ";\n" and depth == 0:
+            break
+        elif kind in ("string", "`"):
+            strings.append(text)
+    if join and strings:
+        return [" ".join(strings)]
+    return strings
+
+
+def _tokens(code: str) -> list[tuple[str, str]]:
+    """Names (dots and ``::`` kept), string literals (quotes removed, escapes kept), backtick
+    literals, and single punctuation characters. One pass; an unclosed string runs to the end."""
+    tokens: list[tuple[str, str]] = []
+    index, length = 0, len(code)
+    while index < length:
+        char = code[index]
+        if char in "'\"`":
+            end = _string_end(code, index)
+            kind = "`" if char == "`" else "string"
+            tokens.append((kind, _unescape(code[index + 1 : end])))
+            index = end + 1
+        elif char in _NAME_CHARS:
+            end = index + 1
+            while end < length and (code[end] in _NAME_CHARS or code[end] in ".:"):
+                end += 1
+            tokens.append(("name", code[index:end]))
+            index = end
+        elif char.isspace() and char != "\n":
+            index += 1
+        else:
+            tokens.append(("punct", char))
+            index += 1
+    return tokens
+
+
+def _string_end(code: str, start: int) -> int:
+    quote = code[start]
+    index = start + 1
+    while index < len(code):
+        if code[index] == "\\":
+            index += 2
+            continue
+        if code[index] == quote:
+            return index
+        index += 1
+    return len(code)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+
+
+def _unescape(text: str) -> str:
+    """A string literal's text with its backslash escapes resolved (``\\"`` → ``"``)."""
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    escaped = False
+    for char in text:
+        if escaped:
+            out.append(_ESCAPES.get(char, char))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            out.append(char)
+    return "".join(out)

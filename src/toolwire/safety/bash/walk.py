@@ -1,0 +1,450 @@
+"""Visiting every command a line would run, with what arrives on its standard input.
+
+`Walker.check` parses the line and visits the syntax tree once: lists, pipelines, subshells,
+groups, command and process substitutions, here-docs and here-strings, function bodies, loops
+and conditionals. Each simple command is resolved (`commands`) and handed to the rules (the
+``judge`` callable) with its redirections and its input (`flows`); then the code it runs
+besides itself (`nested`) is judged as code: shell scripts parsed again, inline interpreter
+code read by `code_scan`, piped or here-doc'd text judged as the code it becomes. A download
+or encoded text reaching a shell or interpreter is refused whatever its shape, and so is a
+file downloaded and run in the same line.
+
+Bounds that keep it linear in the line's length: code is parsed again at most `MAX_NESTING`
+levels deep, all parses together read at most `BUDGET_FACTOR` times the line, and a tree deeper
+than `MAX_TREE_DEPTH` is refused as too complex. A parse error is not a pass: what parsed is
+judged, and then the whole line again with its quotes taken away (or word by word).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from tree_sitter import Tree
+
+from toolwire.safety.bash.code_scan import scan_code
+from toolwire.safety.bash.commands import command_words, redirect_of, unwrap
+from toolwire.safety.bash.flows import as_source, emits, is_downloader, printed_text
+from toolwire.safety.bash.model import NO_INPUT, UNKNOWN_INPUT, Finding, Flow, Redirect, Segment
+from toolwire.safety.bash.nested import nested_of
+from toolwire.safety.bash.syntax import Node, node_text, parse
+from toolwire.safety.bash.words import (
+    HOME,
+    UNKNOWN,
+    TooComplexError,
+    Word,
+    brace_words,
+    expand_word,
+)
+from toolwire.safety.linear_regex import linear
+
+__all__ = ["BUDGET_FACTOR", "MAX_NESTING", "MAX_TREE_DEPTH", "Judge", "Refused", "Walker"]
+
+MAX_NESTING = 8
+"""Code inside code (``bash -c "sh -c '...'"``) deeper than this is refused, not skipped."""
+MAX_TREE_DEPTH = 150
+"""A syntax tree nested deeper than this is refused as too complex."""
+BUDGET_FACTOR = 16
+"""All the parses of one check read at most this many times the line (plus 64 KiB)."""
+
+Judge = Callable[[Segment], Finding | None]
+_COLON_FORK_BOMB = linear(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:")
+_FALLBACK_PIECES = linear(r"[^;&|()<>\n]+")
+_KEYWORDS = frozenset({"{", "}", "!", "then", "do", "else", "elif", "if", "while", "until", "time"})
+_ENDLESS = frozenset({"true", ":", "[ 1 ]", "((1))", "(( 1 ))", "/bin/true"})
+_STATEMENTS = frozenset(
+    {"command", "pipeline", "list", "redirected_statement", "subshell", "compound_statement"}
+)
+_QUOTES = str.maketrans("", "", "'\"`")
+
+
+class Refused(Exception):
+    """Raised inside the walk when a rule is broken; carries the `Finding`."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.reason)
+        self.finding = finding
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    stdin: Flow = NO_INPUT
+    redirects: tuple[Redirect, ...] = ()
+    depth: int = 0
+    functions: tuple[str, ...] = ()
+    background: bool = False
+    endless: bool = False
+
+
+class Walker:
+    """One check of one command line (see the module docstring)."""
+
+    def __init__(self, judge: Judge, length: int, *, collect: bool = False) -> None:
+        self._judge = judge
+        self._budget = BUDGET_FACTOR * length + 65_536
+        self._trees: list[Tree] = []  # kept alive: node ids stay unique while they are
+        self._sub_flows: dict[int, Flow] = {}
+        self._downloads: set[str] = set()
+        self._executed: list[tuple[str, str]] = []
+        self._collect = collect
+        self.segments: list[Segment] = []
+
+    def check(self, command: str) -> None:
+        """Walk ``command``; raises `Refused` or `TooComplexError`."""
+        self._source(command, _Context())
+        for name, shown in self._executed:
+            if name in self._downloads:
+                _refuse("download-exec", f"running {name}, downloaded in the same command", shown)
+
+    def _spend(self, source: str, ctx: _Context) -> None:
+        if ctx.depth > MAX_NESTING:
+            raise TooComplexError(f"code nested more than {MAX_NESTING} levels deep")
+        self._budget -= len(source) + 1
+        if self._budget < 0:
+            raise TooComplexError("the command expands to too much code to check")
+
+    def _source(self, source: str, ctx: _Context) -> None:
+        self._spend(source, ctx)
+        tree = parse(source)
+        self._trees.append(tree)
+        root = tree.root_node
+        _check_depth(root)
+        self._visit(root, ctx)
+        if root.has_error:
+            self._unparsed(source, ctx)
+
+    def _visit(self, node: Node, ctx: _Context) -> Flow:
+        kind = node.type
+        if kind == "command":
+            return self._command(node, ctx)
+        if kind == "pipeline":
+            return self._pipeline(node.named_children, ctx, check_bomb=True)
+        if kind == "redirected_statement":
+            return self._redirected(node, ctx)
+        if kind == "function_definition":
+            return self._function(node, ctx)
+        if kind in ("command_substitution", "process_substitution"):
+            inner = _Context(stdin=UNKNOWN_INPUT, depth=ctx.depth, functions=ctx.functions)
+            self._sub_flows[node.id] = self._children(node, inner)
+            return NO_INPUT
+        if kind == "ERROR":
+            self._error(node)
+        return self._children(node, ctx)
+
+    def _children(self, node: Node, ctx: _Context) -> Flow:
+        endless = ctx.endless or _is_endless(node)
+        flows: list[Flow] = []
+        for child in node.named_children:
+            sibling = child.next_sibling
+            background = ctx.background or (sibling is not None and sibling.type == "&")
+            inner = ctx
+            if background != ctx.background or endless != ctx.endless:
+                inner = replace(ctx, background=background, endless=endless)
+            flows.append(self._visit(child, inner))
+        return _combine(flows)
+
+    def _command(self, node: Node, ctx: _Context) -> Flow:
+        stdin = ctx.stdin
+        for child in node.named_children:
+            self._visit(child, replace(ctx, background=False))
+            if child.type == "herestring_redirect":
+                stdin = self._herestring(child)
+        words, redirects = command_words(node)
+        words = self._substituted(words)
+        segment = Segment(
+            words=tuple(words),
+            args=unwrap(words),
+            redirects=(*ctx.redirects, *redirects),
+            stdin=stdin,
+        )
+        self._segment(segment, ctx)
+        flow = emits(segment, stdin)
+        if printed_text(segment) is not None:
+            foreign = _foreign([self._sub_flows.get(s.id, NO_INPUT) for w in words for s in w.subs])
+            flow = foreign or flow
+        return flow
+
+    def _substituted(self, words: list[Word]) -> list[Word]:
+        """A word that is one substitution whose output is known (``$(echo rm)``) becomes the
+        words of that output."""
+        out: list[Word] = []
+        for word in words:
+            flow = self._sub_flows.get(word.subs[0].id) if len(word.subs) == 1 else None
+            if word.text == UNKNOWN and flow is not None and flow.kind == "data":
+                parts = flow.text.split()[:256] if word.splits else [flow.text]
+                out.extend(Word(part) for part in parts)
+            else:
+                out.append(word)
+        return out
+
+    def _segment(self, segment: Segment, ctx: _Context) -> None:
+        if self._collect:
+            self.segments.append(segment)
+        finding = self._judge(segment)
+        if finding is not None:
+            raise Refused(finding)
+        program = segment.program
+        if ctx.background and (program in ctx.functions or ctx.endless):
+            what = (
+                "a function that starts itself in the background"
+                if program in ctx.functions
+                else "an endless loop that starts background processes"
+            )
+            _refuse("fork-bomb", f"fork bomb ({what})", segment.text)
+        self._track_files(segment)
+        self._nested(segment, ctx)
+
+    def _pipeline(self, stages: list[Node], ctx: _Context, *, check_bomb: bool) -> Flow:
+        flow = ctx.stdin
+        calls = 0
+        for stage in stages:
+            flow = self._visit(stage, replace(ctx, stdin=flow))
+            calls += _stage_name(stage) in ctx.functions
+        if check_bomb and calls >= 2:
+            _refuse("fork-bomb", "fork bomb (a function piped into itself)", node_text(stages[0]))
+        return flow
+
+    def _redirected(self, node: Node, ctx: _Context) -> Flow:
+        stdin = ctx.stdin
+        redirects = list(ctx.redirects)
+        tails: list[Node] = []
+        for index, child in enumerate(node.children):
+            if node.field_name_for_child(index) == "redirect":
+                stdin = self._redirect(child, ctx, stdin, redirects, tails)
+        body = node.child_by_field_name("body")
+        inner = replace(ctx, stdin=stdin, redirects=tuple(redirects))
+        if body is None:
+            self._segment(Segment(words=(), args=(), redirects=tuple(redirects), stdin=stdin), ctx)
+            flow = NO_INPUT
+        else:
+            flow = self._visit(body, inner)
+        if any(r.writes for r in redirects[len(ctx.redirects) :]):
+            flow = NO_INPUT
+        for tail in tails:
+            if tail.type == "pipeline" and tail.children and not tail.children[0].is_named:
+                flow = self._pipeline(
+                    tail.named_children, replace(ctx, stdin=flow), check_bomb=False
+                )
+            else:
+                flow = self._visit(tail, ctx)
+        return flow
+
+    def _redirect(
+        self, node: Node, ctx: _Context, stdin: Flow, redirects: list[Redirect], tails: list[Node]
+    ) -> Flow:
+        kind = node.type
+        if kind == "herestring_redirect":
+            self._visit(node, ctx)
+            return self._herestring(node)
+        if kind == "file_redirect":
+            self._visit(node, ctx)
+            found = redirect_of(node)
+            if found is None:
+                return stdin
+            redirects.append(found)
+            if found.operator not in ("<", "<>"):
+                return stdin
+            flow = self._word_flow(found.word) if found.word is not None else UNKNOWN_INPUT
+            return (
+                flow
+                if flow.kind in ("download", "encoded")
+                else Flow("unknown", hints=(found.target,))
+            )
+        if kind != "heredoc_redirect":
+            return stdin
+        text = ""
+        for child in node.named_children:
+            if child.type == "heredoc_body":
+                self._visit(child, ctx)
+                text = node_text(child)
+            elif child.type == "file_redirect":
+                self._redirect(child, ctx, stdin, redirects, tails)
+            elif child.type in _STATEMENTS or child.type.endswith("_statement"):
+                tails.append(child)
+        return Flow("data", text)
+
+    def _herestring(self, node: Node) -> Flow:
+        words = [word for child in node.named_children for word in expand_word(child)]
+        if len(words) == 1:
+            return self._word_flow(words[0])
+        return Flow("data", " ".join(word.text for word in words))
+
+    def _function(self, node: Node, ctx: _Context) -> Flow:
+        name_node = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
+        name = node_text(name_node) if name_node is not None else ""
+        if body is not None:
+            inner = replace(ctx, functions=(*ctx.functions, name), background=False, endless=False)
+            self._visit(body, inner)
+        return NO_INPUT
+
+    def _error(self, node: Node) -> None:
+        text = node_text(node)
+        if _COLON_FORK_BOMB.search(text):
+            _refuse("fork-bomb", "fork bomb", text[:200])
+
+    def _unparsed(self, source: str, ctx: _Context) -> None:
+        """A line with a syntax error is judged again without its quotes, or else word by
+        word between operators: what the parser could not read is not a pass."""
+        stripped = source.translate(_QUOTES)
+        if stripped != source:
+            self._source(stripped, replace(ctx, depth=ctx.depth + 1))
+            return
+        for piece in _FALLBACK_PIECES.findall(source):
+            parts = [w for part in piece.split() for w in brace_words(part)]
+            while parts and parts[0] in _KEYWORDS:
+                parts.pop(0)
+            words = [_plain_word(part) for part in parts]
+            if words:
+                segment = Segment(words=tuple(words), args=unwrap(words), stdin=ctx.stdin)
+                self._segment(segment, replace(ctx, depth=ctx.depth + 1))
+
+    def _nested(self, segment: Segment, ctx: _Context) -> None:
+        found = nested_of(segment)
+        inner = _Context(stdin=segment.stdin, depth=ctx.depth + 1)
+        for word in found.scripts:
+            flow = self._foreign_checked(self._word_flow(word), segment)
+            self._source(as_source(flow.text), inner)
+        for language, word in found.code:
+            flow = self._foreign_checked(self._word_flow(word), segment)
+            self._code(language, flow.text, segment, inner)
+        if found.stdin_reader:
+            self._reader(found.stdin_reader, segment, inner)
+        for word in found.files:
+            self._foreign_checked(
+                _foreign([self._sub_flows.get(s.id, NO_INPUT) for s in word.subs]) or NO_INPUT,
+                segment,
+            )
+            self._executed.append((_basename(word.text), segment.text))
+        for argv in found.commands:
+            if inner.depth > MAX_NESTING:
+                raise TooComplexError(f"commands nested more than {MAX_NESTING} levels deep")
+            built = Segment(words=argv, args=unwrap(argv), stdin=segment.stdin)
+            if segment.program == "xargs" and _runs_code(built):
+                self._foreign_checked(segment.stdin, segment)  # curl ... | xargs sh -c
+            self._segment(built, inner)
+
+    def _code(self, language: str, code: str, segment: Segment, ctx: _Context) -> None:
+        if language == "shell":
+            self._source(as_source(code), ctx)
+            return
+        findings = scan_code(language, code)
+        if findings.download_exec:
+            _refuse("download-exec", f"{language} code that downloads and runs code", segment.text)
+        if findings.fork_bomb:
+            _refuse("fork-bomb", f"fork bomb ({language} code that forks in a loop)", segment.text)
+        for command in findings.commands:
+            self._source(command, ctx)
+        for inner_code in findings.code:
+            inner = replace(ctx, depth=ctx.depth + 1)
+            self._spend(inner_code, inner)
+            self._code(language, inner_code, segment, inner)
+
+    def _reader(self, reader: str, segment: Segment, ctx: _Context) -> None:
+        flow = self._foreign_checked(segment.stdin, segment)
+        if flow.kind == "data":
+            self._code(reader, flow.text, segment, ctx)
+        for hint in flow.hints:
+            self._executed.append((_basename(hint), segment.text))
+
+    def _foreign_checked(self, flow: Flow, segment: Segment) -> Flow:
+        if flow.kind == "download":
+            _refuse("download-exec", "running code downloaded from the network", segment.text)
+        if flow.kind == "encoded":
+            _refuse("obfuscated-exec", "running encoded or transformed text as code", segment.text)
+        return flow
+
+    def _word_flow(self, word: Word) -> Flow:
+        flows = [self._sub_flows.get(sub.id, UNKNOWN_INPUT) for sub in word.subs]
+        foreign = _foreign(flows)
+        if foreign is not None:
+            return foreign
+        if word.text == UNKNOWN and len(flows) == 1 and flows[0].kind == "data":
+            return flows[0]
+        return Flow("data", word.text)
+
+    def _track_files(self, segment: Segment) -> None:
+        args = segment.argv
+        if args and "/" in args[0] and UNKNOWN not in args[0]:
+            self._executed.append((_basename(args[0]), segment.text))
+        fetched = is_downloader(segment)
+        if fetched:
+            self._downloads.update(_basename(a) for a in args[1:] if not a.startswith("-"))
+        if fetched or segment.stdin.kind == "download":
+            self._downloads.update(_basename(r.target) for r in segment.redirects if r.writes)
+            if segment.program == "tee":
+                self._downloads.update(_basename(a) for a in args[1:] if not a.startswith("-"))
+
+
+def _runs_code(segment: Segment) -> bool:
+    found = nested_of(segment)
+    return bool(found.scripts or found.code or found.files or found.stdin_reader)
+
+
+def _refuse(rule: str, reason: str, segment: str) -> None:
+    raise Refused(Finding(rule, reason, segment[:200]))
+
+
+def _combine(flows: list[Flow]) -> Flow:
+    foreign = _foreign(flows)
+    if foreign is not None:
+        return foreign
+    data = [flow.text for flow in flows if flow.kind == "data"]
+    if data:
+        return Flow("data", "\n".join(data))
+    if any(flow.kind == "unknown" for flow in flows):
+        return Flow("unknown", hints=tuple(hint for flow in flows for hint in flow.hints))
+    return NO_INPUT
+
+
+def _foreign(flows: list[Flow]) -> Flow | None:
+    kinds = {flow.kind for flow in flows}
+    if "download" in kinds:
+        return Flow("download")
+    if "encoded" in kinds:
+        return Flow("encoded")
+    return None
+
+
+def _basename(path: str) -> str:
+    return path.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+
+
+def _stage_name(stage: Node) -> str:
+    if stage.type != "command":
+        return ""
+    name = stage.child_by_field_name("name")
+    return node_text(name).lstrip("\\") if name is not None else ""
+
+
+def _is_endless(node: Node) -> bool:
+    if node.type == "c_style_for_statement":
+        return node.child_by_field_name("condition") is None
+    if node.type != "while_statement":
+        return False
+    keyword = node.children[0].type if node.children else ""
+    conditions = [
+        node_text(c).strip() for c in node.children_by_field_name("condition") if c.is_named
+    ]
+    wanted = {"false"} if keyword == "until" else _ENDLESS
+    return len(conditions) == 1 and conditions[0] in wanted
+
+
+def _plain_word(text: str) -> Word:
+    """A word of unparsable text: ``~``, ``$HOME`` and ``${HOME}`` read as home."""
+    for prefix in ("~", "$HOME", "${HOME}"):
+        if text.startswith(prefix):
+            rest = text[len(prefix) :]
+            cut = rest.find("/") if prefix == "~" else (0 if rest[:1] in ("", "/") else -2)
+            if cut != -2:
+                return Word(HOME + (rest[cut:] if cut >= 0 else ""))
+    return Word(text, any(char in "*?[" for char in text))
+
+
+def _check_depth(root: Node) -> None:
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise TooComplexError(f"the command nests more than {MAX_TREE_DEPTH} levels deep")
+        stack.extend((child, depth + 1) for child in node.children)
