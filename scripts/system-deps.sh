@@ -7,6 +7,7 @@ set -euo pipefail
 PACKAGES=(
   "bwrap bubblewrap"
   "go golang-go"
+  "curl curl"
 )
 
 missing=()
