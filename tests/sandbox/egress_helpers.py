@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import shutil
 import socket
 import ssl
 import threading
@@ -37,6 +38,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from conftest import IN_CI
 from toolwire.backends.network import StaticResolver
 from toolwire.seams import NetworkPolicy
 
@@ -394,3 +396,14 @@ async def exchange(address: tuple[str, int] | str, data: bytes) -> bytes:
         except (anyio.EndOfStream, anyio.BrokenResourceError, OSError):
             pass
     return b"".join(chunks)
+
+
+def require_command(name: str) -> str:
+    """The command's path; a missing one fails with ``CI=true`` (system-deps installs it)."""
+    path = shutil.which(name)
+    if path is not None:
+        return path
+    message = f"{name} is not installed"
+    if IN_CI:
+        pytest.fail(f"{message}; scripts/system-deps.sh installs it")
+    pytest.skip(f"{message} (scripts/system-deps.sh installs it)")

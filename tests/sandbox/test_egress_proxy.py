@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import ssl
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from egress_helpers import (
     echo_server,
     exchange,
     make_tls,
+    require_command,
     running_canary,
     serve_canary,
     status_and_code,
@@ -235,23 +235,23 @@ async def test_decisions_are_logged_without_paths_or_queries(
     assert "/private/path" not in caplog.text
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 async def test_curl_fetches_through_the_proxy_plain_and_tunnelled(
     listener: EgressListener, canary: EgressCanary
 ) -> None:
+    curl = require_command("curl")
     proxy = proxy_url(listener)
-    plain = await anyio.run_process(["curl", "-sS", "-x", proxy, canary.url("/plain")])
-    tunnelled = await anyio.run_process(["curl", "-sS", "-p", "-x", proxy, canary.url("/tunnel")])
+    plain = await anyio.run_process([curl, "-sS", "-x", proxy, canary.url("/plain")])
+    tunnelled = await anyio.run_process([curl, "-sS", "-p", "-x", proxy, canary.url("/tunnel")])
     refused = await anyio.run_process(
-        ["curl", "-sS", "-i", "-x", proxy, "http://169.254.169.254/latest/meta-data/"]
+        [curl, "-sS", "-i", "-x", proxy, "http://169.254.169.254/latest/meta-data/"]
     )
     assert plain.stdout.decode() == f"canary {CANARY_HOST}:{canary.port} /plain"
     assert tunnelled.stdout.decode() == f"canary {CANARY_HOST}:{canary.port} /tunnel"
     assert status_and_code(refused.stdout) == (403, "metadata")
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 async def test_curl_reaches_a_tls_host_through_connect(tmp_path: Path) -> None:
+    curl = require_command("curl")
     tls = make_tls(tmp_path, TLS_CANARY_HOST)
     with serve_canary(tls.server_context) as server:
         port = int(server.server_address[1])

@@ -19,7 +19,14 @@ from pathlib import Path
 import anyio.from_thread
 import httpx
 import pytest
-from egress_helpers import CANARY_HOST, closed_port, raw_exchange, running_canary, status_and_code
+from egress_helpers import (
+    CANARY_HOST,
+    closed_port,
+    raw_exchange,
+    require_command,
+    running_canary,
+    status_and_code,
+)
 
 from toolwire.sandbox import relay as relay_module
 from toolwire.sandbox.egress import EgressProxy
@@ -226,12 +233,11 @@ def test_the_relay_and_the_proxy_reach_the_canary_and_refuse_the_rest(
                 ("127.0.0.1", port),
                 tunnel + b"GET /tunnel HTTP/1.1\r\nHost: canary.test\r\nConnection: close\r\n\r\n",
             )
-            curl = shutil.which("curl")
-            if curl is not None:
-                fetched = subprocess.run(
-                    [curl, "-sS", "-p", "-x", relay_url, canary.url("/curl")], capture_output=True
-                )
-                assert fetched.stdout.decode() == f"canary {CANARY_HOST}:{canary.port} /curl"
+            fetched = subprocess.run(
+                [require_command("curl"), "-sS", "-p", "-x", relay_url, canary.url("/curl")],
+                capture_output=True,
+            )
+    assert fetched.stdout.decode() == f"canary {CANARY_HOST}:{canary.port} /curl"
     assert plain.text == f"canary {CANARY_HOST}:{canary.port} /plain"
     assert (metadata.status_code, metadata.headers["x-toolwire-refusal"]) == (403, "metadata")
     assert status_and_code(tunnelled) == (200, None)
