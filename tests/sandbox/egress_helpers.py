@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import shutil
 import socket
 import ssl
@@ -41,6 +42,9 @@ from cryptography.x509.oid import NameOID
 from conftest import IN_CI
 from toolwire.backends.network import StaticResolver
 from toolwire.seams import NetworkPolicy
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+"""As in ``tests/conftest.py``: a missing command fails the test in CI, skips it elsewhere."""
 
 CANARY_HOST = "canary.test"
 TLS_CANARY_HOST = "tls.canary.test"

@@ -260,7 +260,7 @@ async def test_curl_reaches_a_tls_host_through_connect(tmp_path: Path) -> None:
             listener = await proxy.serve_tcp(policy=policy)
             result = await anyio.run_process(
                 [
-                    "curl",
+                    curl,
                     "-sS",
                     "--cacert",
                     str(tls.ca_file),
