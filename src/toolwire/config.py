@@ -4,6 +4,8 @@
 [sandbox]
 roots = ["."]                 # read + write (default: the current directory)
 read_only = ["/usr/share/dict"]
+mode = "auto"                 # "required": refuse commands without bubblewrap; "off"
+max_processes = 512           # per sandbox; also max_file_size_mb, max_cpu_s, max_memory_mb
 
 [network]
 allow = ["api.github.com", "*.githubusercontent.com"]   # empty: every public host
@@ -32,9 +34,9 @@ the config file, or the current directory when there is none. Environment variab
 the file: ``TOOLWIRE_CONFIG`` (the file), ``TOOLWIRE_SANDBOX_ROOTS`` (``os.pathsep``-separated),
 ``TOOLWIRE_NETWORK_ALLOW`` / ``TOOLWIRE_NETWORK_DENY`` (comma-separated),
 ``TOOLWIRE_STORE_URL``, ``TOOLWIRE_TOOLSETS`` (comma-separated), ``TOOLWIRE_RESULT_BUDGET_CHARS``,
-``TOOLWIRE_HOST``, ``TOOLWIRE_PORT``. A bad file or variable raises `ConfigurationError` naming
-the key and the line (``toolwire.toml:7: store.url: expected a string``), never a traceback
-from deep inside.
+``TOOLWIRE_HOST``, ``TOOLWIRE_PORT``, ``TOOLWIRE_SANDBOX_MODE``. A bad file or variable
+raises `ConfigurationError` naming the key and the line (``toolwire.toml:7: store.url:
+expected a string``), never a traceback from deep inside.
 """
 
 from __future__ import annotations
@@ -50,13 +52,14 @@ from typing import Any
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.settings import McpServerConfig
+from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
 
 __all__ = ["CONFIG_FILE_NAME", "DEFAULT_STORE_URL", "ToolwireConfig", "load_config"]
 
 CONFIG_FILE_NAME = "toolwire.toml"
 DEFAULT_STORE_URL = "sqlite:///.toolwire/state.db"
 _SECTIONS = {
-    "sandbox": {"roots", "read_only"},
+    "sandbox": {"roots", "read_only", *TABLE_KEYS},
     "network": {"allow", "deny", "allow_private_urls"},
     "store": {"url"},
     "tools": {"toolsets", "result_budget_chars"},
@@ -78,6 +81,7 @@ class ToolwireConfig:
         source: The config file read, if any.
         sandbox_read: Absolute paths tools may read.
         sandbox_write: Absolute paths tools may write (also readable).
+        sandbox: The sandbox's mode and limits (``[sandbox] mode``, ``max_processes``, ...).
         network_allow: Host patterns fetches may reach (empty: every public host).
         network_deny: Host patterns they may never reach (checked first).
         allow_private_urls: Let fetches reach private and loopback addresses.
@@ -99,6 +103,7 @@ class ToolwireConfig:
     source: str | None = None
     sandbox_read: tuple[str, ...] = ()
     sandbox_write: tuple[str, ...] = ()
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     network_allow: tuple[str, ...] = ()
     network_deny: tuple[str, ...] = ()
     allow_private_urls: bool = False
@@ -153,6 +158,8 @@ def load_config(
         base = file.resolve().parent
     values = _from_file(data, located, base)
     values.update(_from_env(env, base))
+    if (mode := values.pop("sandbox_mode", None)) is not None:
+        values["sandbox"] = replace(values.get("sandbox", SandboxSettings()), mode=mode)
     roots_named = "sandbox_write" in values or "sandbox_read" in values
     config = ToolwireConfig(base_dir=str(base), source=str(file) if file else None, **values)
     return replace(config, warnings=check_sandbox(config, named=roots_named))
@@ -210,6 +217,8 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         read_only = at.strings(sandbox["read_only"], ("sandbox", "read_only"))
         values["sandbox_read"] = _paths(read_only, base)
         values.setdefault("sandbox_write", ())
+    if TABLE_KEYS & set(sandbox):
+        values["sandbox"] = _sandbox_settings(sandbox, at)
     network = data.get("network", {})
     for key, name in (("allow", "network_allow"), ("deny", "network_deny")):
         if key in network:
@@ -245,6 +254,20 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         raise at.error(("mcp", "servers"), "expected a table of servers ([mcp.servers.<name>])")
     values["mcp_servers"] = tuple(_server(name, spec, at, base) for name, spec in servers.items())
     return values
+
+
+def _sandbox_settings(table: dict[str, Any], at: Located) -> SandboxSettings:
+    options: dict[str, Any] = {}
+    for key in sorted(TABLE_KEYS & set(table)):
+        where = ("sandbox", key)
+        if key == "mode":
+            mode = at.string(table[key], where)
+            if mode not in SANDBOX_MODES:
+                raise at.error(where, f"expected one of {list(SANDBOX_MODES)}, got {mode!r}")
+            options[key] = mode
+        else:
+            options[key] = at.integer(table[key], where, minimum=0)
+    return sandbox_settings(options)
 
 
 def _server(name: str, spec: Any, at: Located, base: Path) -> McpServerConfig:
@@ -287,6 +310,12 @@ def _from_env(env: Mapping[str, str], base: Path) -> dict[str, Any]:
     ):
         if (raw := env.get(variable)) is not None:
             values[name] = tuple(item.strip() for item in raw.split(",") if item.strip())
+    if mode := env.get("TOOLWIRE_SANDBOX_MODE"):
+        if mode not in SANDBOX_MODES:
+            raise ConfigurationError(
+                f"$TOOLWIRE_SANDBOX_MODE: expected one of {list(SANDBOX_MODES)}, got {mode!r}"
+            )
+        values["sandbox_mode"] = mode
     if url := env.get("TOOLWIRE_STORE_URL"):
         values["store_url"] = url
     if host := env.get("TOOLWIRE_HOST"):

@@ -58,8 +58,8 @@ class Wired:
 
 
 def create_backends_for(config: ToolwireConfig) -> CapabilityBackends:
-    """Capability backends for ``config``: its sandbox, network policy and store, and
-    background processes with logs in ``<base_dir>/.toolwire/processes``."""
+    """Capability backends for ``config``: its sandbox (roots, mode and limits), network policy
+    and store, and background processes with logs in ``<base_dir>/.toolwire/processes``."""
     from toolwire.backends.defaults import create_backends
 
     return create_backends(
@@ -72,6 +72,7 @@ def create_backends_for(config: ToolwireConfig) -> CapabilityBackends:
             "deny": list(config.network_deny),
             "allow_private_urls": config.allow_private_urls,
         },
+        sandbox=config.sandbox,
     )
 
 

@@ -150,3 +150,36 @@ async def read_pid(path: Path, within_s: float = WAIT_S) -> int:
             if text.endswith("\n"):
                 return int(text)
             await anyio.sleep(0.02)
+
+
+def host_group(reported: int, cwd: Path) -> int | None:
+    """The host process group of the process that reported pid ``reported`` from ``cwd``.
+
+    A sandboxed command has a pid namespace of its own: ``$$`` is its pid there, not the
+    host's. ``NSpid`` (its pid in every namespace, the innermost last) and its working
+    directory find it from outside; an unsandboxed command is found the same way.
+    """
+    wanted = str(cwd.resolve())
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            here = os.readlink(entry / "cwd")
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        nspids = next(
+            (line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), []
+        )
+        if nspids and int(nspids[-1]) == reported and here == wanted:
+            return int(stat.rsplit(")", 1)[1].split()[2])
+    return None
+
+
+async def read_host_group(path: Path, cwd: Path, within_s: float = WAIT_S) -> int:
+    """The host process group of the child that wrote its pid to ``path`` from ``cwd``."""
+    reported = await read_pid(path, within_s)
+    group = host_group(reported, cwd)
+    assert group is not None, f"no process reported pid {reported} from {cwd}"
+    return group

@@ -1,5 +1,6 @@
 """A client that goes away takes its calls with it: a dropped HTTP connection or a closed stdin
-aborts the call, and the terminal tool kills the command's process group."""
+aborts the call, and the terminal tool kills the command's process group (its sandbox, where
+bubblewrap runs: the pid the command reports is its own namespace's, mapped to the host's)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from serve_helpers import (
     Served,
     group_alive,
-    read_pid,
+    read_host_group,
     stop,
     wait_group_gone,
 )
@@ -39,7 +40,7 @@ async def test_a_dropped_http_client_kills_its_terminal_command(
     assert http_server.url is not None
     client = _start_client(mode, http_server.url)
     try:
-        pgid = await read_pid(serve_project / "child.pid")
+        pgid = await read_host_group(serve_project / "child.pid", serve_project)
         process_groups.append(pgid)
         assert group_alive(pgid)
         client.kill()  # the connection drops; no MCP cancellation is sent
@@ -54,7 +55,7 @@ async def test_a_stdio_client_that_goes_away_kills_its_terminal_command(
 ) -> None:
     client = _start_client("auto", str(serve_project))
     try:
-        pgid = await read_pid(serve_project / "child.pid")
+        pgid = await read_host_group(serve_project / "child.pid", serve_project)
         process_groups.append(pgid)
         assert group_alive(pgid)
         client.kill()  # the server's stdin closes

@@ -23,6 +23,7 @@ from toolwire.config import ToolwireConfig
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.server import ServeOptions
 from toolwire.mcp.serving import serve_registry
+from toolwire.sandbox.modes import sandbox_status
 from toolwire.wiring import Wired, open_registry
 
 __all__ = ["parse_address", "serve"]
@@ -37,7 +38,8 @@ def serve(
     stdio: Annotated[bool, typer.Option("--stdio", help="Serve on stdin/stdout.")] = False,
 ) -> None:
     """Serve the tools over MCP: streamable HTTP at HOST:PORT (default from the config,
-    127.0.0.1:8765) or stdio. Prints the address, sandbox roots, store and tools on stderr."""
+    127.0.0.1:8765) or stdio. Prints the address, sandbox roots, whether commands run
+    sandboxed (and why not), store and tools on stderr."""
     if http is not None and stdio:
         fail_usage("choose one of --http and --stdio")
     config = load(ctx)
@@ -122,6 +124,8 @@ def _banner(wired: Wired, address: str) -> None:
     tools = list(wired.registry)
     stderr.print(f"[bold]toolwire[/] serving {len(tools)} tools over {where}", markup=True)
     lines = [f"  sandbox  {path} ({mode})" for path, mode in config.sandbox_roots]
+    status = sandbox_status(wired.backends.processes, wired.backends.sandbox_settings.mode)
+    lines.append(f"  commands {status.line}")
     lines.append(f"  store    {_without_password(config.store_url)}")
     if config.source:
         lines.append(f"  config   {config.source}")
@@ -132,7 +136,8 @@ def _banner(wired: Wired, address: str) -> None:
         hints = tool_annotations(tool)
         lines.append(f"  tool     {tool.name}" + (f"  [{hints}]" if hints else ""))
     for line in lines:
-        stderr.print(line, markup=False)
+        loud = line.startswith("  commands ") and not status.sandboxed
+        stderr.print(line, markup=False, style="bold red" if loud else None, soft_wrap=True)
 
 
 def _without_password(url: str) -> str:

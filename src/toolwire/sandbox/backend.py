@@ -176,18 +176,20 @@ class SandboxedProcessBackend(LocalProcessBackend):
     @property
     def process_bound(self) -> str:
         """What bounds the number of processes in one sandbox, in words."""
-        if self.limits.max_processes == 0:
-            return "not bounded (max_processes = 0)"
+        limit = self.limits.max_processes
+        if limit == 0:
+            return "processes per sandbox not bounded (max_processes = 0)"
         if self._cgroups is not None:
-            return f"{self.limits.max_processes} ({self._cgroups.description})"
+            return f"at most {limit} processes per sandbox ({self._cgroups.description})"
         if needs_nproc_inside():
-            return f"{self.limits.max_processes} (RLIMIT_NPROC in the sandbox's user namespace)"
-        return "not bounded: toolwire runs as root and cannot create a pids cgroup here"
+            return f"at most {limit} processes per sandbox (RLIMIT_NPROC, own user namespace)"
+        return "processes per sandbox NOT bounded: root, and no pids cgroup can be made here"
 
     @property
     def description(self) -> str:
         """One line for the ``serve`` banner and ``toolwire doctor``."""
-        return f"{self.probe.reason}; processes per sandbox: {self.process_bound}"
+        version = f" {self.probe.version}" if self.probe.version else ""
+        return f"bubblewrap{version}, {self.process_bound}"
 
     def _prepare(
         self,

@@ -154,16 +154,20 @@ def _roots(
 
 
 def _hide(plan: _Plan, hidden: Sequence[str], mounted: Sequence[str], files: HostFiles) -> None:
-    done: set[str] = set()
+    found: dict[str, bool] = {}  # real path → is a directory
     for entry in hidden:
         if (entry.startswith("/proc/") and entry != "/proc/sys") or not os.path.lexists(entry):
             continue  # a /proc/<pid> entry is the host's; the sandbox has its own /proc
         real = os.path.realpath(entry)
-        if real in done or not any(_under(real, m) for m in mounted):
-            continue
-        done.add(real)
-        if os.path.isdir(real):
+        if any(_under(real, m) for m in mounted):
+            found[real] = os.path.isdir(real)
+    covered: list[str] = []
+    for real in sorted(found, key=lambda p: (_depth(p), p)):
+        if any(_under(real, d) for d in covered):
+            continue  # inside a directory already hidden
+        if found[real]:
             args: tuple[str, ...] = ("--tmpfs", real, "--remount-ro", real)
+            covered.append(real)
         elif real == "/etc/passwd":
             args = ("--ro-bind", files.passwd, real)
         else:
@@ -207,7 +211,7 @@ def mount_arguments(
     if (
         real_home is not None
         and real_home != "/"
-        and not any(_under(real_home, v) for v in (*visible, *system, "/tmp", "/run"))
+        and not any(_under(real_home, v) for v in (*visible, *system))
     ):
         plan.mount(real_home, 1, "--tmpfs", real_home)
     _hide(plan, [*hidden, "/proc/sys"], [*visible, *system, "/proc"], files)

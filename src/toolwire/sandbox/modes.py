@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolwire.backends.background import ProcessManager
@@ -21,13 +22,19 @@ from toolwire.context import AbortSignal
 from toolwire.errors import CapabilityError
 from toolwire.sandbox.confinement import Confinement
 from toolwire.sandbox.probe import probe_bubblewrap
-from toolwire.sandbox.settings import SandboxSettings
+from toolwire.sandbox.settings import SandboxMode, SandboxSettings
 from toolwire.seams import BackgroundProcess, LogStream, ProcessResult, WatchResult
 
 if TYPE_CHECKING:
     from toolwire.backends.network.resolvers import Resolver
 
-__all__ = ["UnavailableProcessBackend", "create_process_backend", "unsandboxed_notice"]
+__all__ = [
+    "SandboxStatus",
+    "UnavailableProcessBackend",
+    "create_process_backend",
+    "sandbox_status",
+    "unsandboxed_notice",
+]
 
 logger = logging.getLogger("toolwire.sandbox")
 
@@ -159,3 +166,35 @@ def create_process_backend(
     notice = unsandboxed_notice(probe.reason)
     logger.warning("toolwire: %s", notice)
     return LocalProcessBackend(manager, notice=notice)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SandboxStatus:
+    """How commands run with a process backend, for the ``serve`` banner and ``doctor``.
+
+    Attributes:
+        sandboxed: Whether every command runs in a sandbox.
+        line: One sentence saying so (and why not, when not).
+    """
+
+    sandboxed: bool
+    line: str
+
+
+def sandbox_status(backend: ProcessBackend | None, mode: SandboxMode) -> SandboxStatus:
+    """Describe ``backend`` (a `CapabilityBackends`' ``processes``) under ``mode``."""
+    if backend is None:
+        return SandboxStatus(sandboxed=False, line="no commands: there is no process backend")
+    if isinstance(backend, UnavailableProcessBackend):
+        return SandboxStatus(
+            sandboxed=False,
+            line=f'REFUSED (mode = "required"): {backend.reason}',
+        )
+    if backend.sandboxed:
+        description = getattr(backend, "description", None) or repr(backend)
+        return SandboxStatus(sandboxed=True, line=f"sandboxed by {description}")
+    if mode == "off":
+        return SandboxStatus(sandboxed=False, line='UNSANDBOXED ([sandbox] mode = "off")')
+    probe = probe_bubblewrap()
+    why = probe.reason if not probe.usable else f"the process backend {backend!r} does not sandbox"
+    return SandboxStatus(sandboxed=False, line=f"UNSANDBOXED: {why}")
