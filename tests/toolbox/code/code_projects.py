@@ -110,3 +110,34 @@ def node_tools() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return Path(done.stdout.strip().splitlines()[-1]) / "node_modules"
+
+
+RUST_CRATE = {
+    "Cargo.toml": '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "pub fn add(a: i32, b: i32) -> i32 {\n"
+        "    let unused = 3;\n"
+        "    a + b\n"
+        "}\n\n"
+        "#[cfg(test)]\n"
+        "mod tests {\n"
+        "    use super::*;\n\n"
+        "    #[test]\n"
+        "    fn adds() {\n"
+        "        assert_eq!(add(1, 2), 3);\n"
+        "    }\n\n"
+        "    #[test]\n"
+        "    fn fails() {\n"
+        '        assert_eq!(add(1, 2), 4, "math is off");\n'
+        "    }\n\n"
+        "    #[test]\n"
+        "    #[ignore]\n"
+        "    fn later() {}\n"
+        "}\n"
+    ),
+    "tests/it.rs": (
+        "use demo::add;\n\n#[test]\nfn integration() {\n    assert_eq!(add(2, 2), 4);\n}\n"
+    ),
+}
+"""A crate with a warning, a passing, a failing and an ignored unit test, and an
+integration test."""

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import toolwire.toolbox.code.failures as failures
 from toolwire.results import Err
-from toolwire.toolbox.code import failures
 from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic
 from toolwire.toolbox.code.parsing import (
     as_int,

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import toolwire.toolbox.code.failures as failures
 from toolwire.reducers.test_runs import detect_test_runner, reduce_test_output
 from toolwire.results import Err
-from toolwire.toolbox.code import failures
 from toolwire.toolbox.code.diagnostics import CheckRun, Outcome, RunStatus, TestOutcome
 from toolwire.toolbox.code.junit import cap_details
 from toolwire.toolbox.code.parsing import load_json, relative_file, strip_ansi

@@ -10,9 +10,9 @@ from the report), 5 no tests; 3 and 4 (internal or usage error) are crashes.
 
 from __future__ import annotations
 
+import toolwire.toolbox.code.failures as failures
 from toolwire.reducers.test_runs import reduce_test_output
 from toolwire.results import Err
-from toolwire.toolbox.code import failures
 from toolwire.toolbox.code.diagnostics import CheckRun, RunStatus
 from toolwire.toolbox.code.junit import parse_junit
 from toolwire.toolbox.code.reports import ReportTooLargeError, report_file

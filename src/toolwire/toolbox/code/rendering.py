@@ -43,11 +43,9 @@ def summary_line(run: CheckRun, fix_hint: bool = False) -> str:
     """The run in one line: what ran, and its counts (and, with ``fix_hint``, how many
     ``lint(fix=true)`` would fix)."""
     head = f"{run.tool}:"
-    if run.status in ("passed", "failed", "no_tests") or run.tests:
+    if run.status in ("passed", "failed", "no_tests", "build_failed") or run.tests:
         return f"{head} {_test_summary(run)}"
     found = run.diagnostics
-    if run.status == "build_failed":
-        return f"{head} build failed: {_severity_counts(found) or 'see output'}"
     parts: list[str] = []
     if run.fixed:
         parts.append(f"fixed {len(run.fixed)} in {_plural(_files(run.fixed), 'file')}")

@@ -13,12 +13,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import toolwire.toolbox.code.failures as failures
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
 from toolwire.results import Err
 from toolwire.seams import ProcessResult, ScopedFs, ScopedProcess
 from toolwire.threads import run_in_worker
-from toolwire.toolbox.code import failures
 from toolwire.toolbox.code.projects import Project
 from toolwire.toolbox.code.toolchains import Toolchains
 from toolwire.toolbox.common import refused
