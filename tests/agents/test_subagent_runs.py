@@ -3,6 +3,9 @@ progress, and the pipeline (hooks, budget) applying to the child's calls."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import anyio
 import pytest
 from agent_helpers import Blocker, RegistryFactory
@@ -296,3 +299,43 @@ async def test_without_hooks_of_the_hosts_the_child_still_has_the_command_guard(
     await task(make_registry(toolsets=("terminal",)), ctx, description="rm", prompt="Clean up.")
     (message,) = server.requests[1].tool_messages()
     assert "Command blocked" in message["content"]
+
+
+def _running(token: str) -> bool:
+    """Whether a process whose command line holds ``token`` runs (found by command line, not
+    pid: the process backend may run commands in a PID namespace of their own)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if token.encode() in (entry / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+async def test_aborting_the_parent_kills_the_processes_of_the_childs_running_command(
+    server: ModelServer, make_registry: RegistryFactory, ctx: ToolContext, work: Path
+) -> None:
+    token = f"{300 + os.getpid() % 1000}.{os.getpid()}"  # a sleep no other test starts
+    started = work / "started"
+    command = f"sleep {token} & touch {started}; wait"
+    server.add(completion(None, tool_call("terminal", {"command": command}, "t")))
+    registry = make_registry(toolsets=("terminal",))
+    results: list[ToolResult] = []
+    async with anyio.create_task_group() as group:
+
+        async def call() -> None:
+            results.append(await task(registry, ctx, description="sleep", prompt="Sleep."))
+
+        group.start_soon(call)
+        with anyio.fail_after(30):
+            while not started.exists():
+                await anyio.sleep(0.02)
+        assert _running(token)
+        ctx.abort_signal.abort("stop the sleeper")
+    assert isinstance(results[0], Err)
+    with anyio.fail_after(10):
+        while _running(token):
+            await anyio.sleep(0.02)
