@@ -7,8 +7,11 @@
 4. The MCP server against the SDK's ``MCPServer`` (``bench_mcp.py``).
 5. Regular expressions: the worst time per KiB of every pattern that meets untrusted text, on
    adversarial input, beside Python's ``re`` (``bench_regex.py``).
+6. The command guard: time per command on its corpus beside tree-sitter's parse alone, and time
+   per KiB on long commands (``bench_guard.py``).
 
-Each prints a markdown table. Options: ``--only w,kv,reducers,mcp,regex`` and ``--repeats N``.
+Each prints a markdown table. Options: ``--only w,kv,reducers,mcp,regex,guard`` and
+``--repeats N``.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ def _peer_harness(repeats: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", default="w,kv,reducers,mcp,regex")
+    parser.add_argument("--only", default="w,kv,reducers,mcp,regex,guard")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     wanted = set(args.only.split(","))
@@ -78,6 +81,7 @@ def main() -> int:
         ("reducers", "bench_reducers.py", "Reducers: characters before and after"),
         ("mcp", "bench_mcp.py", "MCP server against the SDK's MCPServer"),
         ("regex", "bench_regex.py", "Regular expressions: worst µs per KiB on adversarial input"),
+        ("guard", "bench_guard.py", "Command guard: µs per command and per KiB"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)

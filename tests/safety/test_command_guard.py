@@ -239,7 +239,7 @@ def test_segments_include_substitutions_and_shell_scripts() -> None:
         ("rm${IFS}-rf${IFS}/x", ("rm", "-rf", "/x")),
         ("r\\\nm x", ("rm", "x")),
         ("env -i -u A B=1 timeout -s KILL 5 nice -n 3 ls", ("ls",)),
-        ("echo \"$HOME/x\" ~/y ${HOME}", ("echo", "\x01/x", "\x01/y", "\x01")),
+        ('echo "$HOME/x" ~/y ${HOME}', ("echo", "\x01/x", "\x01/y", "\x01")),
     ],
 )
 def test_words_are_resolved_as_bash_would(command: str, argv: tuple[str, ...]) -> None:
@@ -318,7 +318,8 @@ async def test_a_long_command_is_checked_in_a_worker_thread(
     long = await command_guard.check_command_async(
         "ls; " * (WORKER_THRESHOLD_CHARS // 4) + "rm -rf ~"
     )
-    assert short is not None and long is not None
+    assert short is not None
+    assert long is not None
     assert long.rule == "rm-recursive-root"
     assert threads[0] == threading.get_ident()
     assert threads[1] != threading.get_ident()

@@ -46,6 +46,9 @@ _SENSITIVE_PATHS: tuple[tuple[LinearPattern, str], ...] = (
     (linear(r"(?:^|[^\w.-])/etc/(?:passwd|shadow|sudoers)(?:[^\w.]|$)"), "a system account file"),
     (linear(r"(?:^|[^\w-])\.(?:bash|zsh|psql|mysql)_history(?:[^\w.-]|$)"), "a shell history"),
 )
+_ANY_SENSITIVE = linear(
+    r"\.ssh/|\.aws/credentials|\.gnupg|\.netrc|/etc/(?:passwd|shadow|sudoers)|_history"
+)
 _SQL = linear(r"(?i)\bDROP\s+(?:DATABASE|TABLE|SCHEMA)\b|\bTRUNCATE\s+TABLE\b")
 _SQL_CLIENTS = frozenset(
     {"psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "clickhouse",
@@ -239,6 +242,8 @@ def _checked_words(segment: Segment) -> list[str]:
 def _sensitive(segment: Segment) -> Finding | None:
     words = [*_checked_words(segment), *(r.target for r in segment.redirects)]
     for word in words:
+        if not _ANY_SENSITIVE.search(word) and "/.." not in word:
+            continue
         text = display(word)
         if "/.." in text and text.startswith("/"):
             text = "/" + "/".join(normalise(text)[1])

@@ -76,22 +76,15 @@ class Segment:
     args: tuple[Word, ...]
     redirects: tuple[Redirect, ...] = ()
     stdin: Flow = NO_INPUT
+    argv: tuple[str, ...] = field(init=False, compare=False)
+    """The texts of `args`."""
+    program: str = field(init=False, compare=False)
+    """The basename of the command word; `UNKNOWN` when a variable, a substitution or a glob
+    hides it; ``""`` when there is no command (only redirections)."""
 
-    @property
-    def argv(self) -> tuple[str, ...]:
-        """The texts of `args`."""
-        return tuple(word.text for word in self.args)
-
-    @property
-    def program(self) -> str:
-        """The basename of the command word; `UNKNOWN` when a variable, a substitution or a glob
-        hides it; ``""`` when there is no command (only redirections)."""
-        if not self.args:
-            return ""
-        first = self.args[0]
-        if first.glob or UNKNOWN in first.text or SOMETHING in first.text:
-            return UNKNOWN
-        return first.text.rsplit("/", 1)[-1]
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "argv", tuple(word.text for word in self.args))
+        object.__setattr__(self, "program", _program(self.args))
 
     @property
     def text(self) -> str:
@@ -99,3 +92,12 @@ class Segment:
         shown = " ".join(display(word.text) for word in self.words)
         targets = " ".join(f"{r.operator} {display(r.target)}" for r in self.redirects)
         return f"{shown} {targets}".strip()
+
+
+def _program(args: tuple[Word, ...]) -> str:
+    if not args:
+        return ""
+    first = args[0]
+    if first.glob or UNKNOWN in first.text or SOMETHING in first.text:
+        return UNKNOWN
+    return first.text.rsplit("/", 1)[-1]

@@ -145,8 +145,9 @@ class Walker:
 
     def _command(self, node: Node, ctx: _Context) -> Flow:
         stdin = ctx.stdin
+        inner = replace(ctx, background=False) if ctx.background else ctx
         for child in node.named_children:
-            self._visit(child, replace(ctx, background=False))
+            self._visit(child, inner)
             if child.type == "herestring_redirect":
                 stdin = self._herestring(child)
         words, redirects = command_words(node)
