@@ -39,7 +39,6 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from conftest import IN_CI
 from toolwire.backends.network import StaticResolver
 from toolwire.seams import NetworkPolicy
 
