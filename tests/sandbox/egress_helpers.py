@@ -16,12 +16,14 @@ The canary listens on 127.0.0.1, so its policy allows private addresses; the res
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
 import shutil
 import socket
 import ssl
+import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -315,6 +317,37 @@ def silent_server() -> Iterator[int]:
         thread.join()
         for conn in held:
             conn.close()
+        listener.close()
+
+
+@contextmanager
+def hanging_up_server() -> Iterator[int]:
+    """A TCP port on 127.0.0.1 that reads a little of each request, then hangs up (a reset)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def accept_loop() -> None:
+        listener.settimeout(0.05)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            conn.settimeout(5)
+            with contextlib.suppress(OSError):
+                conn.recv(100)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+
+    thread = threading.Thread(target=accept_loop, daemon=True)
+    thread.start()
+    try:
+        yield int(listener.getsockname()[1])
+    finally:
+        stop.set()
+        thread.join()
         listener.close()
 
 

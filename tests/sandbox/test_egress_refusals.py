@@ -12,6 +12,7 @@ from egress_helpers import (
     EgressCanary,
     closed_port,
     exchange,
+    hanging_up_server,
     running_canary,
     serve_canary,
     silent_server,
@@ -236,6 +237,19 @@ async def test_an_upstream_that_refuses_gets_502(proxy: EgressProxy) -> None:
     listener = await proxy.serve_tcp(policy=LOCAL, ports=None)
     assert (await ask(listener, get(f"http://127.0.0.1:{port}/")))[:2] == (502, "upstream-failed")
     assert (await ask(listener, connect(f"127.0.0.1:{port}")))[:2] == (502, "upstream-failed")
+
+
+async def test_an_upstream_that_hangs_up_inside_the_body_gets_502(proxy: EgressProxy) -> None:
+    listener = await proxy.serve_tcp(policy=LOCAL, ports=None)
+    body = b"b" * 4_000_000
+    with hanging_up_server() as port:
+        head = (
+            f"POST http://127.0.0.1:{port}/upload HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        status, code, _ = await ask(listener, head.encode() + body)
+    assert (status, code) == (502, "upstream-failed")
+    assert (await ask(listener, get("http://0.0.0.0/")))[:2] == (403, "reserved-address")
 
 
 async def test_an_upstream_that_never_answers_gets_504() -> None:

@@ -8,7 +8,7 @@ response is relayed as it comes (no decompression), framed for the client by h11
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import anyio
 import h11
@@ -41,7 +41,7 @@ class ClientBodyError(Exception):
     """The client's request body ended wrongly (bad framing, a hang-up, a stall)."""
 
 
-async def _request_body(client: ClientConnection, idle_s: float) -> AsyncIterator[bytes]:
+async def _request_body(client: ClientConnection, idle_s: float) -> AsyncGenerator[bytes, None]:
     """The client's body, as it arrives (a ``100 Continue`` first when the client waits)."""
     if client.conn.they_are_waiting_for_100_continue:
         await client.send(h11.InformationalResponse(status_code=100, headers=[]))
@@ -96,12 +96,15 @@ async def _check(
 
 
 async def _open(
-    client: ClientConnection, request: h11.Request, checked: CheckedUrl, ctx: ListenerContext
+    client: ClientConnection,
+    request: h11.Request,
+    checked: CheckedUrl,
+    ctx: ListenerContext,
+    body: AsyncGenerator[bytes, None] | None,
 ) -> httpx.Response | None:
     """Send the request upstream; None once a failure has been answered."""
     limits = ctx.limits
     method = request.method.decode("ascii")
-    body = _request_body(client, limits.idle_timeout_s) if has_body(request.headers) else None
     if body is None and not await _end_of_request(client, limits.idle_timeout_s):
         return None
     headers = end_to_end(request.headers, request=True)
@@ -160,11 +163,18 @@ async def forward(client: ClientConnection, request: h11.Request, ctx: ListenerC
     checked = await _check(client, request, ctx)
     if checked is None:
         return False
-    response = await _open(client, request, checked, ctx)
-    if response is None:
-        return False
+    idle_s = ctx.limits.idle_timeout_s
+    body = _request_body(client, idle_s) if has_body(request.headers) else None
     try:
-        return await _relay(client, response)
+        response = await _open(client, request, checked, ctx, body)
+        if response is None:
+            return False
+        try:
+            return await _relay(client, response)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
     finally:
-        with anyio.CancelScope(shield=True):
-            await response.aclose()
+        if body is not None:  # an upstream that failed mid-body leaves it suspended
+            with anyio.CancelScope(shield=True):
+                await body.aclose()

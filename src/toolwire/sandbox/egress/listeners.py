@@ -16,6 +16,27 @@ from toolwire.sandbox.egress.context import ListenerContext
 __all__ = ["EgressListener"]
 
 
+LINGER_S = 2.0
+"""How long a closing connection reads and drops what the client still sends (see `_linger`)."""
+LINGER_BYTES = 64 * 1024 * 1024
+
+
+async def _linger(stream: ByteStream, chunk: int) -> None:
+    """Close gently: end our side, then drop what the client still sends, for a while.
+
+    Closing a socket with unread input makes the kernel reset the connection, which can
+    destroy an answer the client has not read yet (a ``502`` to a client still uploading).
+    """
+    dropped = 0
+    with anyio.move_on_after(LINGER_S):
+        try:
+            await stream.send_eof()
+            while dropped < LINGER_BYTES:
+                dropped += len(await stream.receive(chunk))
+        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            pass
+
+
 class EgressListener:
     """One socket the proxy accepts clients on, under one policy.
 
@@ -90,6 +111,7 @@ class EgressListener:
             ctx.active += 1
             try:
                 await serve_connection(stream, ctx)
+                await _linger(stream, ctx.limits.chunk_bytes)
             except Exception:  # a bug must not take the listener down: log it, drop the client
                 logger.exception("egress %s: connection failed", ctx.name)
             finally:
