@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,11 +66,19 @@ async def call(
     return outcome.result
 
 
-def ok_of(result: ToolResult) -> Ok:
-    """The ``Ok`` (with ``structured``); fails the test otherwise."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Checked:
+    """A successful code tool result: its text and its (always present) ``structured``."""
+
+    value: str
+    structured: dict[str, Any]
+
+
+def ok_of(result: ToolResult) -> Checked:
+    """The ``Ok``'s text and ``structured``; fails the test otherwise."""
     assert isinstance(result, Ok), result
     assert result.structured is not None
-    return result
+    return Checked(value=result.value, structured=result.structured)
 
 
 def err_of(result: ToolResult) -> Err:
