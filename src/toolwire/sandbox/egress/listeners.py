@@ -78,6 +78,10 @@ class EgressListener:
         self._scope.cancel()
         if self._started:
             await self._finished.wait()
+        elif not self._finished.is_set():  # never served: close the socket here
+            self._finished.set()
+            await self._listener.aclose()
+            self._remove_socket_file()
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Accept and serve clients until closed (the proxy runs this in its task group)."""
