@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolwire.safety.bash.model import Finding, Segment
-from toolwire.safety.bash.words import UNKNOWN, display
+from toolwire.safety.bash.words import HOME, SOMETHING, UNKNOWN, display
 from toolwire.safety.command_device_rules import (
     DEVICE_RULES,
     is_raw_disk,
@@ -80,6 +80,13 @@ def judge(segment: Segment) -> Finding | None:
     return None
 
 
+def _at(segment: Segment, target: str) -> str:
+    """``target`` from the folder an earlier ``cd`` of the line moved to."""
+    if not segment.cwd or target.startswith(("/", HOME, SOMETHING)):
+        return target
+    return segment.cwd.rstrip("/") + "/" + target
+
+
 def _flags(options: list[str]) -> str:
     return "".join(o[1:] for o in options if not o.startswith("--"))
 
@@ -93,7 +100,7 @@ def _rm(segment: Segment) -> Finding | None:
     for target in targets:
         if _SSH_DIR.search(target):
             return _finding("rm-ssh", f"deleting SSH files ({display(target)})", segment)
-        place = danger(target) if recursive else None
+        place = danger(_at(segment, target)) if recursive or target.endswith("*") else None
         if place is not None:
             return _finding(
                 "rm-recursive-root", f"recursive forced delete of {display(target)}", segment
@@ -108,7 +115,7 @@ def _find(segment: Segment) -> Finding | None:
         if word.startswith(("-", "(", "!")):
             break
         roots.append(word)
-    dangerous = [root for root in roots if danger(root) is not None]
+    dangerous = [root for root in roots if danger(_at(segment, root)) is not None]
     if not dangerous:
         return None
     deletes = "-delete" in argv
@@ -123,6 +130,8 @@ def _find(segment: Segment) -> Finding | None:
 def _permissions(segment: Segment) -> Finding | None:
     options, operands = options_and_operands(segment.argv[1:])
     program = segment.program
+    if program == "install":
+        return _install_mode(segment)
     if program == "chmod":
         mode = operands[0] if operands else ""
         if _SETID_NUMERIC.match(mode) or _SETID_SYMBOLIC.search(mode):
@@ -133,7 +142,7 @@ def _permissions(segment: Segment) -> Finding | None:
     ):
         operands = operands[1:]
     for target in operands:
-        place = danger(target)
+        place = danger(_at(segment, target))
         if place is not None and (recursive or place == "/"):
             return _finding(
                 "recursive-chmod",
@@ -144,12 +153,33 @@ def _permissions(segment: Segment) -> Finding | None:
     return None
 
 
+def _install_mode(segment: Segment) -> Finding | None:
+    argv = segment.argv
+    for index, word in enumerate(argv):
+        mode = argv[index + 1] if word == "-m" and index + 1 < len(argv) else ""
+        mode = word.split("=", 1)[1] if word.startswith("--mode=") else mode
+        if mode and (_SETID_NUMERIC.match(mode) or _SETID_SYMBOLIC.search(mode)):
+            return _finding("chmod-setuid", f"installing with setuid/setgid bits ({mode})", segment)
+    return None
+
+
+def _rsync(segment: Segment) -> Finding | None:
+    options, operands = options_and_operands(segment.argv[1:])
+    if operands and any(o.startswith(("--delete", "--remove-source")) for o in options):
+        place = danger(_at(segment, operands[-1]))
+        if place is not None:
+            return _finding(
+                "rm-recursive-root", f"rsync --delete into {display(operands[-1])}", segment
+            )
+    return None
+
+
 def _mv(segment: Segment) -> Finding | None:
     options, operands = options_and_operands(segment.argv[1:])
     target_dir = any(o.startswith(("-t", "--target-directory")) for o in options)
     sources = operands if target_dir else operands[:-1]
     for source in sources:
-        place = danger(source)
+        place = danger(_at(segment, source))
         if place is not None:
             return _finding("mv-destroy", f"moving {display(source)} away", segment)
     if operands and not target_dir and operands[-1].startswith("/dev/") and len(operands) > 1:
@@ -271,6 +301,8 @@ _PROGRAM_RULES: dict[str, tuple[Rule, ...]] = {
     "find": (_find,),
     **dict.fromkeys(_PERMISSIONS, (_permissions,)),
     "mv": (_mv,),
+    "install": (_permissions,),
+    "rsync": (_rsync,),
     "gpg": (_gpg,),
     "gpg2": (_gpg,),
     "setcap": (_setcap,),

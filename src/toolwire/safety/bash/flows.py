@@ -83,8 +83,10 @@ def emits(segment: Segment, stdin: Flow) -> Flow:
     if program == "cat" and len(segment.argv) == 1:
         return stdin if stdin.kind != "none" else UNKNOWN_INPUT
     if program in _LISTERS or program == "cat":
-        paths = tuple(word for word in segment.argv[1:] if not word.startswith("-"))
-        return Flow("unknown", hints=paths or (".",))
+        paths = tuple(word for word in segment.argv[1:] if not word.startswith("-")) or (".",)
+        if program in _LISTERS:  # what a lister prints is everything under its paths
+            paths = tuple(path.rstrip("/") + "/*" for path in paths)
+        return Flow("unknown", hints=paths)
     return UNKNOWN_INPUT
 
 

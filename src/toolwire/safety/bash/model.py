@@ -70,12 +70,14 @@ class Segment:
         args: The command and its arguments after looking through assignments and wrappers.
         redirects: Its redirections, those of enclosing groups included.
         stdin: What arrives on its standard input.
+        cwd: The folder an earlier ``cd`` of the line moved to (``""``: where it started).
     """
 
     words: tuple[Word, ...]
     args: tuple[Word, ...]
     redirects: tuple[Redirect, ...] = ()
     stdin: Flow = NO_INPUT
+    cwd: str = ""
     argv: tuple[str, ...] = field(init=False, compare=False)
     """The texts of `args`."""
     program: str = field(init=False, compare=False)

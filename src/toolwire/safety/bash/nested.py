@@ -52,7 +52,7 @@ class Nested:
     scripts: list[Word] = field(default_factory=list)
     code: list[tuple[str, Word]] = field(default_factory=list)
     stdin_reader: str = ""
-    files: list[Word] = field(default_factory=list)
+    files: list[tuple[str, Word]] = field(default_factory=list)
     commands: list[tuple[Word, ...]] = field(default_factory=list)
 
 
@@ -63,8 +63,10 @@ def nested_of(segment: Segment) -> Nested:
     args = segment.args
     if program in SHELLS:
         _shell(args, found)
-    elif program in ("eval", "su", "runuser", "script", "flock", "watch", "source", "."):
+    elif program in ("eval", "su", "runuser", "script", "flock", "watch", "source", ".", "sg"):
         _builtin_like(program, args, found)
+    elif program in ("alias", "trap", "at", "batch", "parallel"):
+        _deferred(program, args, found)
     elif program in _AWKS:
         _awk(args, found)
     elif program == "deno" and len(args) > 2 and args[1].text == "eval":
@@ -112,7 +114,7 @@ def _shell(args: tuple[Word, ...], found: Nested) -> None:
     elif stdin or not operands or operands[0].text in _STDIN_FILES:
         found.stdin_reader = "shell"
     else:
-        found.files.append(operands[0])
+        found.files.append(("shell", operands[0]))
 
 
 def _with_positionals(script: Word, params: tuple[Word, ...]) -> Word:
@@ -142,7 +144,7 @@ def _builtin_like(program: str, args: tuple[Word, ...], found: Nested) -> None:
         if rest and rest[0].text in _STDIN_FILES:
             found.stdin_reader = "shell"
         elif rest:
-            found.files.append(rest[0])
+            found.files.append(("shell", rest[0]))
     elif program == "watch":
         _watch(rest, found)
     else:  # su, runuser, script, flock: "-c CMD" is shell code
@@ -157,6 +159,43 @@ def _builtin_like(program: str, args: tuple[Word, ...], found: Nested) -> None:
             operands = [i for i, w in enumerate(rest) if not w.text.startswith("-")]
             if len(operands) >= 2:
                 found.commands.append(rest[operands[1] :])
+
+
+def _deferred(program: str, args: tuple[Word, ...], found: Nested) -> None:
+    """Code run later: an alias's value, a trap's handler, ``at``'s and ``batch``'s input,
+    ``parallel``'s command with each of its ``:::`` arguments."""
+    rest = args[1:]
+    if program == "alias":
+        for word in rest:
+            if "=" in word.text:
+                value = word.text.split("=", 1)[1]
+                found.scripts.append(Word(value, word.glob, word.subs))
+    elif program == "trap":
+        operands = [word for word in rest if not word.text.startswith("-")]
+        if len(operands) >= 2:
+            found.scripts.append(operands[0])
+    elif program in ("at", "batch"):
+        if not any(word.text == "-f" for word in rest) and not any(
+            word.text in ("-l", "-r", "-d", "-c") for word in rest
+        ):
+            found.stdin_reader = "shell"
+    else:
+        _parallel(rest, found)
+
+
+def _parallel(rest: tuple[Word, ...], found: Nested) -> None:
+    texts = [word.text for word in rest]
+    cut = texts.index(":::") if ":::" in texts else len(texts)
+    index = 0
+    while index < cut and rest[index].text.startswith("-"):
+        index += 2 if rest[index].text in ("-j", "--jobs", "-S", "--sshlogin") else 1
+    command = rest[index:cut]
+    values = rest[cut + 1 :] or (Word(UNKNOWN),)
+    for value in values[:16]:
+        if any("{}" in word.text for word in command):
+            found.commands.append(tuple(Word(w.text.replace("{}", value.text)) for w in command))
+        elif command:
+            found.commands.append((*command, value))
 
 
 def _watch(rest: tuple[Word, ...], found: Nested) -> None:
@@ -181,7 +220,7 @@ def _awk(args: tuple[Word, ...], found: Nested) -> None:
         option = args[index].text
         if option in ("-f", "--file"):
             if index + 1 < len(args):
-                found.files.append(args[index + 1])
+                found.files.append(("awk", args[index + 1]))
             return
         index += 2 if option in ("-v", "-F", "--assign", "--field-separator") else 1
     if index < len(args):
@@ -215,7 +254,7 @@ def _interpreter(language: str, program: str, args: tuple[Word, ...], found: Nes
     if not operands or operands[0].text in _STDIN_FILES:
         found.stdin_reader = language
     else:
-        found.files.append(operands[0])
+        found.files.append((language, operands[0]))
 
 
 def _inline(option: str, letters: tuple[str, ...]) -> str | None:

@@ -24,17 +24,25 @@ from tree_sitter import Tree
 
 from toolwire.safety.bash.code_scan import scan_code
 from toolwire.safety.bash.commands import command_words, redirect_of, unwrap
-from toolwire.safety.bash.flows import as_source, emits, is_downloader, printed_text
+from toolwire.safety.bash.flows import (
+    DOWNLOADERS,
+    as_source,
+    emits,
+    is_downloader,
+    printed_text,
+)
 from toolwire.safety.bash.model import NO_INPUT, UNKNOWN_INPUT, Finding, Flow, Redirect, Segment
 from toolwire.safety.bash.nested import nested_of
 from toolwire.safety.bash.syntax import Node, node_text, parse
 from toolwire.safety.bash.words import (
     HOME,
+    SOMETHING,
     UNKNOWN,
     TooComplexError,
     Word,
     brace_words,
     expand_word,
+    known_variables,
 )
 from toolwire.safety.linear_regex import linear
 
@@ -86,12 +94,17 @@ class Walker:
         self._sub_flows: dict[int, Flow] = {}
         self._downloads: set[str] = set()
         self._executed: list[tuple[str, str]] = []
+        self._written: dict[str, str] = {}
+        self._variables: dict[str, tuple[str, ...]] = {}
+        self._cwd = ""
         self._collect = collect
         self.segments: list[Segment] = []
 
     def check(self, command: str) -> None:
         """Walk ``command``; raises `Refused` or `TooComplexError`."""
-        self._source(command, _Context())
+        with known_variables() as variables:
+            self._variables = variables
+            self._source(command, _Context())
         for name, shown in self._executed:
             if name in self._downloads:
                 _refuse("download-exec", f"running {name}, downloaded in the same command", shown)
@@ -124,9 +137,13 @@ class Walker:
         if kind == "function_definition":
             return self._function(node, ctx)
         if kind in ("command_substitution", "process_substitution"):
-            inner = _Context(stdin=UNKNOWN_INPUT, depth=ctx.depth, functions=ctx.functions)
+            feeds = node.children and node.children[0].type == ">("  # >(sh) reads the output
+            stdin = ctx.stdin if feeds else UNKNOWN_INPUT
+            inner = _Context(stdin=stdin, depth=ctx.depth, functions=ctx.functions)
             self._sub_flows[node.id] = self._children(node, inner)
             return NO_INPUT
+        if kind in ("variable_assignment", "for_statement"):
+            self._assign(node)
         if kind == "ERROR":
             self._error(node)
         return self._children(node, ctx)
@@ -146,6 +163,8 @@ class Walker:
     def _command(self, node: Node, ctx: _Context) -> Flow:
         stdin = ctx.stdin
         inner = replace(ctx, background=False) if ctx.background else ctx
+        if _stage_name(node).rsplit("/", 1)[-1] in DOWNLOADERS:
+            inner = replace(inner, stdin=Flow("download"))  # for "curl ... > >(sh)"
         for child in node.named_children:
             self._visit(child, inner)
             if child.type == "herestring_redirect":
@@ -157,6 +176,7 @@ class Walker:
             args=unwrap(words),
             redirects=(*ctx.redirects, *redirects),
             stdin=stdin,
+            cwd=self._cwd,
         )
         self._segment(segment, ctx)
         flow = emits(segment, stdin)
@@ -170,8 +190,11 @@ class Walker:
         words of that output."""
         out: list[Word] = []
         for word in words:
-            flow = self._sub_flows.get(word.subs[0].id) if len(word.subs) == 1 else None
-            if word.text == UNKNOWN and flow is not None and flow.kind == "data":
+            sub = word.subs[0] if len(word.subs) == 1 else None
+            flow = (
+                self._sub_flows.get(sub.id) if sub and sub.type == "command_substitution" else None
+            )
+            if word.text in (UNKNOWN, SOMETHING) and flow is not None and flow.kind == "data":
                 parts = flow.text.split()[:256] if word.splits else [flow.text]
                 out.extend(Word(part) for part in parts)
             else:
@@ -192,7 +215,9 @@ class Walker:
                 else "an endless loop that starts background processes"
             )
             _refuse("fork-bomb", f"fork bomb ({what})", segment.text)
-        self._track_files(segment)
+        self._track_files(segment, ctx)
+        if program in ("cd", "pushd"):
+            self._cwd = _moved(self._cwd, segment.argv[1:])
         self._nested(segment, ctx)
 
     def _pipeline(self, stages: list[Node], ctx: _Context, *, check_bomb: bool) -> Flow:
@@ -209,13 +234,19 @@ class Walker:
         stdin = ctx.stdin
         redirects = list(ctx.redirects)
         tails: list[Node] = []
+        body = node.child_by_field_name("body")
+        feeds = ctx
+        if body is not None and _stage_name(body).rsplit("/", 1)[-1] in DOWNLOADERS:
+            feeds = replace(ctx, stdin=Flow("download"))  # for "curl ... > >(sh)"
         for index, child in enumerate(node.children):
             if node.field_name_for_child(index) == "redirect":
-                stdin = self._redirect(child, ctx, stdin, redirects, tails)
-        body = node.child_by_field_name("body")
+                stdin = self._redirect(child, feeds, stdin, redirects, tails)
         inner = replace(ctx, stdin=stdin, redirects=tuple(redirects))
         if body is None:
-            self._segment(Segment(words=(), args=(), redirects=tuple(redirects), stdin=stdin), ctx)
+            bare = Segment(
+                words=(), args=(), redirects=tuple(redirects), stdin=stdin, cwd=self._cwd
+            )
+            self._segment(bare, ctx)
             flow = NO_INPUT
         else:
             flow = self._visit(body, inner)
@@ -297,7 +328,9 @@ class Walker:
                 parts.pop(0)
             words = [_plain_word(part) for part in parts]
             if words:
-                segment = Segment(words=tuple(words), args=unwrap(words), stdin=ctx.stdin)
+                segment = Segment(
+                    words=tuple(words), args=unwrap(words), stdin=ctx.stdin, cwd=self._cwd
+                )
                 self._segment(segment, replace(ctx, depth=ctx.depth + 1))
 
     def _nested(self, segment: Segment, ctx: _Context) -> None:
@@ -311,19 +344,54 @@ class Walker:
             self._code(language, flow.text, segment, inner)
         if found.stdin_reader:
             self._reader(found.stdin_reader, segment, inner)
-        for word in found.files:
-            self._foreign_checked(
-                _foreign([self._sub_flows.get(s.id, NO_INPUT) for s in word.subs]) or NO_INPUT,
-                segment,
-            )
-            self._executed.append((_basename(word.text), segment.text))
+        for language, word in found.files:
+            self._run_file(language, word, segment, inner)
         for argv in found.commands:
             if inner.depth > MAX_NESTING:
                 raise TooComplexError(f"commands nested more than {MAX_NESTING} levels deep")
-            built = Segment(words=argv, args=unwrap(argv), stdin=segment.stdin)
+            built = Segment(words=argv, args=unwrap(argv), stdin=segment.stdin, cwd=self._cwd)
             if segment.program == "xargs" and _runs_code(built):
                 self._foreign_checked(segment.stdin, segment)  # curl ... | xargs sh -c
             self._segment(built, inner)
+
+    def _run_file(self, language: str, word: Word, segment: Segment, ctx: _Context) -> None:
+        """A script file it runs: a process substitution's output (``bash <(curl ...)``,
+        ``source <(echo ...)``) is judged as code; a file written or downloaded earlier in the
+        line is judged by what was written, or refused."""
+        flows = [self._sub_flows.get(sub.id, NO_INPUT) for sub in word.subs]
+        self._foreign_checked(_foreign(flows) or NO_INPUT, segment)
+        if word.text == SOMETHING and len(flows) == 1 and flows[0].kind == "data":
+            self._code(language, flows[0].text, segment, ctx)
+        self._ran(language, word.text, segment, ctx)
+
+    def _ran(self, language: str, path: str, segment: Segment, ctx: _Context) -> None:
+        name = _basename(path)
+        self._executed.append((name, segment.text))
+        written = self._written.pop(name, None)  # judged once
+        if written is not None:
+            self._spend(written, ctx)
+            self._code(language, written, segment, ctx)
+
+    def _assign(self, node: Node) -> None:
+        """Remember what ``X=value`` or ``for X in a b`` gives a variable (unknown: forgotten)."""
+        name_node = node.child_by_field_name(
+            "name" if node.type == "variable_assignment" else "variable"
+        )
+        if name_node is None:
+            return
+        name = node_text(name_node)
+        if node.type == "for_statement":
+            values = [w.text for v in node.children_by_field_name("value") for w in expand_word(v)]
+        else:
+            value = node.child_by_field_name("value")
+            values = [" ".join(w.text for w in expand_word(value))] if value is not None else [""]
+            if "+=" in node_text(node)[: len(name) + 2]:
+                values = []
+        known = tuple(v for v in values if UNKNOWN not in v and SOMETHING not in v)[:16]
+        if known:
+            self._variables[name] = known
+        else:
+            self._variables.pop(name, None)
 
     def _code(self, language: str, code: str, segment: Segment, ctx: _Context) -> None:
         if language == "shell":
@@ -346,7 +414,7 @@ class Walker:
         if flow.kind == "data":
             self._code(reader, flow.text, segment, ctx)
         for hint in flow.hints:
-            self._executed.append((_basename(hint), segment.text))
+            self._ran(reader, hint, segment, ctx)
 
     def _foreign_checked(self, flow: Flow, segment: Segment) -> Flow:
         if flow.kind == "download":
@@ -360,14 +428,23 @@ class Walker:
         foreign = _foreign(flows)
         if foreign is not None:
             return foreign
-        if word.text == UNKNOWN and len(flows) == 1 and flows[0].kind == "data":
+        if word.text in (UNKNOWN, SOMETHING) and len(flows) == 1 and flows[0].kind == "data":
             return flows[0]
         return Flow("data", word.text)
 
-    def _track_files(self, segment: Segment) -> None:
+    def _track_files(self, segment: Segment, ctx: _Context) -> None:
         args = segment.argv
-        if args and "/" in args[0] and UNKNOWN not in args[0]:
-            self._executed.append((_basename(args[0]), segment.text))
+        if args and "/" in args[0] and segment.program != UNKNOWN:
+            self._ran("shell", args[0], segment, replace(ctx, depth=ctx.depth + 1))
+        text = printed_text(segment)
+        if text is None and segment.program in ("cat", "tee") and segment.stdin.kind == "data":
+            text = segment.stdin.text
+        if text is not None:
+            targets = [r.target for r in segment.redirects if r.writes]
+            if segment.program == "tee":
+                targets.extend(a for a in args[1:] if not a.startswith("-"))
+            for target in targets:
+                self._written[_basename(target)] = text
         fetched = is_downloader(segment)
         if fetched:
             self._downloads.update(_basename(a) for a in args[1:] if not a.startswith("-"))
@@ -375,6 +452,17 @@ class Walker:
             self._downloads.update(_basename(r.target) for r in segment.redirects if r.writes)
             if segment.program == "tee":
                 self._downloads.update(_basename(a) for a in args[1:] if not a.startswith("-"))
+
+
+def _moved(cwd: str, args: tuple[str, ...]) -> str:
+    """Where ``cd args`` leads from ``cwd`` (``""`` for the starting folder)."""
+    operands = [arg for arg in args if not arg.startswith("-") or arg == "-"]
+    target = operands[0] if operands else HOME
+    if target == "-" or UNKNOWN in target or SOMETHING in target:
+        return ""
+    if target.startswith(("/", HOME)) or not cwd:
+        return target
+    return cwd.rstrip("/") + "/" + target
 
 
 def _runs_code(segment: Segment) -> bool:

@@ -17,6 +17,9 @@ produce, and whether an unquoted glob character is left (`Word.glob`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -57,6 +60,12 @@ _SIMPLE_ESCAPES = {
     "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b",
     "E": "\x1b", "\\": "\\", "'": "'", '"': '"', "?": "?",
 }  # fmt: skip
+_BRACES = str.maketrans({key: _PROTECT[key] for key in "{},"})
+_ALT_OPEN, _ALT_SEP, _ALT_CLOSE = "\x05", "\x04", "\x06"  # a variable's several values
+_ALTERNATIVES = str.maketrans({_ALT_OPEN: "{", _ALT_SEP: ",", _ALT_CLOSE: "}"})
+_VARIABLES: ContextVar[dict[str, tuple[str, ...]] | None] = ContextVar(
+    "toolwire_guard_variables", default=None
+)
 _DEFAULTING = frozenset({":-", "-", ":=", "="})
 _NON_EMPTY = frozenset({":?", "?"})
 
@@ -93,6 +102,19 @@ def display(text: str) -> str:
     return text.replace(HOME, "~").replace(UNKNOWN, "…").replace(SOMETHING, "…")
 
 
+@contextmanager
+def known_variables() -> Iterator[dict[str, tuple[str, ...]]]:
+    """A fresh table of the values variables are known to hold (``X=/``, ``for d in /usr /etc``),
+    read by `expand_word` until the ``with`` block ends. Several values expand as brace
+    alternatives would, so each is judged."""
+    table: dict[str, tuple[str, ...]] = {}
+    token = _VARIABLES.set(table)
+    try:
+        yield table
+    finally:
+        _VARIABLES.reset(token)
+
+
 def expand_word(node: Node) -> list[Word]:
     """The words ``node`` expands to (brace expansion and ``$IFS`` can make several, an unquoted
     unknown alone stays one `UNKNOWN` word).
@@ -102,6 +124,8 @@ def expand_word(node: Node) -> list[Word]:
     """
     subs: list[Node] = []
     raw = _tilde(node, _piece(node, False, subs))
+    if _ALT_OPEN in raw:
+        raw = raw.translate(_ALTERNATIVES)
     bare = node.type == "command_substitution"
     words: list[Word] = []
     for expanded in _brace_expand(raw):
@@ -148,7 +172,7 @@ def _piece(node: Node, quoted: bool, subs: list[Node]) -> str:
         return _expansion(node, quoted, subs)
     if kind == "command_substitution":
         subs.append(node)
-        return UNKNOWN
+        return SOMETHING  # rarely empty: "$(pwd)"/* is not /*
     if kind == "process_substitution":
         subs.append(node)
         return SOMETHING
@@ -204,7 +228,15 @@ def _expansion(node: Node, quoted: bool, subs: list[Node]) -> str:
         return "".join(_piece(value, quoted, subs) for value in values)
     if operator:
         return UNKNOWN
-    return HOME if name == "HOME" else UNKNOWN
+    if name == "HOME":
+        return HOME
+    known = (_VARIABLES.get() or {}).get(name)
+    if not known:
+        return UNKNOWN
+    kept = [
+        v.translate(_BRACES) if quoted else v.translate(_BRACES).replace(" ", _SPLIT) for v in known
+    ]
+    return kept[0] if len(kept) == 1 else _ALT_OPEN + _ALT_SEP.join(kept) + _ALT_CLOSE
 
 
 def _unquoted_word(text: str) -> str:
