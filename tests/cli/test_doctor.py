@@ -14,6 +14,7 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
+from toolwire.cli import doctor_checks
 from toolwire.cli.app import app
 from toolwire.cli.doctor_checks import (
     check_chromium,
@@ -25,6 +26,7 @@ from toolwire.cli.doctor_checks import (
 )
 from toolwire.config import ToolwireConfig
 from toolwire.mcp.settings import McpServerConfig
+from toolwire.sandbox.settings import SandboxSettings
 
 runner = CliRunner()
 
@@ -149,8 +151,31 @@ def test_the_sandbox_check_follows_the_probe_and_the_mode() -> None:
         assert "apt-get install bubblewrap" in check.fix
     else:
         assert check.status in ("ok", "warn")
-    off = check_sandbox(SimpleNamespace(sandbox_mode="off"))  # type: ignore[arg-type]
+    off = check_sandbox(ToolwireConfig(sandbox=SandboxSettings(mode="off")))
     assert off.status == "skip"
+
+
+def test_a_required_sandbox_that_cannot_run_fails(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(doctor_checks, "_probe_bubblewrap", lambda: (False, "bwrap is missing"))
+    required = check_sandbox(ToolwireConfig(sandbox=SandboxSettings(mode="required")))
+    auto = check_sandbox(ToolwireConfig())
+    assert (required.status, auto.status) == ("fail", "warn")
+    assert required.detail == "required, but bwrap is missing"
+    assert "commands run without a sandbox" in auto.detail
+
+
+def test_the_sandbox_mode_comes_from_the_config_file(project: Path) -> None:
+    (project / "toolwire.toml").write_text('[store]\nurl = "memory://"\n[sandbox]\nmode = "off"\n')
+    result = runner.invoke(app, ["doctor", "--json"])
+    sandbox = next(c for c in json.loads(result.stdout) if c["name"] == "sandbox")
+    assert sandbox == {
+        "name": "sandbox",
+        "status": "skip",
+        "detail": "off in the configuration",
+        "fix": None,
+    }
 
 
 def test_node_is_found_with_its_version() -> None:

@@ -160,7 +160,7 @@ _BWRAP_FIX = "sudo apt-get install bubblewrap (Debian/Ubuntu; `make sysdeps` in 
 
 def check_sandbox(config: ToolwireConfig) -> Check:
     """Whether commands can run in the bubblewrap sandbox here."""
-    mode = str(getattr(config, "sandbox_mode", "auto"))
+    mode = config.sandbox.mode  # "auto", "required" or "off" ([sandbox] mode)
     if mode == "off":
         return Check(name="sandbox", status="skip", detail="off in the configuration")
     usable, reason = _probe_bubblewrap()
