@@ -175,27 +175,11 @@ def check_sandbox(config: ToolwireConfig) -> Check:
 
 
 def _probe_bubblewrap() -> tuple[bool, str]:
-    """`toolwire.sandbox.probe_bubblewrap`, or a check of our own where it is not there."""
-    try:
-        from toolwire.sandbox import probe_bubblewrap
-    except ImportError:
-        try:
-            from toolwire.sandbox.probe import probe_bubblewrap
-        except ImportError:
-            return _own_bubblewrap_probe()
+    """`toolwire.sandbox.probe_bubblewrap`: bubblewrap tried once (cached for the process)."""
+    from toolwire.sandbox import probe_bubblewrap
+
     probe = probe_bubblewrap()
-    return bool(probe.usable), str(probe.reason)
-
-
-def _own_bubblewrap_probe() -> tuple[bool, str]:
-    path = shutil.which("bwrap")
-    if path is None:
-        return False, "bwrap is not installed"
-    done = _run([path, "--ro-bind", "/", "/", "--unshare-all", "--", "true"])
-    if done is None or done.returncode != 0:
-        detail = "" if done is None else (done.stderr.strip() or f"exit {done.returncode}")
-        return False, f"bwrap is installed but cannot create a sandbox here: {detail}"
-    return True, f"bubblewrap runs ({path})"
+    return probe.usable, probe.reason
 
 
 # -- Chromium, node --------------------------------------------------------------------------
