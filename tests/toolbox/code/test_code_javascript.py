@@ -179,3 +179,31 @@ async def test_a_test_file_that_does_not_load_is_an_error_test(
     assert broken["outcome"] == "error"
     assert broken["name"] == "src/broken.test.ts"
     assert result.structured["passed"] is False
+
+
+async def test_a_test_script_of_another_runner_runs_as_npm_test(tmp_path: Path) -> None:
+    node_test = (
+        'import test from "node:test";\nimport assert from "node:assert";\n\n'
+        'test("adds", () => assert.strictEqual(1 + 2, 3));\n'
+        'test("fails", () => assert.strictEqual(1 + 2, 4));\n'
+    )
+    root = write_tree(
+        tmp_path / "p",
+        {
+            "package.json": (
+                '{"name": "n", "private": true, "type": "module", '
+                '"scripts": {"test": "node --test"}}'
+            ),
+            "math.test.js": node_test,
+        },
+    )
+    result = ok_of(await call(code_registry([root]), root, "run_tests"))
+    [run] = result.structured["runs"]
+    assert (run["tool"], run["status"]) == ("npm test", "failed")
+    assert run["notes"] == [
+        "the test script's runner is neither vitest nor jest: no per-test results"
+    ]
+    assert "3 !== 4" in run["output"]  # the failure and the summary survive the reducer
+    assert "# fail 1" in run["output"]
+    assert result.structured["tests"] == []
+    assert result.value.startswith("npm test: FAILED")

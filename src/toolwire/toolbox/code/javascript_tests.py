@@ -1,8 +1,8 @@
 """JavaScript and TypeScript tests: vitest or jest, whichever the package's test script uses.
 
-The runner is the one ``package.json``'s ``scripts.test`` names (``vitest`` or ``jest``), else
-whichever of the two is installed. It runs directly (not through ``npm test``, whose script
-could start a watcher) with a JSON report written to a report file:
+The runner is the one ``package.json``'s ``scripts.test`` names (``vitest`` or ``jest``); with
+no test script, whichever of the two is installed. It runs directly (not through ``npm test``,
+whose script could start a watcher) with a JSON report written to a report file:
 
 - vitest: ``vitest run --reporter=json --outputFile=<report>`` (``-t`` for a selector);
 - jest: ``jest --ci --json --outputFile=<report>`` (``-t`` for a selector).
@@ -10,8 +10,9 @@ could start a watcher) with a JSON report written to a report file:
 Both reports share one shape (``testResults[].assertionResults[]``); a test file that failed
 to load becomes one ``error`` test. ``CI=true`` keeps both out of watch and interactive modes.
 
-A test script that names neither runs as ``npm test``; its output is kept through the test-run
-reducer (`toolwire.reducers.test_runs`), with no per-test detail.
+A test script that names neither (``node --test``, ``mocha``) runs as ``npm test --silent``;
+its output is kept through the test-run reducer (`toolwire.reducers.test_runs`), with no
+per-test detail, and its exit code decides ``passed`` or ``failed``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ _OUTCOMES: dict[str, Outcome] = {
     "disabled": "skipped",
 }
 _NPM_DEFAULT_SCRIPT = "no test specified"
+_HINT = "npm install --save-dev "
 _ENV = {"CI": "true", "FORCE_COLOR": "0"}
 
 
@@ -122,17 +124,29 @@ async def _test_script(request: CheckRequest) -> str:
     return script if isinstance(script, str) else ""
 
 
+def _named_runner(script: str) -> str | None:
+    """The runner a test script names (``vitest`` first: ``vitest`` contains no ``jest``)."""
+    if "vitest" in script:
+        return "vitest"
+    return "jest" if "jest" in script else None
+
+
 async def javascript_tests(request: CheckRequest) -> CheckRun | Err:
     """vitest, jest or the package's test script (see the module docstring)."""
     script = await _test_script(request)
-    order = ["jest", "vitest"] if "jest" in script and "vitest" not in script else ["vitest"]
-    order += [runner for runner in ("vitest", "jest") if runner not in order]
-    for runner in order:
+    named = _named_runner(script)
+    if named is not None:
+        if await request.which(named) is None:
+            return failures.not_installed(named, f"the test script runs it: {_HINT}{named}")
+        return await _run_json_runner(request, named)
+    if script and _NPM_DEFAULT_SCRIPT not in script:
+        if await request.which("npm") is None:
+            return failures.not_installed("npm", "the package's test script needs it")
+        return await _npm_test(request)
+    for runner in ("vitest", "jest"):
         if await request.which(runner) is not None:
             return await _run_json_runner(request, runner)
-    if script and _NPM_DEFAULT_SCRIPT not in script and await request.which("npm") is not None:
-        return await _npm_test(request)
-    return failures.not_installed("vitest or jest", "add one: npm install --save-dev vitest")
+    return failures.not_installed("vitest or jest", f"add one: {_HINT}vitest")
 
 
 def _runner_args(request: CheckRequest, runner: str, report: str) -> list[str]:
