@@ -63,3 +63,36 @@ def test_content_capture_is_off_unless_asked(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", raising=False)
     assert ToolTelemetry().captures_content is False
     assert ToolTelemetry(capture_content=True).captures_content is True
+
+
+@tool
+async def echo(text: str) -> str:
+    """Say it back.
+
+    Args:
+        text: What to say.
+    """
+    if text == "boom":
+        raise RuntimeError("boom")
+    return text * 40
+
+
+async def test_telemetry_changes_no_outcome(otel: Otel) -> None:
+    calls = [
+        {"id": "1", "name": "echo", "args": {"text": "hi"}},
+        {"id": "2", "name": "echo", "args": {"text": "boom"}},
+        {"id": "3", "name": "echo", "args": '{"text": '},
+        {"id": "4", "name": "ghost", "args": {}},
+        {"id": "5", "name": "ping", "args": {}},
+    ]
+    plain = ToolRegistry(reducers=None)
+    traced = ToolRegistry(reducers=None, telemetry=otel.telemetry(capture_content=True))
+    for registry in (plain, traced):
+        registry.register_all([echo, ping])
+    ctx = ToolContext(session_id="s", result_budget_chars=200)
+    expected = await plain.execute_parallel(calls, ctx)
+    got = await traced.execute_parallel(calls, ctx)
+    assert [(o.tool_call_id, o.result, o.args) for o in got] == [
+        (o.tool_call_id, o.result, o.args) for o in expected
+    ]
+    assert len(otel.spans()) == len(calls) + 1
