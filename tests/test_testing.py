@@ -4,9 +4,11 @@ model speaks each provider's real wire format."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from anthropic.types import Message
 from google.genai.types import GenerateContentResponse
@@ -14,7 +16,7 @@ from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
 from toolwire import ToolContext, tool
-from toolwire.capabilities import fs_reach, secrets, storage
+from toolwire.capabilities import fs_reach, process, secrets, storage
 from toolwire.results import Ok
 from toolwire.testing import (
     ScriptedCall,
@@ -207,3 +209,23 @@ def test_the_chat_response_carries_the_arguments_as_a_json_string() -> None:
     response = model.respond()
     (tool_call,) = response["choices"][0]["message"]["tool_calls"]
     assert json.loads(tool_call["function"]["arguments"]) == {"a": 1, "b": 2}
+
+
+@tool(capabilities=[process(["git"]), fs_reach(read="from-personality")])
+async def last_commit(ctx: ToolContext) -> str:
+    """The subject of the last commit in the working directory."""
+    assert ctx.scoped_process is not None
+    done = await ctx.scoped_process.spawn("git", ["log", "-1", "--format=%s"])
+    return done.stdout.strip() or done.stderr
+
+
+async def test_a_process_tool_runs_on_the_harness_root() -> None:
+    git = shutil.which("git")
+    assert git is not None, "git is needed"
+    async with ToolHarness(last_commit) as harness:
+        await anyio.run_process([git, "init", "-q", str(harness.root)])
+        await anyio.run_process(
+            [git, "-C", str(harness.root), "-c", "user.email=t@example.com", "-c",
+             "user.name=t", "commit", "-q", "--allow-empty", "-m", "first commit"]
+        )  # fmt: skip
+        assert (await harness.call("last_commit")).result == Ok("first commit")
