@@ -215,3 +215,20 @@ def test_toolchain_roots_name_existing_directories_outside_the_system() -> None:
     roots = toolchain_roots()
     assert all(os.path.isdir(r) for r in roots)
     assert not any(r == "/usr" or r.startswith("/usr/") for r in roots)
+
+
+@pytest.mark.parametrize("selector", ["--junitxml=/tmp/x", "-x", "", "  "])
+async def test_a_selector_that_would_read_as_an_option_is_refused(
+    project: Path, selector: str
+) -> None:
+    error = err_of(await call(code_registry([project]), project, "run_tests", selector=selector))
+    assert error.code is ErrorCode.INPUT_INVALID
+    assert error.field == "selector"
+
+
+async def test_a_path_that_starts_with_a_dash_is_passed_as_a_path(project: Path) -> None:
+    fake_ruff(project, "[]", 0)
+    (project / "-weird.py").write_text("x = 1\n")
+    result = ok_of(await call(code_registry([project]), project, "lint", path="-weird.py"))
+    assert result.structured["target"] == "./-weird.py"
+    assert result.structured["runs"][0]["command"][-1] == "./-weird.py"

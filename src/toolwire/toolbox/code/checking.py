@@ -57,6 +57,13 @@ async def run_check(
         return missing_seam(name, "running processes")
     if fs is None:
         return missing_seam(name, "file access")
+    if selector is not None and (not selector.strip() or selector.lstrip().startswith("-")):
+        return Err(
+            "selector must be a test name, pattern or node id; it cannot be empty or start "
+            "with '-' (the test runner would read it as an option)",
+            ErrorCode.INPUT_INVALID,
+            field="selector",
+        )
     located = await _locate(fs, ctx, path)
     if isinstance(located, Err):
         return located
@@ -110,6 +117,8 @@ async def _locate(
     if project is None:
         return failures.no_project(target)
     relative = None if path is None or target == project.root else project.relative(target)
+    if relative is not None and relative.startswith("-"):
+        relative = "./" + relative  # never read as an option by the checker
     return project, relative, is_dir
 
 

@@ -8,7 +8,8 @@ examples). ``fix=True`` runs ``cargo clippy --fix --allow-dirty --allow-staged
 ``cargo test --no-fail-fast`` runs every test binary; results come from libtest's own output
 (stable Rust prints no JSON for tests). A ``path`` under ``tests/`` runs that integration test
 only (``--test <name>``); any other path runs the whole package. The selector is libtest's
-name filter. When the code does not compile the run is ``build_failed`` with the errors.
+name filter (passed after ``--``). When the code does not compile the run is ``build_failed``
+with the errors.
 
 cargo is found on the search path (``~/.cargo/bin`` by default, or ``$CARGO_HOME/bin``); the
 rustup proxies find their toolchain through ``HOME`` (or ``RUSTUP_HOME``, passed on when set).
@@ -105,7 +106,7 @@ async def rust_tests(request: CheckRequest) -> CheckRun | Err:
     narrowing, notes = _narrowing(request)
     args = ["test", "--message-format=json", "--no-fail-fast", *narrowing]
     if request.selector:
-        args.append(request.selector)
+        args += ["--", request.selector]  # libtest's name filter, after cargo's own options
     result = await _cargo(request, "cargo test", args)
     if isinstance(result, Err):
         return result
