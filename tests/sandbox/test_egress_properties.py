@@ -24,14 +24,16 @@ ANSWERS = {200, 400, 403, 408, 431, 502, 503, 504}
 
 
 class _Errors(logging.Handler):
-    """Collects the proxy's error records: a connection that failed on a bug."""
+    """Collects the proxy's error records (a connection that failed on a bug), and any line
+    that carries a query string (the generated paths hold ``?token=``)."""
 
     def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
+        super().__init__(level=logging.INFO)
         self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+        if record.levelno >= logging.ERROR or "token=" in record.getMessage():
+            self.records.append(record)
 
 
 @dataclass
@@ -46,6 +48,8 @@ def running(request: pytest.FixtureRequest) -> Iterator[Running]:
     errors = _Errors()
     logger = logging.getLogger("toolwire.egress")
     logger.addHandler(errors)
+    level = logger.level
+    logger.setLevel(logging.INFO)
     limits = EgressLimits(idle_timeout_s=5, connect_timeout_s=2, response_timeout_s=5)
     try:
         with (
@@ -58,6 +62,7 @@ def running(request: pytest.FixtureRequest) -> Iterator[Running]:
             yield Running(listener.address, canary, errors)
     finally:
         logger.removeHandler(errors)
+        logger.setLevel(level)
 
 
 def _hosts(canary_port: int) -> st.SearchStrategy[bytes]:

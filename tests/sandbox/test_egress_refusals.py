@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterator
 
 import anyio
@@ -230,6 +231,25 @@ async def test_malformed_requests_get_400(
     got_status, got_code, body = await ask(listener, request_bytes)
     assert (got_status, got_code) == (status, code)
     assert body.strip()
+
+
+async def test_malformed_requests_never_echo_what_they_carried(
+    proxy: EgressProxy, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="toolwire.egress")
+    listener = await proxy.serve_tcp(policy=NOWHERE)
+    answers = [
+        await ask(listener, request)
+        for request in (
+            b"GET http://a.test/?token=SECRET1 HTTP/1.1 extra\r\nHost: x\r\n\r\n",
+            b"GET http://a.test/ HTTP/1.1\r\nHost: x\r\nAuthorization Bearer SECRET2\r\n\r\n",
+            b"POST http://only.invalid/ HTTP/1.1\r\nHost: x\r\nX SECRET3: v\r\n\r\n",
+        )
+    ]
+    assert [answer[:2] for answer in answers] == [(400, "malformed-request")] * 3
+    assert all(b"SECRET" not in body for _, _, body in answers)
+    assert "SECRET" not in caplog.text
+    assert "malformed request: illegal request line" in caplog.text
 
 
 async def test_an_upstream_that_refuses_gets_502(proxy: EgressProxy) -> None:

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 import anyio
 import h11
 from anyio.abc import ByteStream
 
-__all__ = ["ClientConnection"]
+__all__ = ["ClientConnection", "protocol_error_reason"]
 
+_QUOTED_BYTES = re.compile(r"\s(?:bytearray\()?b['\"]")
 _GONE = (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
+
+
+def protocol_error_reason(exc: h11.ProtocolError) -> str:
+    """h11's reason without the bytes it quotes (a request line can carry a secret query)."""
+    text = _QUOTED_BYTES.split(str(exc), maxsplit=1)[0]
+    return text.rstrip(" :")[:120] or "not HTTP/1.1"
 
 
 class ClientConnection:

@@ -12,7 +12,7 @@ import h11
 from anyio.abc import ByteStream
 
 from toolwire.sandbox.egress.answers import ProxyCode, log_refused, send_error
-from toolwire.sandbox.egress.client import ClientConnection
+from toolwire.sandbox.egress.client import ClientConnection, protocol_error_reason
 from toolwire.sandbox.egress.context import ListenerContext
 from toolwire.sandbox.egress.forward import forward
 from toolwire.sandbox.egress.tunnel import tunnel
@@ -36,7 +36,7 @@ async def _next_request(client: ClientConnection, ctx: ListenerContext) -> h11.R
         reason = (
             f"the request head is larger than {ctx.limits.max_header_bytes} bytes"
             if too_large
-            else f"malformed request: {exc}"
+            else f"malformed request: {protocol_error_reason(exc)}"
         )
         log_refused(ctx.name, "", "", None, code, reason)
         await send_error(client.stream, code, reason)

@@ -20,7 +20,7 @@ from toolwire.backends.network.refusals import PolicyRefusal
 from toolwire.backends.network.transport import pinned_request
 from toolwire.backends.network.urls import parse_url
 from toolwire.sandbox.egress.answers import log_allowed, log_refused, send_error
-from toolwire.sandbox.egress.client import ClientConnection
+from toolwire.sandbox.egress.client import ClientConnection, protocol_error_reason
 from toolwire.sandbox.egress.context import ListenerContext
 from toolwire.sandbox.egress.headers import ambiguous_framing, end_to_end, has_body
 
@@ -49,8 +49,11 @@ async def _request_body(client: ClientConnection, idle_s: float) -> AsyncGenerat
         try:
             with anyio.fail_after(idle_s):
                 event = await client.next_event()
-        except (h11.RemoteProtocolError, TimeoutError) as exc:
-            raise ClientBodyError(f"the request body is malformed or stalled ({exc})") from exc
+        except h11.RemoteProtocolError as exc:
+            reason = protocol_error_reason(exc)
+            raise ClientBodyError(f"the request body is malformed ({reason})") from exc
+        except TimeoutError as exc:
+            raise ClientBodyError(f"the request body stalled for {idle_s:g}s") from exc
         if isinstance(event, h11.Data):
             yield bytes(event.data)
         elif isinstance(event, h11.EndOfMessage):
