@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 
 import anyio
@@ -317,3 +319,18 @@ async def test_misuse_raises_configuration_errors(proxy: EgressProxy) -> None:
         await EgressProxy().serve_tcp()
     with pytest.raises(ConfigurationError, match="idle_timeout_s=0"):
         EgressLimits(idle_timeout_s=0)
+
+
+def test_without_the_web_extra_the_import_says_what_to_install() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['h11'] = None\n"
+        "try:\n"
+        "    import toolwire.sandbox.egress\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == (
+        "ConfigurationError the egress proxy needs h11: pip install 'toolwire[web]'"
+    )

@@ -10,16 +10,24 @@ async with EgressProxy() as proxy:
 An HTTP/1.1 forward proxy (absolute-form requests) and ``CONNECT`` tunnels, each target
 checked by `toolwire.backends.network.check_destination`, the code `SafeFetcher` uses. A
 refusal is answered ``403`` with ``X-Toolwire-Refusal: <code>``; decisions are logged on
-``toolwire.egress``. See ``docs/sandbox.md`` ("The egress proxy").
+``toolwire.egress``. See ``docs/sandbox.md`` ("The egress proxy"). It needs the ``web`` extra
+(httpx, h11, ada-url): ``pip install 'toolwire[web]'``.
 """
 
 from __future__ import annotations
 
-from toolwire.backends.network.ports import DEFAULT_PORTS
-from toolwire.sandbox.egress.answers import REFUSAL_HEADER, ProxyCode
-from toolwire.sandbox.egress.limits import EgressLimits
-from toolwire.sandbox.egress.listeners import EgressListener
-from toolwire.sandbox.egress.proxy import EgressProxy
+from toolwire.errors import ConfigurationError
+
+try:
+    from toolwire.backends.network.ports import DEFAULT_PORTS
+    from toolwire.sandbox.egress.answers import REFUSAL_HEADER, ProxyCode
+    from toolwire.sandbox.egress.limits import EgressLimits
+    from toolwire.sandbox.egress.listeners import EgressListener
+    from toolwire.sandbox.egress.proxy import EgressProxy
+except ModuleNotFoundError as exc:  # httpx, h11 or ada-url
+    raise ConfigurationError(
+        f"the egress proxy needs {exc.name}: pip install 'toolwire[web]'"
+    ) from exc
 
 __all__ = [
     "DEFAULT_PORTS",
