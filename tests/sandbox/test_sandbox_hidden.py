@@ -127,3 +127,19 @@ async def test_a_tool_without_file_reach_sees_no_file(tmp_path: Path) -> None:
     assert code != "0"
     assert SECRET not in stdout
     assert listing == ""  # it starts in an empty directory of the working directory's name
+
+
+async def test_a_root_spelled_through_a_symbolic_link_is_reached_by_both_names(
+    tmp_path: Path,
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "file.txt").write_text("through the link\n")
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    async with sandboxed_registry(link) as registry:
+        by_link = ok(await terminal(registry, link, f"cat {link}/file.txt; pwd -P"))
+        by_real = ok(await terminal(registry, link, f"echo new > {real}/new.txt && echo ok"))
+    assert by_link == f"through the link\n{real}"
+    assert by_real == "ok"
+    assert (real / "new.txt").read_text() == "new\n"

@@ -4,6 +4,9 @@ loop is bounded."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import anyio
@@ -24,8 +27,10 @@ from sandbox_helpers import (  # noqa: F401  (bwrap is a fixture)
 
 from toolwire.context import AbortSignal
 from toolwire.results import Ok
-from toolwire.sandbox import SandboxLimits
+from toolwire.sandbox import SandboxLimits, probe_bubblewrap
 from toolwire.sandbox.cgroups import PidsCgroups
+from toolwire.sandbox.launch import nproc_launcher
+from toolwire.sandbox.probe import bwrap_namespace_flags
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("bwrap")]
 
@@ -186,7 +191,64 @@ async def test_a_fork_loop_is_bounded(work: Path) -> None:
 
 
 async def test_the_fork_bound_here_is_a_pids_cgroup_or_the_user_namespace() -> None:
-    import os
-
     if os.geteuid() == 0:  # RLIMIT_NPROC is not enforced for root: only a cgroup bounds it
         assert PidsCgroups.detect() is not None, "root without a writable pids cgroup"
+
+
+NPROC_FORKS = """
+import os, time
+made = 0
+for _ in range(100):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    made += 1
+print(made)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another user needs root")
+def test_for_a_non_root_toolwire_rlimit_nproc_in_the_user_namespace_bounds_forks() -> None:
+    """The fallback bound, as a non-root toolwire gets it: ``RLIMIT_NPROC`` set by the inner
+    launcher inside the sandbox's own user namespace (here as ``nobody``, via setpriv)."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    bwrap_path = probe_bubblewrap().path
+    assert bwrap_path is not None
+    flags = [f for f in bwrap_namespace_flags() if f != "--unshare-user"] + ["--unshare-user"]
+    argv = [
+        setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+        bwrap_path, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", *flags, "--",
+        *nproc_launcher(20), "/usr/bin/python3", "-c", NPROC_FORKS,
+    ]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert 5 <= int(done.stdout) < 20
+
+
+async def test_file_size_memory_and_cpu_are_limited_per_process(work: Path) -> None:
+    limits = SandboxLimits(
+        max_file_size_bytes=1024 * 1024, max_memory_bytes=256 * 1024 * 1024, max_cpu_s=1
+    )
+    async with sandboxed_registry(work, limits=limits) as registry:
+        big = err(await terminal(registry, work, "head -c 3000000 /dev/zero > big.bin"))
+        memory = ok(
+            await terminal(
+                registry,
+                work,
+                "python3 -c \"\ntry:\n b = bytearray(512 * 1024 * 1024); print('got it')\n"
+                "except MemoryError:\n print('refused')\"",
+            )
+        )
+        spin = err(await terminal(registry, work, "while :; do :; done", timeout_s=20))
+    assert "File size limit exceeded" in big.error
+    assert (work / "big.bin").stat().st_size <= 1024 * 1024
+    assert memory == "refused"
+    code = int(spin.error.splitlines()[0].rsplit(" ", 1)[1])
+    assert code in (128 + 24, 128 + 9)  # SIGXCPU at the limit (SIGKILL: soft = hard limit)
+    assert "timed out" not in spin.error  # the CPU limit ended it, well before the timeout

@@ -10,6 +10,7 @@ import os
 import pwd
 import shutil
 import tempfile
+import threading
 
 from toolwire.sandbox.layout import HostFiles
 
@@ -36,9 +37,14 @@ class HostDir:
     def __init__(self) -> None:
         self._path: str | None = None
         self._files: HostFiles | None = None
+        self._lock = threading.Lock()
 
     def files(self) -> HostFiles:
         """The stand-in files, creating the directory first if needed (blocking)."""
+        with self._lock:
+            return self._make()
+
+    def _make(self) -> HostFiles:
         if self._files is None:
             path = tempfile.mkdtemp(prefix="toolwire-sandbox-")
             empty = os.path.join(path, "empty")
@@ -55,12 +61,14 @@ class HostDir:
     @property
     def path(self) -> str:
         """The directory (created on first use)."""
-        self.files()
-        assert self._path is not None
-        return self._path
+        with self._lock:
+            self._make()
+            assert self._path is not None
+            return self._path
 
     def remove(self) -> None:
         """Delete the directory and what is in it (blocking); it is made again if used."""
-        path, self._path, self._files = self._path, None, None
+        with self._lock:
+            path, self._path, self._files = self._path, None, None
         if path is not None:
             shutil.rmtree(path, ignore_errors=True)

@@ -130,7 +130,7 @@ def _system(plan: _Plan, system_paths: Sequence[str]) -> list[str]:
 
 
 def _roots(
-    plan: _Plan, confinement: Confinement, hidden: Sequence[str]
+    plan: _Plan, confinement: Confinement, hidden: Sequence[str], system: Sequence[str]
 ) -> tuple[list[str], list[str]]:
     writes = [os.path.realpath(p) for p in confinement.write_roots]
     visible: list[str] = []
@@ -148,8 +148,9 @@ def _roots(
             writable.append(real)
     for spelled in confinement.roots:
         real = os.path.realpath(spelled)
-        if spelled != real and real in visible and not any(_under(spelled, v) for v in visible):
-            plan.mount(spelled, 3, "--symlink", real, spelled)
+        mounted = (*visible, *system)
+        if spelled != real and real in visible and not any(_under(spelled, m) for m in mounted):
+            plan.mount(spelled, 3, "--symlink", real, spelled)  # the spelling the tool uses
     return visible, writable
 
 
@@ -206,7 +207,7 @@ def mount_arguments(
     plan.mount("/dev", 1, "--dev", "/dev")
     plan.mount("/tmp", 1, "--tmpfs", "/tmp")
     plan.mount("/run", 1, "--tmpfs", "/run")
-    visible, writable = _roots(plan, confinement, hidden)
+    visible, writable = _roots(plan, confinement, hidden, system)
     real_home = os.path.realpath(home) if home and os.path.isabs(home) else None
     if (
         real_home is not None
