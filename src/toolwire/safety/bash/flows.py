@@ -76,8 +76,7 @@ def emits(segment: Segment, stdin: Flow) -> Flow:
         decoded = _decode(segment, stdin.text)
         if decoded is not None:
             return Flow("data", decoded)
-        passes = (program in _PASS_THROUGH and len(segment.argv) == 1) or program in ("tee", "grep")
-        return stdin if passes else Flow("encoded")
+        return stdin if program in _PASS_THROUGH else Flow("encoded")
     if is_decoder(segment) or stdin.kind == "encoded":
         return Flow("encoded")
     if program == "cat" and len(segment.argv) == 1:
