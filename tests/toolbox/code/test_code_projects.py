@@ -9,9 +9,12 @@ from code_projects import write_tree
 
 from toolwire.backends.files import ReachScopedFs
 from toolwire.capabilities.kinds.process import PROCESS
+from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
+from toolwire.registry import ToolRegistry
+from toolwire.results import Err, ErrorCode
 from toolwire.toolbox import default_tools
-from toolwire.toolbox.code import detect_project
+from toolwire.toolbox.code import code_tools, detect_project
 from toolwire.toolbox.code.ecosystems import BINARIES, CheckKind
 
 pytestmark = pytest.mark.anyio
@@ -84,3 +87,22 @@ def test_the_schemas_take_only_the_documented_arguments() -> None:
     assert set(tools["typecheck"].schema["properties"]) == {"path"}
     assert set(tools["run_tests"].schema["properties"]) == {"path", "selector"}
     assert not tools["lint"].schema.get("required")
+
+
+@pytest.mark.parametrize("name", ["lint", "typecheck", "run_tests"])
+async def test_without_backends_or_seams_the_code_tools_are_not_available(
+    name: str, tmp_path: Path
+) -> None:
+    write_tree(tmp_path, {"pyproject.toml": ""})
+    ctx = ToolContext(session_id="s", working_dir=str(tmp_path))
+    registry = ToolRegistry()
+    registry.register_all(code_tools())
+    refused = (await registry.execute(name, {}, ctx)).result
+    assert isinstance(refused, Err)
+    assert refused.code is ErrorCode.NOT_AVAILABLE
+    tool = registry.get(name)
+    assert tool is not None
+    missing = await tool.execute({}, ctx)  # called directly: no seam was resolved
+    assert isinstance(missing, Err)
+    assert missing.code is ErrorCode.NOT_AVAILABLE
+    assert "backends=create_backends()" in missing.error
