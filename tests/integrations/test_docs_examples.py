@@ -10,6 +10,7 @@ block is still byte-identical to its file.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import sys
 import warnings
@@ -134,6 +135,28 @@ async def test_the_hand_written_loop(root: Path) -> None:
     assert count["content"] == "===TOOL_RESULT_START:word_count===\n5\n===TOOL_RESULT_END==="
 
 
+async def test_the_openai_agents_mcp_client_example(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agents.set_tracing_disabled(True)
+    bin_dir = str(Path(sys.executable).parent)  # where the toolwire command is installed
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ.get('PATH', '')}")
+    model = ScriptedModel(
+        [function_call("read_file", {"path": "notes.txt", "end_line": 1}, "r")], [say("done")]
+    )
+    answer = await load("mcp_openai_agents").main(model, root=str(root))
+    assert answer == "done"
+    assert "read_file" in {tool.name for tool in model.tools}
+    sent = [
+        item["output"]
+        for item in model.inputs[-1]
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+    [[block]] = sent  # MCP content: one text block
+    assert "one two three four five" in block["text"]
+    assert "===TOOL_RESULT_START:read_file===" in block["text"]
+
+
 _MARKED = re.compile(
     r"<!-- tested: (?P<target>[^ ]+) -->\n```python\n(?P<code>.*?)\n```", re.DOTALL
 )
@@ -142,6 +165,7 @@ PAGES = {
     "docs/integrations/openai-agents.md": ["openai_agents_agent"],
     "docs/integrations/langgraph.md": ["langgraph_agent"],
     "docs/integrations/amplifier.md": ["amplifier_module"],
+    "docs/integrations/index.md": ["mcp_openai_agents"],
     "README.md": ["hand_written_loop", "pydantic_ai_agent"],
 }
 TESTS = {
@@ -150,6 +174,7 @@ TESTS = {
     "langgraph_agent": "test_the_langgraph_example",
     "amplifier_module": "test_the_amplifier_example",
     "hand_written_loop": "test_the_hand_written_loop",
+    "mcp_openai_agents": "test_the_openai_agents_mcp_client_example",
 }
 
 
