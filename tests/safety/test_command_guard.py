@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import threading
+from typing import Any
 
 import pytest
 
@@ -309,9 +310,9 @@ async def test_a_long_command_is_checked_in_a_worker_thread(
     threads: list[int] = []
     real = command_guard.check_command
 
-    def spy(command: str) -> GuardVerdict | None:
+    def spy(command: str, **context: Any) -> GuardVerdict | None:
         threads.append(threading.get_ident())
-        return real(command)
+        return real(command, **context)
 
     monkeypatch.setattr(command_guard, "check_command", spy)
     short = await command_guard.check_command_async("ls && rm -rf ~")
@@ -323,3 +324,15 @@ async def test_a_long_command_is_checked_in_a_worker_thread(
     assert long.rule == "rm-recursive-root"
     assert threads[0] == threading.get_ident()
     assert threads[1] != threading.get_ident()
+
+
+def test_the_calls_folder_and_variables_are_taken_into_account() -> None:
+    verdict = check_command("rm -rf *", cwd="/")
+    assert verdict is not None
+    assert verdict.reason == "recursive forced delete of * in /"
+    assert check_command("rm -rf *", cwd="~") is not None
+    assert check_command("rm -rf *", cwd="/tmp/build") is None
+    assert check_command("rm -rf *") is None
+    assert check_command("rm -rf $D", env={"D": "/"}) is not None
+    assert check_command("rm -rf $D", env={"D": "dist"}) is None
+    assert check_command("cd / && rm -rf *", cwd="/tmp") is not None

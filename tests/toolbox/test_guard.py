@@ -89,6 +89,19 @@ async def test_catastrophes_written_as_quoted_data_run(
     assert expected in result.value
 
 
+async def test_the_calls_cwd_is_where_the_guard_resolves_targets(
+    guarded: ToolRegistry, ctx: ToolContext, work: Path
+) -> None:
+    marker = work / "ran"
+    command = f"touch {marker}; rm -rf *"
+    error = error_of(await run(guarded, ctx, "terminal", command=command, cwd="/"))
+    assert error.error == (
+        "Command blocked: recursive forced delete of * in /. This operation requires explicit "
+        "human approval before proceeding."
+    )
+    assert not marker.exists()
+
+
 async def test_the_guard_sees_commands_rewritten_by_earlier_hooks(
     guarded: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:

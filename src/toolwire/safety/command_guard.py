@@ -30,6 +30,7 @@ asked it to, and says why.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from toolwire.safety.bash.walk import Refused, Walker
@@ -75,11 +76,15 @@ class GuardVerdict:
         )
 
 
-def check_command(command: str) -> GuardVerdict | None:
+def check_command(
+    command: str, *, cwd: str | None = None, env: Mapping[str, str] | None = None
+) -> GuardVerdict | None:
     """Judge every command ``command`` would run against the hardline catalogue.
 
     Args:
         command: A shell command line, as the terminal tool would run it with ``bash -c``.
+        cwd: The folder it runs in, when the call names one (``rm -rf *`` in ``/``).
+        env: Variables the call sets for it (``rm -rf $D`` with ``D=/``).
 
     Returns:
         The first `GuardVerdict` found, or ``None`` when the command passes. Never raises.
@@ -94,7 +99,9 @@ def check_command(command: str) -> GuardVerdict | None:
             segment=command[:200],
         )
     try:
-        Walker(judge, len(command)).check(command)
+        known = {k: v for k, v in (env or {}).items() if isinstance(k, str) and isinstance(v, str)}
+        folder = cwd if isinstance(cwd, str) else ""
+        Walker(judge, len(command), cwd=folder, env=known).check(command)
     except Refused as refused:
         found = refused.finding
         return GuardVerdict(rule=found.rule, reason=found.reason, segment=found.segment)
@@ -107,9 +114,11 @@ def check_command(command: str) -> GuardVerdict | None:
     return None
 
 
-async def check_command_async(command: str) -> GuardVerdict | None:
+async def check_command_async(
+    command: str, *, cwd: str | None = None, env: Mapping[str, str] | None = None
+) -> GuardVerdict | None:
     """`check_command`, in a worker thread when ``command`` is longer than
     `WORKER_THRESHOLD_CHARS` (so a long command never holds the event loop)."""
     if not isinstance(command, str) or len(command) <= WORKER_THRESHOLD_CHARS:
-        return check_command(command)
-    return await run_in_worker(lambda: check_command(command))
+        return check_command(command, cwd=cwd, env=env)
+    return await run_in_worker(lambda: check_command(command, cwd=cwd, env=env))

@@ -100,11 +100,15 @@ def _rm(segment: Segment) -> Finding | None:
     for target in targets:
         if _SSH_DIR.search(target):
             return _finding("rm-ssh", f"deleting SSH files ({display(target)})", segment)
-        place = danger(_at(segment, target)) if recursive or target.endswith("*") else None
+        where = _at(segment, target)
+        place = danger(where) if recursive or target.endswith("*") else None
         if place is not None:
-            return _finding(
-                "rm-recursive-root", f"recursive forced delete of {display(target)}", segment
+            shown = (
+                display(target)
+                if where == target
+                else f"{display(target)} in {display(segment.cwd)}"
             )
+            return _finding("rm-recursive-root", f"recursive forced delete of {shown}", segment)
     return None
 
 

@@ -9,7 +9,8 @@ command_guard_hook(registry.hooks)  # refuse `rm -rf ~`, `ls && dd of=/dev/sda`,
 The hook runs `toolwire.safety.command_guard.check_command_async` on the ``command`` argument:
 the line is parsed with a real bash parser and **every** command it would run is judged (lists,
 pipelines, substitutions, here-docs, ``bash -c``, inline interpreter code, wrappers such as
-``sudo`` or ``xargs``), a long command in a worker thread. A refused call is answered
+``sudo`` or ``xargs``), a long command in a worker thread. The call's ``cwd`` and ``env``
+arguments are taken into account (``rm -rf *`` with ``cwd="/"``). A refused call is answered
 ``not_available`` with ``Command blocked: <reason>. This operation requires explicit human
 approval before proceeding.`` and never runs. The guard is the second layer: the sandbox
 (``docs/sandbox.md``) is what contains a command.
@@ -36,7 +37,13 @@ async def guard_command_call(call: BeforeCall) -> BeforeDecision | None:
     command = call.args.get("command")
     if not isinstance(command, str):
         return None
-    verdict = await check_command_async(command)
+    cwd = call.args.get("cwd")
+    env = call.args.get("env")
+    verdict = await check_command_async(
+        command,
+        cwd=cwd if isinstance(cwd, str) else None,
+        env=env if isinstance(env, dict) else None,
+    )
     return None if verdict is None else deny(verdict.message)
 
 

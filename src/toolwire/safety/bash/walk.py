@@ -17,7 +17,7 @@ judged, and then the whole line again with its quotes taken away (or word by wor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from tree_sitter import Tree
@@ -87,7 +87,15 @@ class _Context:
 class Walker:
     """One check of one command line (see the module docstring)."""
 
-    def __init__(self, judge: Judge, length: int, *, collect: bool = False) -> None:
+    def __init__(
+        self,
+        judge: Judge,
+        length: int,
+        *,
+        collect: bool = False,
+        cwd: str = "",
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self._judge = judge
         self._budget = BUDGET_FACTOR * length + 65_536
         self._trees: list[Tree] = []  # kept alive: node ids stay unique while they are
@@ -96,13 +104,15 @@ class Walker:
         self._executed: list[tuple[str, str]] = []
         self._written: dict[str, str] = {}
         self._variables: dict[str, tuple[str, ...]] = {}
-        self._cwd = ""
+        self._cwd = HOME + cwd[1:] if cwd.startswith("~") else cwd
+        self._env = dict(env or {})
         self._collect = collect
         self.segments: list[Segment] = []
 
     def check(self, command: str) -> None:
         """Walk ``command``; raises `Refused` or `TooComplexError`."""
         with known_variables() as variables:
+            variables.update((name, (value,)) for name, value in self._env.items())
             self._variables = variables
             self._source(command, _Context())
         for name, shown in self._executed:
