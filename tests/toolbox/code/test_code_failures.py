@@ -232,3 +232,44 @@ async def test_a_path_that_starts_with_a_dash_is_passed_as_a_path(project: Path)
     result = ok_of(await call(code_registry([project]), project, "lint", path="-weird.py"))
     assert result.structured["target"] == "./-weird.py"
     assert result.structured["runs"][0]["command"][-1] == "./-weird.py"
+
+
+PYRIGHT_REPORT = (
+    '{"generalDiagnostics": [{"file": "PROJECT/a.py", "severity": "error", "message": "bad", '
+    '"rule": "reportGeneralTypeIssues", "range": {"start": {"line": 0, "character": 0}, '
+    '"end": {"line": 0, "character": 1}}}], "summary": {"errorCount": 1}}'
+)
+
+
+async def test_a_project_configured_for_pyright_is_checked_by_pyright(
+    project: Path, only_node: Toolchains
+) -> None:
+    report = PYRIGHT_REPORT.replace("PROJECT", str(project))
+    executable(project / ".venv/bin/pyright", f"printf '%s' '{report}'\nexit 1\n")
+    executable(project / ".venv/bin/mypy", "exit 2\n")
+    (project / "pyrightconfig.json").write_text("{}")
+    registry = code_registry([project], toolchains=only_node)
+    result = ok_of(await call(registry, project, "typecheck"))
+    [diagnostic] = result.structured["diagnostics"]
+    assert (diagnostic["tool"], diagnostic["file"], diagnostic["line"]) == ("pyright", "a.py", 1)
+    (project / "pyrightconfig.json").unlink()
+    crashed = err_of(await call(registry, project, "typecheck"))  # now mypy is preferred
+    assert crashed.error.startswith("mypy failed")
+
+
+def test_the_checker_environment_names_the_search_path_and_the_rust_homes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", "/home/ann")
+    monkeypatch.delenv("CARGO_HOME", raising=False)
+    monkeypatch.setenv("RUSTUP_HOME", "/opt/rustup")
+    monkeypatch.setenv("GOFLAGS", "-mod=vendor")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    env = Toolchains().env(["/p/.venv/bin", "/usr/bin"], {"CI": "true"})
+    assert env["PATH"] == "/p/.venv/bin:/usr/bin"
+    assert env["CARGO_HOME"] == "/home/ann/.cargo"
+    assert env["RUSTUP_HOME"] == "/opt/rustup"
+    assert env["GOFLAGS"] == "-mod=vendor"
+    assert env["NO_COLOR"] == "1"
+    assert env["CI"] == "true"
+    assert "OPENAI_API_KEY" not in env

@@ -36,7 +36,6 @@ _COMPILE_LINE = re.compile(
     r"^(?:vet: )?(?P<file>[^\s:]+\.go):(?P<line>\d+)(?::(?P<column>\d+))?: (?P<message>.+)$"
 )
 _TEST_PLACE = re.compile(r"^\s+(?P<file>[\w./-]+_test\.go):(?P<line>\d+): ?(?P<message>.*)$")
-_ENV = {"GOFLAGS": "-mod=mod"}
 
 
 def parse_go_compile(text: str, root: str, tool: str) -> list[Diagnostic]:
@@ -122,7 +121,7 @@ def _packages(request: CheckRequest) -> list[str]:
 async def _go(request: CheckRequest, label: str, args: list[str]) -> ProcessResult | Err:
     if await request.which("go") is None:
         return failures.not_installed("go", _INSTALL)
-    return await request.run(label, "go", args, env=_ENV)
+    return await request.run(label, "go", args)  # go.mod is read-only: -mod is never forced
 
 
 async def go_lint(request: CheckRequest) -> CheckRun | Err:
