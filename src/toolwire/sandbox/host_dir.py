@@ -1,7 +1,8 @@
 """`HostDir`: a sandbox backend's private directory on the host (mode 0700).
 
 It holds the stand-ins for hidden files (an empty file, a two-line ``passwd``) and the egress
-listeners' sockets; the backend removes it when it closes.
+listeners' sockets; it is removed when the backend closes (or is collected unclosed, or at
+interpreter exit).
 """
 
 from __future__ import annotations
@@ -11,10 +12,16 @@ import pwd
 import shutil
 import tempfile
 import threading
+import weakref
+from collections.abc import Callable
 
 from toolwire.sandbox.layout import HostFiles
 
 __all__ = ["HostDir"]
+
+
+def _remove_tree(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _passwd_lines() -> str:
@@ -38,6 +45,7 @@ class HostDir:
         self._path: str | None = None
         self._files: HostFiles | None = None
         self._lock = threading.Lock()
+        self._cleanup: Callable[[], object] | None = None
 
     def files(self) -> HostFiles:
         """The stand-in files, creating the directory first if needed (blocking)."""
@@ -56,6 +64,8 @@ class HostDir:
             for name in (empty, passwd):
                 os.chmod(name, 0o444)
             self._path, self._files = path, HostFiles(empty_file=empty, passwd=passwd)
+            # removed at close, or when the backend is dropped unclosed, or at exit
+            self._cleanup = weakref.finalize(self, _remove_tree, path)
         return self._files
 
     @property
@@ -69,6 +79,7 @@ class HostDir:
     def remove(self) -> None:
         """Delete the directory and what is in it (blocking); it is made again if used."""
         with self._lock:
-            path, self._path, self._files = self._path, None, None
-        if path is not None:
-            shutil.rmtree(path, ignore_errors=True)
+            cleanup, self._cleanup = self._cleanup, None
+            self._path = self._files = None
+        if cleanup is not None:
+            cleanup()
