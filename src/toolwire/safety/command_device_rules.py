@@ -29,6 +29,10 @@ _PARTITION_READS = frozenset(
     {"-l", "--list", "-d", "--dump", "-s", "--show-size", "-p", "--print", "-i", "--info",
      "-V", "--verify", "--version", "-h", "--help", "print", "-J", "--json", "-L"}
 )  # fmt: skip
+_DISK_TOOLS = (
+    "hdparm", "nvme", "cryptsetup", "zpool", "zfs", "mdadm", "lvremove", "vgremove", "pvremove",
+    "badblocks",
+)  # fmt: skip
 _SHUTDOWN = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 _SYSTEMCTL_STOPS = frozenset({"poweroff", "reboot", "halt", "kexec", "emergency", "rescue"})
 
@@ -126,8 +130,14 @@ def _disk_tools(segment: Segment) -> Finding | None:
         return _finding("disk-wipe", f"nvme {argv[1]}", segment)
     if program == "cryptsetup" and any(w in ("luksFormat", "erase", "luksErase") for w in argv):
         return _finding("disk-wipe", "formatting or erasing an encrypted volume", segment)
-    if program == "zpool" and len(argv) > 1 and argv[1] in ("destroy", "labelclear"):
-        return _finding("disk-wipe", f"zpool {argv[1]}", segment)
+    if program in ("zpool", "zfs") and len(argv) > 1 and argv[1] in ("destroy", "labelclear"):
+        return _finding("disk-wipe", f"{program} {argv[1]}", segment)
+    if program == "mdadm" and any(w in ("--zero-superblock", "--remove") for w in argv):
+        return _finding("disk-wipe", "erasing a RAID member (mdadm)", segment)
+    if program in ("lvremove", "vgremove", "pvremove"):
+        return _finding("disk-wipe", f"removing a logical volume or group ({program})", segment)
+    if program == "badblocks" and any(w.startswith("-") and "w" in w for w in argv[1:]):
+        return _finding("disk-wipe", "a destructive write test (badblocks -w)", segment)
     return None
 
 
@@ -159,6 +169,8 @@ def _shutdown(segment: Segment) -> Finding | None:
 
 
 def _crontab(segment: Segment) -> Finding | None:
+    if "/dev/null" in segment.argv[1:]:
+        return _finding("crontab-remove", "replacing every cron job with nothing", segment)
     for word in segment.argv[1:]:
         if word == "--remove" or (
             word.startswith("-") and not word.startswith("--") and "r" in word
@@ -178,7 +190,7 @@ DEVICE_RULES: dict[str, tuple[Rule, ...]] = {
     "blkdiscard": (_blkdiscard,),
     "shred": (_shred,),
     **dict.fromkeys(_PARTITIONERS, (_partitioner,)),
-    **dict.fromkeys(("hdparm", "nvme", "cryptsetup", "zpool"), (_disk_tools,)),
+    **dict.fromkeys(_DISK_TOOLS, (_disk_tools,)),
     "kill": (_kill,),
     "killall5": (_kill,),
     **dict.fromkeys((*_SHUTDOWN, "init", "telinit", "systemctl", "loginctl"), (_shutdown,)),

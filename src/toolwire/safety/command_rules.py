@@ -28,7 +28,8 @@ __all__ = ["judge"]
 Rule = Callable[[Segment], Finding | None]
 _SSH_DIR = linear(r"^(?:\x01|~|\$HOME|\$\{HOME\})/\.ssh(?:/|$)|/\.ssh(?:/|$)|^\.ssh(?:/|$)")
 _SYSTEM_WRITE = linear(
-    r"^/etc/(?:sudoers(?:\.d(?:/.*)?)?|passwd|shadow|group|gshadow|pam\.d/.*|ld\.so\.preload)$"
+    r"^/etc/(?:sudoers(?:\.d(?:/.*)?)?|passwd|shadow|group|gshadow|pam\.d/.*|ld\.so\.preload"
+    r"|crontab|cron\.d/.*)$"
     r"|^/(?:boot|sys)/"
     r"|^/proc/(?:[^/]+/)*[^/]+$"
     r"|(?:^|/)authorized_keys2?$"
@@ -234,6 +235,8 @@ def _write_targets(segment: Segment) -> list[str]:
         targets.append(operands[-1])
     elif program == "dd":
         targets.extend(word[3:] for word in segment.argv[1:] if word.startswith("of="))
+    elif program == "ddrescue" and len(operands) >= 2:
+        targets.append(operands[1])
     elif program in ("truncate", "shred") or (
         program in ("sed", "perl") and any(o.startswith(("-i", "--in-place")) for o in options)
     ):
@@ -282,7 +285,7 @@ def _sensitive(segment: Segment) -> Finding | None:
         if "/.." in text and text.startswith("/"):
             text = "/" + "/".join(normalise(text)[1])
         for pattern, label in _SENSITIVE_PATHS:
-            if pattern.search(text):
+            if pattern.search(text) and not (label == "an SSH key file" and text.endswith(".pub")):
                 return _finding("sensitive-path", f"access to {label} ({text[:120]})", segment)
     return None
 

@@ -43,6 +43,7 @@ _EVALUATE = linear(
 )
 _FORK_LOOP = linear(r"(?s)\b(?:while|for|loop|until)\b.*\bfork\b|\bfork\b.*\b(?:while|until)\b")
 _PIPE_TO_SHELL = linear(r"\|\s*['\"](?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh['\"]")
+_HOME_NAMES = frozenset({"home", "homedir", "home_dir", "gethome", "HOME"})
 _CALL_SPAN = 200  # tokens read after a call's name: keeps the scan linear
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
@@ -79,12 +80,28 @@ def scan_code(language: str, code: str) -> CodeFindings:
                 found.commands.extend(_call_strings(tokens, index + 1, join=True))
             elif tail in _DELETE_CALLS:
                 paths = _call_strings(tokens, index + 1, join=False)[:1]
+                if _names_home(tokens, index + 1) or paths == ["HOME"]:
+                    paths = ["~"]
                 found.commands.extend(f"rm -rf -- {_path_word(path)}" for path in paths)
     if language == "awk" and _PIPE_TO_SHELL.search(code):
         found.commands.append("\n".join(text for kind, text in tokens if kind == "string"))
     found.download_exec = bool(_FETCH.search(code) and _EVALUATE.search(code))
     found.fork_bomb = bool(_FORK_LOOP.search(code))
     return found
+
+
+def _names_home(tokens: list[tuple[str, str]], start: int) -> bool:
+    """Whether the call's first argument is the home folder (``Path.home()``, ``Dir.home``,
+    ``os.homedir()``, ``expanduser("~")``)."""
+    depth = 0
+    for kind, text in tokens[start : start + _CALL_SPAN]:
+        if kind == "punct" and text in "([{":
+            depth += 1
+        elif kind == "punct" and text in ")]},;\n" and depth <= 1:
+            return False
+        elif kind == "name" and text.rsplit(".", 1)[-1] in _HOME_NAMES:
+            return True
+    return False
 
 
 def _path_word(path: str) -> str:

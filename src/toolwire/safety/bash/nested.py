@@ -61,7 +61,9 @@ def nested_of(segment: Segment) -> Nested:
     found = Nested()
     program = segment.program
     args = segment.args
-    if program in SHELLS:
+    if not args and _login_shell(segment):
+        found.stdin_reader = "shell"  # "sudo -i" alone reads commands from its input
+    elif program in SHELLS:
         _shell(args, found)
     elif program in ("eval", "su", "runuser", "script", "flock", "watch", "source", ".", "sg"):
         _builtin_like(program, args, found)
@@ -78,6 +80,13 @@ def nested_of(segment: Segment) -> Nested:
         if language:
             _interpreter(language, program, args, found)
     return found
+
+
+def _login_shell(segment: Segment) -> bool:
+    words = [word.text for word in segment.words]
+    if not words or words[0].rsplit("/", 1)[-1] not in ("sudo", "doas"):
+        return False
+    return any(word in ("-s", "-i", "--shell", "--login") for word in words[1:])
 
 
 def _language(program: str) -> str:
@@ -159,6 +168,8 @@ def _builtin_like(program: str, args: tuple[Word, ...], found: Nested) -> None:
             operands = [i for i, w in enumerate(rest) if not w.text.startswith("-")]
             if len(operands) >= 2:
                 found.commands.append(rest[operands[1] :])
+        elif program in ("su", "runuser"):
+            found.stdin_reader = "shell"  # a login shell reading commands from its input
 
 
 def _deferred(program: str, args: tuple[Word, ...], found: Nested) -> None:

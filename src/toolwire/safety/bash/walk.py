@@ -225,6 +225,13 @@ class Walker:
                 else "an endless loop that starts background processes"
             )
             _refuse("fork-bomb", f"fork bomb ({what})", segment.text)
+        if (
+            program == UNKNOWN
+        ):  # a hidden program may be a shell: "curl ... | $SHELL", "$(curl ...)"
+            self._foreign_checked(segment.stdin, segment)
+            first = segment.args[0]
+            flows = [self._sub_flows.get(sub.id, NO_INPUT) for sub in first.subs]
+            self._foreign_checked(_foreign(flows) or NO_INPUT, segment)
         self._track_files(segment, ctx)
         if program in ("cd", "pushd"):
             self._cwd = _moved(self._cwd, segment.argv[1:])
