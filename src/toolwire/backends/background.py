@@ -204,18 +204,7 @@ class ProcessManager:
                 for s in STREAMS
             }
             try:
-                popen = subprocess.Popen(
-                    ["bash", "-c", command] if launch is None else list(launch.argv),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    cwd=cwd if launch is None else None,
-                    env=scrubbed_env(env, allowlist=self._env_allowlist)
-                    if launch is None
-                    else dict(launch.env),
-                    start_new_session=True,
-                    close_fds=True,
-                )
+                popen = self._popen(command, cwd, env, launch)
             except OSError:
                 for log in logs.values():
                     log.close()
@@ -244,6 +233,29 @@ class ProcessManager:
             entry.pump.start()
             self._entries[process_id] = entry
             return info
+
+    def _popen(
+        self, command: str, cwd: str, env: Mapping[str, str] | None, launch: Launch | None
+    ) -> subprocess.Popen[bytes]:
+        """``bash -c command`` in ``cwd`` with the scrubbed ``env``, or the launch as given."""
+        if launch is None:
+            argv, where, child_env = (
+                ["bash", "-c", command],
+                cwd,
+                scrubbed_env(env, allowlist=self._env_allowlist),
+            )
+        else:
+            argv, where, child_env = list(launch.argv), None, dict(launch.env)
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=where,
+            env=child_env,
+            start_new_session=True,
+            close_fds=True,
+        )
 
     def _entry(self, process_id: str, owner: str) -> RunningProcess:
         entry = self._entries.get(process_id)

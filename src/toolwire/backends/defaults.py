@@ -8,11 +8,12 @@ from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from toolwire.backends.background import ProcessManager
+from toolwire.backends.process_backends import ProcessBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.backends.secrets import ChainSecretsResolver, EnvSecretsResolver, VaultSecretsResolver
 from toolwire.errors import ConfigurationError
 from toolwire.sandbox.modes import create_process_backend
-from toolwire.sandbox.settings import sandbox_settings
+from toolwire.sandbox.settings import SandboxSettings, sandbox_settings
 from toolwire.seams import NetworkPolicy
 
 if TYPE_CHECKING:
@@ -80,15 +81,20 @@ def create_backends(
     values["network_policy"] = _network_policy(settings.pop("network", None))
     if "fetcher" not in settings:
         values["fetcher"] = _default_fetcher()
-    sandbox = sandbox_settings(settings.pop("sandbox", None))
-    values["sandbox"] = sandbox
+    values["sandbox"] = sandbox_settings(settings.pop("sandbox", None))
     if "processes" not in settings:
-        state = os.path.join(working_dir, ".toolwire")
-        manager = ProcessManager(os.path.join(state, "processes"))
-        values["processes"] = create_process_backend(sandbox, manager, state_paths=(state,))
+        values["processes"] = _processes(values["sandbox"], working_dir)
     settings.pop("kv_isolate_tools", None)  # only meaningful for the store built here
     values.update(settings)
     return CapabilityBackends(**values)
+
+
+def _processes(sandbox: SandboxSettings, working_dir: str) -> ProcessBackend:
+    """The mode's backend, with background processes logging under the state directory (which
+    every sandbox hides)."""
+    state = os.path.join(working_dir, ".toolwire")
+    manager = ProcessManager(os.path.join(state, "processes"))
+    return create_process_backend(sandbox, manager, state_paths=(state,))
 
 
 def _network_policy(value: Any) -> NetworkPolicy | None:
