@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import binascii
 
-from toolwire.safety.bash.model import UNKNOWN_INPUT, Flow, Segment
+from toolwire.safety.bash.model import NO_INPUT, UNKNOWN_INPUT, Flow, Segment
 from toolwire.safety.bash.words import SOMETHING, UNKNOWN, decode_ansi_c
 
 __all__ = [
     "DOWNLOADERS",
     "as_source",
+    "combine",
     "emits",
+    "foreign",
     "is_decoder",
     "is_downloader",
     "printed_text",
@@ -151,3 +153,27 @@ def as_source(text: str) -> str:
     return text.replace(UNKNOWN, "${__toolwire_unknown__}").replace(
         SOMETHING, "${__toolwire_unknown__:?}"
     )
+
+
+def combine(flows: list[Flow]) -> Flow:
+    """What several commands in a row (a list, a group, a substitution) write together: a
+    download or encoded text wins, then the known texts joined, then unknown."""
+    found = foreign(flows)
+    if found is not None:
+        return found
+    data = [flow.text for flow in flows if flow.kind == "data"]
+    if data:
+        return Flow("data", "\n".join(data))
+    if any(flow.kind == "unknown" for flow in flows):
+        return Flow("unknown", hints=tuple(hint for flow in flows for hint in flow.hints))
+    return NO_INPUT
+
+
+def foreign(flows: list[Flow]) -> Flow | None:
+    """A download among ``flows``, else encoded text, else ``None``."""
+    kinds = {flow.kind for flow in flows}
+    if "download" in kinds:
+        return Flow("download")
+    if "encoded" in kinds:
+        return Flow("encoded")
+    return None

@@ -24,13 +24,16 @@ from tree_sitter import Tree
 
 from toolwire.safety.bash.code_scan import scan_code
 from toolwire.safety.bash.commands import command_words, redirect_of, unwrap
+from toolwire.safety.bash.fallback import fallback_commands
 from toolwire.safety.bash.flows import (
     DOWNLOADERS,
     as_source,
+    combine,
     emits,
-    is_downloader,
+    foreign,
     printed_text,
 )
+from toolwire.safety.bash.line_files import LineFiles
 from toolwire.safety.bash.model import NO_INPUT, UNKNOWN_INPUT, Finding, Flow, Redirect, Segment
 from toolwire.safety.bash.nested import nested_of
 from toolwire.safety.bash.syntax import Node, node_text, parse
@@ -40,7 +43,6 @@ from toolwire.safety.bash.words import (
     UNKNOWN,
     TooComplexError,
     Word,
-    brace_words,
     expand_word,
     known_variables,
 )
@@ -57,8 +59,6 @@ BUDGET_FACTOR = 16
 
 Judge = Callable[[Segment], Finding | None]
 _COLON_FORK_BOMB = linear(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:")
-_FALLBACK_PIECES = linear(r"[^;&|()<>\n]+")
-_KEYWORDS = frozenset({"{", "}", "!", "then", "do", "else", "elif", "if", "while", "until", "time"})
 _ENDLESS = frozenset({"true", ":", "[ 1 ]", "((1))", "(( 1 ))", "/bin/true"})
 _STATEMENTS = frozenset(
     {"command", "pipeline", "list", "redirected_statement", "subshell", "compound_statement"}
@@ -100,9 +100,7 @@ class Walker:
         self._budget = BUDGET_FACTOR * length + 65_536
         self._trees: list[Tree] = []  # kept alive: node ids stay unique while they are
         self._sub_flows: dict[int, Flow] = {}
-        self._downloads: set[str] = set()
-        self._executed: list[tuple[str, str]] = []
-        self._written: dict[str, str] = {}
+        self._files = LineFiles()
         self._variables: dict[str, tuple[str, ...]] = {}
         self._cwd = HOME + cwd[1:] if cwd.startswith("~") else cwd
         self._env = dict(env or {})
@@ -115,9 +113,10 @@ class Walker:
             variables.update((name, (value,)) for name, value in self._env.items())
             self._variables = variables
             self._source(command, _Context())
-        for name, shown in self._executed:
-            if name in self._downloads:
-                _refuse("download-exec", f"running {name}, downloaded in the same command", shown)
+        found = self._files.downloaded_and_run()
+        if found is not None:
+            name, shown = found
+            _refuse("download-exec", f"running {name}, downloaded in the same command", shown)
 
     def _spend(self, source: str, ctx: _Context) -> None:
         if ctx.depth > MAX_NESTING:
@@ -168,7 +167,7 @@ class Walker:
             if background != ctx.background or endless != ctx.endless:
                 inner = replace(ctx, background=background, endless=endless)
             flows.append(self._visit(child, inner))
-        return _combine(flows)
+        return combine(flows)
 
     def _command(self, node: Node, ctx: _Context) -> Flow:
         stdin = ctx.stdin
@@ -191,8 +190,8 @@ class Walker:
         self._segment(segment, ctx)
         flow = emits(segment, stdin)
         if printed_text(segment) is not None:
-            foreign = _foreign([self._sub_flows.get(s.id, NO_INPUT) for w in words for s in w.subs])
-            flow = foreign or flow
+            fed = foreign([self._sub_flows.get(s.id, NO_INPUT) for w in words for s in w.subs])
+            flow = fed or flow
         return flow
 
     def _substituted(self, words: list[Word]) -> list[Word]:
@@ -231,7 +230,7 @@ class Walker:
             self._foreign_checked(segment.stdin, segment)
             first = segment.args[0]
             flows = [self._sub_flows.get(sub.id, NO_INPUT) for sub in first.subs]
-            self._foreign_checked(_foreign(flows) or NO_INPUT, segment)
+            self._foreign_checked(foreign(flows) or NO_INPUT, segment)
         self._track_files(segment, ctx)
         if program in ("cd", "pushd"):
             self._cwd = _moved(self._cwd, segment.argv[1:])
@@ -339,16 +338,11 @@ class Walker:
         if stripped != source:
             self._source(stripped, replace(ctx, depth=ctx.depth + 1))
             return
-        for piece in _FALLBACK_PIECES.findall(source):
-            parts = [w for part in piece.split() for w in brace_words(part)]
-            while parts and parts[0] in _KEYWORDS:
-                parts.pop(0)
-            words = [_plain_word(part) for part in parts]
-            if words:
-                segment = Segment(
-                    words=tuple(words), args=unwrap(words), stdin=ctx.stdin, cwd=self._cwd
-                )
-                self._segment(segment, replace(ctx, depth=ctx.depth + 1))
+        for words in fallback_commands(source):
+            segment = Segment(
+                words=tuple(words), args=unwrap(words), stdin=ctx.stdin, cwd=self._cwd
+            )
+            self._segment(segment, replace(ctx, depth=ctx.depth + 1))
 
     def _nested(self, segment: Segment, ctx: _Context) -> None:
         found = nested_of(segment)
@@ -376,15 +370,13 @@ class Walker:
         ``source <(echo ...)``) is judged as code; a file written or downloaded earlier in the
         line is judged by what was written, or refused."""
         flows = [self._sub_flows.get(sub.id, NO_INPUT) for sub in word.subs]
-        self._foreign_checked(_foreign(flows) or NO_INPUT, segment)
+        self._foreign_checked(foreign(flows) or NO_INPUT, segment)
         if word.text == SOMETHING and len(flows) == 1 and flows[0].kind == "data":
             self._code(language, flows[0].text, segment, ctx)
         self._ran(language, word.text, segment, ctx)
 
     def _ran(self, language: str, path: str, segment: Segment, ctx: _Context) -> None:
-        name = _basename(path)
-        self._executed.append((name, segment.text))
-        written = self._written.pop(name, None)  # judged once
+        written = self._files.ran(path, segment.text)
         if written is not None:
             self._spend(written, ctx)
             self._code(language, written, segment, ctx)
@@ -442,9 +434,9 @@ class Walker:
 
     def _word_flow(self, word: Word) -> Flow:
         flows = [self._sub_flows.get(sub.id, UNKNOWN_INPUT) for sub in word.subs]
-        foreign = _foreign(flows)
-        if foreign is not None:
-            return foreign
+        fed = foreign(flows)
+        if fed is not None:
+            return fed
         if word.text in (UNKNOWN, SOMETHING) and len(flows) == 1 and flows[0].kind == "data":
             return flows[0]
         return Flow("data", word.text)
@@ -453,22 +445,7 @@ class Walker:
         args = segment.argv
         if args and "/" in args[0] and segment.program != UNKNOWN:
             self._ran("shell", args[0], segment, replace(ctx, depth=ctx.depth + 1))
-        text = printed_text(segment)
-        if text is None and segment.program in ("cat", "tee") and segment.stdin.kind == "data":
-            text = segment.stdin.text
-        if text is not None:
-            targets = [r.target for r in segment.redirects if r.writes]
-            if segment.program == "tee":
-                targets.extend(a for a in args[1:] if not a.startswith("-"))
-            for target in targets:
-                self._written[_basename(target)] = text
-        fetched = is_downloader(segment)
-        if fetched:
-            self._downloads.update(_basename(a) for a in args[1:] if not a.startswith("-"))
-        if fetched or segment.stdin.kind == "download":
-            self._downloads.update(_basename(r.target) for r in segment.redirects if r.writes)
-            if segment.program == "tee":
-                self._downloads.update(_basename(a) for a in args[1:] if not a.startswith("-"))
+        self._files.record(segment)
 
 
 def _moved(cwd: str, args: tuple[str, ...]) -> str:
@@ -491,31 +468,6 @@ def _refuse(rule: str, reason: str, segment: str) -> None:
     raise Refused(Finding(rule, reason, segment[:200]))
 
 
-def _combine(flows: list[Flow]) -> Flow:
-    foreign = _foreign(flows)
-    if foreign is not None:
-        return foreign
-    data = [flow.text for flow in flows if flow.kind == "data"]
-    if data:
-        return Flow("data", "\n".join(data))
-    if any(flow.kind == "unknown" for flow in flows):
-        return Flow("unknown", hints=tuple(hint for flow in flows for hint in flow.hints))
-    return NO_INPUT
-
-
-def _foreign(flows: list[Flow]) -> Flow | None:
-    kinds = {flow.kind for flow in flows}
-    if "download" in kinds:
-        return Flow("download")
-    if "encoded" in kinds:
-        return Flow("encoded")
-    return None
-
-
-def _basename(path: str) -> str:
-    return path.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-
-
 def _stage_name(stage: Node) -> str:
     if stage.type != "command":
         return ""
@@ -534,17 +486,6 @@ def _is_endless(node: Node) -> bool:
     ]
     wanted = {"false"} if keyword == "until" else _ENDLESS
     return len(conditions) == 1 and conditions[0] in wanted
-
-
-def _plain_word(text: str) -> Word:
-    """A word of unparsable text: ``~``, ``$HOME`` and ``${HOME}`` read as home."""
-    for prefix in ("~", "$HOME", "${HOME}"):
-        if text.startswith(prefix):
-            rest = text[len(prefix) :]
-            cut = rest.find("/") if prefix == "~" else (0 if rest[:1] in ("", "/") else -2)
-            if cut != -2:
-                return Word(HOME + (rest[cut:] if cut >= 0 else ""))
-    return Word(text, any(char in "*?[" for char in text))
 
 
 def _check_depth(root: Node) -> None:
