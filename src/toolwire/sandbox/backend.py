@@ -292,6 +292,8 @@ class SandboxedProcessBackend(LocalProcessBackend):
             else None
         )
         self._live.add(stop)
+        if self._closed:  # closed while this sandbox was being prepared
+            stop.abort("the sandbox backend closed")
         try:
             return await run_process(
                 sandbox.argv,

@@ -11,6 +11,7 @@ listed here: a confining backend hides them always, whatever a declaration says.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from toolwire.seams import NetworkPolicy
@@ -41,7 +42,7 @@ class NetworkReach:
         object.__setattr__(self, "allowed_hosts", tuple(self.allowed_hosts))
 
 
-def _absolute(name: str, paths: tuple[str, ...]) -> tuple[str, ...]:
+def _absolute(name: str, paths: Iterable[str]) -> tuple[str, ...]:
     if isinstance(paths, str):
         raise TypeError(f"Confinement({name}=...) takes a tuple of paths, not a string")
     out = tuple(dict.fromkeys(os.path.normpath(p) for p in paths))
@@ -71,7 +72,7 @@ class Confinement:
 
     def __post_init__(self) -> None:
         for name in ("read_roots", "write_roots", "deny"):
-            object.__setattr__(self, name, _absolute(name, tuple(getattr(self, name))))
+            object.__setattr__(self, name, _absolute(name, getattr(self, name)))
         if self.network is not None and not isinstance(self.network, NetworkReach):
             raise TypeError(f"Confinement(network=...) takes a NetworkReach, got {self.network!r}")
 
