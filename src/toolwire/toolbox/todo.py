@@ -99,13 +99,10 @@ def _parse(text: str | None) -> list[dict[str, str]]:
     return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
-def todo_tools() -> list[Tool]:
-    """``todo_write`` and ``todo_read``."""
-    caps = [storage("session", ttl_seconds_default=_KEEP_S)]
-
+def _todo_write(keep_s: float) -> Tool:
     @tool(
         toolset="todo",
-        capabilities=caps,
+        capabilities=[storage("session", ttl_seconds_default=keep_s)],
         max_result_chars=8_000,
         annotations=ToolAnnotations(title="Write the todo list", read_only=False),
     )
@@ -133,9 +130,13 @@ def todo_tools() -> list[Tool]:
             return Err(f"todo_write: the store failed: {exc}", cause="StoreError")
         return Ok(render_todos(normalised), structured={"items": normalised})
 
+    return todo_write
+
+
+def _todo_read(keep_s: float) -> Tool:
     @tool(
         toolset="todo",
-        capabilities=caps,
+        capabilities=[storage("session", ttl_seconds_default=keep_s)],
         max_result_chars=8_000,
         annotations=ToolAnnotations(title="Read the todo list", read_only=True),
     )
@@ -150,4 +151,9 @@ def todo_tools() -> list[Tool]:
             return Err(f"todo_read: the store failed: {exc}", cause="StoreError")
         return Ok(render_todos(items), structured={"items": items})
 
-    return [todo_write, todo_read]
+    return todo_read
+
+
+def todo_tools() -> list[Tool]:
+    """``todo_write`` and ``todo_read``."""
+    return [_todo_write(_KEEP_S), _todo_read(_KEEP_S)]

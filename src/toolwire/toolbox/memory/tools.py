@@ -146,13 +146,10 @@ def _listing(scope: str, notes: Notes, limits: MemoryLimits) -> Ok:
     return Ok("\n".join(lines), structured={"scope": scope, "notes": listed})
 
 
-def note_tools(limits: MemoryLimits) -> list[Tool]:
-    """``memory_read`` and ``memory_write`` under ``limits``."""
-    caps = [shared_storage()]
-
+def _memory_read(limits: MemoryLimits) -> Tool:
     @tool(
         toolset="memory",
-        capabilities=caps,
+        capabilities=[shared_storage()],
         output_is_untrusted=True,
         max_result_chars=20_000,
         annotations=ToolAnnotations(title="Read long-term memory", read_only=True),
@@ -187,9 +184,13 @@ def note_tools(limits: MemoryLimits) -> list[Tool]:
             structured={"key": key, "version": note.version, "scope": scope},
         )
 
+    return memory_read
+
+
+def _memory_write(limits: MemoryLimits) -> Tool:
     @tool(
         toolset="memory",
-        capabilities=caps,
+        capabilities=[shared_storage()],
         max_result_chars=2_000,
         annotations=ToolAnnotations(title="Write long-term memory", read_only=False),
     )
@@ -238,4 +239,9 @@ def note_tools(limits: MemoryLimits) -> list[Tool]:
             structured={"key": key, "version": note.version, "scope": scope, "scope_chars": total},
         )
 
-    return [memory_read, memory_write]
+    return memory_write
+
+
+def note_tools(limits: MemoryLimits) -> list[Tool]:
+    """``memory_read`` and ``memory_write`` under ``limits``."""
+    return [_memory_read(limits), _memory_write(limits)]
