@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from amplifier_core import ModuleCoordinator
+from amplifier_core import ModuleCoordinator, ModuleLoader
 from amplifier_core.models import HookResult, ToolResult
 from amplifier_core.validation.tool import ToolValidator
 from integration_helpers import GITHUB_PAT, RecordingRegistry, body_of, share
@@ -271,3 +271,25 @@ async def test_amplifier_cores_own_validator_accepts_the_module(
     failed = [c for c in result.checks if not c.passed and c.severity == "error"]
     assert failed == []
     assert result.passed
+
+
+async def test_amplifier_cores_loader_mounts_the_module_by_its_entry_point(
+    coordinator: ModuleCoordinator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The entry point pyproject.toml declares, installed as a distribution's metadata would be.
+    dist = tmp_path / "site" / "toolwire_entry_point-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toolwire-entry-point\nVersion: 1.0\n"
+    )
+    (dist / "entry_points.txt").write_text(
+        "[amplifier.modules]\ntoolwire = toolwire.integrations.amplifier:mount\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    (tmp_path / "root").mkdir()
+    config = {"working_dir": str(tmp_path / "root"), "store_url": "memory://"}
+    mount_closure = await ModuleLoader(coordinator=coordinator).load("toolwire", config)
+    cleanup = await mount_closure(coordinator)
+    assert "read_file" in coordinator.get("tools")
+    await cleanup()
+    assert coordinator.get("tools") == {}
