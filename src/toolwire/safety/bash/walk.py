@@ -54,7 +54,7 @@ MAX_NESTING = 8
 """Code inside code (``bash -c "sh -c '...'"``) deeper than this is refused, not skipped."""
 MAX_TREE_DEPTH = 150
 """A syntax tree nested deeper than this is refused as too complex."""
-BUDGET_FACTOR = 16
+BUDGET_FACTOR = 4
 """All the parses of one check read at most this many times the line (plus 64 KiB)."""
 
 Judge = Callable[[Segment], Finding | None]
