@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agents.run_config import ToolExecutionConfig
 from integration_helpers import (
     GITHUB_PAT,
     RecordingRegistry,
@@ -114,3 +115,21 @@ async def test_function_tools_carry_the_registrys_definitions_strict_where_kept(
     assert tools["shout"].params_json_schema["required"] == ["text"]
     assert tools["pick"].strict_json_schema is False
     assert tools["pick"].params_json_schema == dict(registry.get("pick").schema)  # type: ignore[union-attr]
+
+
+async def test_calls_held_back_by_a_concurrency_limit_run_on_their_own_without_a_hang(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    model = ScriptedModel(
+        [function_call("shout", {"text": "a"}, "a"), function_call("shout", {"text": "b"}, "b")],
+        [say("done")],
+    )
+    agent = Agent(name="t", model=model, tools=function_tools(registry, working_dir=str(root)))
+    config = RunConfig(
+        tracing_disabled=True,
+        tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),
+    )
+    await Runner.run(agent, "go", run_config=config)
+    assert [batch.ids for batch in registry.batches] == [("a",), ("b",)]
+    assert outputs(model)["b"] == "===TOOL_RESULT_START:shout===\nB\n===TOOL_RESULT_END==="

@@ -215,3 +215,30 @@ async def test_pydantic_ais_test_model_can_call_every_tool(
     result = await Agent(model, toolsets=[toolset]).run("go")
     assert [set(batch.names) for batch in registry.batches] == [{"shout", "emit_chars", "leak"}]
     assert "[REDACTED:github-pat]" in result.output
+
+
+async def test_a_framework_barrier_splits_the_batch_without_a_hang_and_keeps_the_shares(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    model, _ = scripted(
+        [
+            call("emit_chars", {"n": 300}, "before"),
+            call("barrier", {}, "b"),
+            call("emit_chars", {"n": 300}, "after"),
+        ],
+        "done",
+    )
+    toolset = ToolwireToolset(registry, result_budget_chars=200, working_dir=str(root))
+    agent = Agent(model, toolsets=[toolset])
+
+    @agent.tool_plain(sequential=True)
+    def barrier() -> str:
+        """Runs alone: pydantic-ai finishes the calls before it first."""
+        return "ok"
+
+    result = await agent.run("go")
+    assert [batch.ids for batch in registry.batches] == [("before",), ("after",)]
+    answers = returns(result.all_messages())
+    for call_id in ("before", "after"):  # each still gets half, as in one batch of two
+        assert body_of(answers[call_id].content) == "x" * share(200, 2) + truncation_marker(300)
