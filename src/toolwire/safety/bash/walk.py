@@ -60,9 +60,7 @@ BUDGET_FACTOR = 4
 Judge = Callable[[Segment], Finding | None]
 _COLON_FORK_BOMB = linear(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:")
 _ENDLESS = frozenset({"true", ":", "[ 1 ]", "((1))", "(( 1 ))", "/bin/true"})
-_STATEMENTS = frozenset(
-    {"command", "pipeline", "list", "redirected_statement", "subshell", "compound_statement"}
-)
+_HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_body", "heredoc_end", "herestring_redirect"})
 _QUOTES = str.maketrans("", "", "'\"`")
 
 
@@ -160,9 +158,12 @@ class Walker:
     def _children(self, node: Node, ctx: _Context) -> Flow:
         endless = ctx.endless or _is_endless(node)
         flows: list[Flow] = []
-        for child in node.named_children:
-            sibling = child.next_sibling
-            background = ctx.background or (sibling is not None and sibling.type == "&")
+        children = node.children
+        for index, child in enumerate(children):
+            if not child.is_named:
+                continue
+            following = children[index + 1].type if index + 1 < len(children) else ""
+            background = ctx.background or following == "&"
             inner = ctx
             if background != ctx.background or endless != ctx.endless:
                 inner = replace(ctx, background=background, endless=endless)
@@ -224,9 +225,7 @@ class Walker:
                 else "an endless loop that starts background processes"
             )
             _refuse("fork-bomb", f"fork bomb ({what})", segment.text)
-        if (
-            program == UNKNOWN
-        ):  # a hidden program may be a shell: "curl ... | $SHELL", "$(curl ...)"
+        if program == UNKNOWN:  # a hidden program may be a shell: "curl | $SHELL", "$(curl)"
             self._foreign_checked(segment.stdin, segment)
             first = segment.args[0]
             flows = [self._sub_flows.get(sub.id, NO_INPUT) for sub in first.subs]
@@ -307,8 +306,8 @@ class Walker:
                 text = node_text(child)
             elif child.type == "file_redirect":
                 self._redirect(child, ctx, stdin, redirects, tails)
-            elif child.type in _STATEMENTS or child.type.endswith("_statement"):
-                tails.append(child)
+            elif child.type not in _HEREDOC_PARTS:
+                tails.append(child)  # what follows on the line: "| sh", "&& rm ...", "; ls"
         return Flow("data", text)
 
     def _herestring(self, node: Node) -> Flow:
