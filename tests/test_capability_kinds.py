@@ -159,22 +159,29 @@ async def test_apply_clears_extra_seams_the_tool_did_not_declare() -> None:
 # ---------------------------------------------------------------- the built-in table
 
 
-def test_the_table_holds_the_six_spec_kinds_in_order() -> None:
+def test_the_table_holds_the_six_spec_kinds_in_order_then_the_others() -> None:
     names = [kind.name for kind in KINDS]
-    assert names == ["network", "secrets", "storage", "fs_reach", "process", "attachments"]
+    assert names == [
+        "network", "secrets", "storage", "fs_reach", "process", "attachments",
+        "subagent", "shared_storage", "archive",
+    ]  # fmt: skip
     fields = [kind.context_field for kind in KINDS]
     assert fields == [
-        "scoped_fetch", "secrets_resolver", "kv_store", "scoped_fs", "scoped_process", "attachments"
+        "scoped_fetch", "secrets_resolver", "kv_store", "scoped_fs", "scoped_process",
+        "attachments", None, None, None,
     ]  # fmt: skip
 
 
 def test_seam_fields_are_every_field_a_kind_fills() -> None:
-    assert set(SEAM_FIELDS) == {k.context_field for k in KINDS} | {"extra_seams"}
+    spec_fields = {k.context_field for k in KINDS if k.context_field is not None}
+    assert set(SEAM_FIELDS) == spec_fields | {"extra_seams"}
     assert all(hasattr(ToolContext(session_id="s"), name) for name in SEAM_FIELDS)
 
 
 def test_setup_hints_come_from_the_kinds_that_need_a_backend() -> None:
-    assert set(BACKEND_SETUP_HINTS) == {"network", "secrets", "storage", "process"}
+    assert set(BACKEND_SETUP_HINTS) == {
+        "network", "secrets", "storage", "process", "subagent", "shared_storage", "archive",
+    }  # fmt: skip
     assert FS_REACH.backend is None
     assert FS_REACH.setup_hint is None
 

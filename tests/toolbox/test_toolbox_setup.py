@@ -21,11 +21,18 @@ PROCESS_TOOLS = [
 pytestmark = pytest.mark.anyio
 
 
-def test_default_tools_are_file_terminal_and_the_six_process_tools() -> None:
+def test_default_tools_are_every_toolset_in_order() -> None:
     names = [t.name for t in default_tools()]
     assert names == [
-        "read_file", "write_file", "patch_file", "search_files", "terminal", *PROCESS_TOOLS
+        "read_file", "write_file", "patch_file", "search_files", "terminal", *PROCESS_TOOLS,
+        "lint", "typecheck", "run_tests", "task",
+        "memory_read", "memory_write", "session_search", "todo_write", "todo_read",
+        "kanban_create", "kanban_get", "kanban_update", "kanban_move", "kanban_list",
     ]  # fmt: skip
+    toolsets = {t.name: t.toolset for t in default_tools()}
+    assert {toolsets[n] for n in ("memory_read", "memory_write", "session_search")} == {"memory"}
+    assert {toolsets[n] for n in ("todo_write", "todo_read")} == {"todo"}
+    assert {toolsets[n] for n in names if n.startswith("kanban_")} == {"kanban"}
 
 
 def test_toolsets_and_capabilities_are_declared() -> None:

@@ -22,7 +22,15 @@ if TYPE_CHECKING:
 __all__ = ["create_backends"]
 
 _CONFIG_KEYS = frozenset(
-    {"working_dir", "kv_url", "kv_isolate_tools", "secrets_env", "secrets_vault_dir", "network"}
+    {
+        "working_dir",
+        "kv_url",
+        "kv_isolate_tools",
+        "archive_url",
+        "secrets_env",
+        "secrets_vault_dir",
+        "network",
+    }
 )
 
 
@@ -36,6 +44,10 @@ def create_backends(
       store: ``memory://``, ``redis://...``, ``postgresql://...``; ``None`` disables it).
       ``session`` and ``personality`` scopes are shared by the tools of that session or
       personality, as spec 04 says; ``kv_isolate_tools=True`` splits them per tool as well;
+    - session archive (the ``archive`` kind, ``session_search``): in the same SQLite file or
+      PostgreSQL database as the store (``archive_url`` picks another ``sqlite:///`` or
+      ``postgresql://`` URL; none for a memory or Redis store unless given; ``None`` disables
+      it). Record messages into ``backends.kind_backends["archive"]``;
     - secrets: the vault at ``~/.toolwire/secrets`` (``secrets_vault_dir``; ``None`` skips
       it), then environment variables (``secrets_env``: a ref → variable table);
     - network: a `SafeFetcher` when httpx is installed, under ``network``
@@ -73,6 +85,13 @@ def create_backends(
 
         backend = create_kv_backend(kv_url, isolate_tools=settings.pop("kv_isolate_tools", False))
         values.update(kv_backend=backend, kv_store_factory=backend.scoped)
+    from toolwire.backends.archive.urls import archive_url_for, create_session_archive
+
+    archive_url = settings.pop("archive_url", archive_url_for(kv_url))
+    if archive_url is not None:
+        kinds = dict(settings.pop("kind_backends", {}))
+        kinds.setdefault("archive", create_session_archive(archive_url))
+        values["kind_backends"] = kinds
     env = EnvSecretsResolver(settings.pop("secrets_env", None))
     vault_dir = settings.pop("secrets_vault_dir", "~/.toolwire/secrets")
     values["secrets_resolver"] = (

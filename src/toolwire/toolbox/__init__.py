@@ -16,6 +16,9 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | ``process`` | ``process_start``, ``process_list``, ``process_logs``, ``process_stop``, ``process_wait``, ``process_watch`` |
 | ``code`` | ``lint``, ``typecheck``, ``run_tests`` (hidden when no linter, type checker or test runner is installed) |
 | ``delegation`` | ``task`` (needs a ``subagent`` backend: `toolwire.agents.Delegation`) |
+| ``memory`` | ``memory_read``, ``memory_write`` (key-value store, the context's memory scope), ``session_search`` (needs the ``archive`` backend) |
+| ``todo`` | ``todo_write``, ``todo_read`` (the session's list) |
+| ``kanban`` | ``kanban_create``, ``kanban_get``, ``kanban_update``, ``kanban_move``, ``kanban_list`` (one board per team or personality) |
 
 Without capability backends every one of them is refused ``not_available``; with backends but
 no reach for a path, the seam refuses (``PATH_NOT_REACHABLE: ...``, also ``not_available``).
@@ -29,10 +32,13 @@ from toolwire.toolbox.code import code_tools
 from toolwire.toolbox.delegation import task
 from toolwire.toolbox.files import read_file, write_file
 from toolwire.toolbox.guard import command_guard_hook
+from toolwire.toolbox.kanban import kanban_tools
+from toolwire.toolbox.memory import memory_tools
 from toolwire.toolbox.patching import patch_file
 from toolwire.toolbox.processes import process_tools
 from toolwire.toolbox.search import search_files
 from toolwire.toolbox.terminal import terminal
+from toolwire.toolbox.todo import todo_tools
 from toolwire.tools import Tool
 
 __all__ = [
@@ -41,8 +47,11 @@ __all__ = [
     "default_tools",
     "delegation_tools",
     "file_tools",
+    "kanban_tools",
+    "memory_tools",
     "process_tools",
     "terminal_tools",
+    "todo_tools",
 ]
 
 
@@ -62,5 +71,15 @@ def delegation_tools() -> list[Tool]:
 
 
 def default_tools() -> list[Tool]:
-    """The file, terminal and process tools; each is gated by its seams."""
-    return [*file_tools(), *terminal_tools(), *process_tools(), *code_tools(), *delegation_tools()]
+    """Every built-in tool, grouped by toolset (see the table above); each is gated by its
+    seams."""
+    return [
+        *file_tools(),
+        *terminal_tools(),
+        *process_tools(),
+        *code_tools(),
+        *delegation_tools(),
+        *memory_tools(),
+        *todo_tools(),
+        *kanban_tools(),
+    ]

@@ -12,21 +12,25 @@ from __future__ import annotations
 from typing import Any
 
 from toolwire.capabilities.kind import CapabilityKind
+from toolwire.capabilities.kinds.archive import ARCHIVE
 from toolwire.capabilities.kinds.attachments import ATTACHMENTS
 from toolwire.capabilities.kinds.fs_reach import FS_REACH
 from toolwire.capabilities.kinds.network import NETWORK
 from toolwire.capabilities.kinds.process import PROCESS
 from toolwire.capabilities.kinds.secrets import SECRETS
+from toolwire.capabilities.kinds.shared_storage import SHARED_STORAGE
 from toolwire.capabilities.kinds.storage import STORAGE
 from toolwire.capabilities.kinds.subagent import SUBAGENT
 
 __all__ = [
+    "ARCHIVE",
     "ATTACHMENTS",
     "FS_REACH",
     "KINDS",
     "NETWORK",
     "PROCESS",
     "SECRETS",
+    "SHARED_STORAGE",
     "STORAGE",
     "SUBAGENT",
 ]
@@ -39,5 +43,7 @@ KINDS: tuple[CapabilityKind[Any, Any], ...] = (
     PROCESS,
     ATTACHMENTS,
     SUBAGENT,
+    SHARED_STORAGE,
+    ARCHIVE,
 )
 """The built-in kinds, in resolution order (also the order `ToolCapabilities.declared` uses)."""
