@@ -92,3 +92,42 @@ async def _fetch_through_the_proxy(tmp_path: Path, egress_canary: EgressCanary) 
     assert isinstance(terminal.result, Ok)
     assert terminal.result.value.startswith("failed")  # terminal declared no network at all
     assert [hit.path for hit in egress_canary.hits] == ["/hello"]
+
+
+@tool(
+    capabilities=[
+        process(["bash"]),
+        network(["canary.test"]),
+        fs_reach(read="from-personality", write="from-personality"),
+    ]
+)
+async def background_fetch(ctx: ToolContext, command: str) -> ToolResult:
+    """Starts ``command`` in the background, waits for it, answers its exit code."""
+    assert ctx.scoped_process is not None
+    background = ctx.scoped_process.background
+    assert background is not None
+    started = await background.start(command)
+    ended = await background.wait(started.id, timeout_s=30)
+    return Ok(str(ended.exit_code))
+
+
+async def test_a_background_process_goes_out_through_its_own_listener(tmp_path: Path) -> None:
+    with running_canary() as canary:
+        work = tmp_path / "work"
+        work.mkdir()
+        (work / "fetch.py").write_text(FETCH)
+        registry = sandboxed_registry(
+            work,
+            tools=[background_fetch],
+            resolver=canary.resolver,
+            network_policy=canary.policy,
+            logs=tmp_path / "procs",
+        )
+        async with registry:
+            command = f"python3 fetch.py {canary.url('/bg')} > fetched.txt"
+            outcome = await registry.execute(
+                "background_fetch", {"command": command}, ctx_for(work)
+            )
+            assert ok(outcome.result) == "0"
+    assert (work / "fetched.txt").read_text() == f"200 canary canary.test:{canary.port} /bg\n"
+    assert [hit.path for hit in canary.hits] == ["/bg"]
