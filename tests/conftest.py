@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import socket
 from pathlib import Path
 
 import pytest
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from service_checks import IN_CI, require_service, service_reachable
+
+__all__ = ["IN_CI", "require_service", "service_reachable"]
 
 
 BOTH_BACKENDS = ("execution", "providers", "test_registry.py", "test_hooks.py", "test_context.py")
@@ -35,22 +35,3 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     parts = metafunc.definition.path.relative_to(Path(__file__).parent).parts
     if parts and (parts[0] in BOTH_BACKENDS or parts[-1] in BOTH_BACKENDS):
         metafunc.parametrize("anyio_backend", ["asyncio", "trio"])
-
-
-def service_reachable(host: str, port: int, timeout: float = 0.5) -> bool:
-    """Whether something accepts TCP connections at ``host:port``."""
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
-def require_service(name: str, host: str, port: int) -> None:
-    """Skip when a service is down on a developer machine; fail in CI (``CI=true``)."""
-    if service_reachable(host, port):
-        return
-    message = f"{name} is not reachable at {host}:{port}"
-    if IN_CI:
-        pytest.fail(f"{message}; .ci/run must start it")
-    pytest.skip(f"{message} (start it: see README, 'Services')")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_service
 from doc_blocks import PARSED, ROOT, RUN, TEXT, Block, blocks, documents
+from service_checks import require_service
 
 RUNNER = Path(__file__).resolve().parent / "docs_runner.py"
 SERVICES = {"redis": ("Redis", 6379), "postgres": ("PostgreSQL", 5432)}

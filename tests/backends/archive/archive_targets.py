@@ -11,7 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from conftest import require_service
+from service_checks import require_service
 from toolwire.backends.archive import (
     PostgresSessionArchive,
     SessionArchive,

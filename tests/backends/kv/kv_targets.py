@@ -18,7 +18,7 @@ from typing import Protocol
 import asyncpg
 import pytest
 
-from conftest import require_service
+from service_checks import require_service
 from toolwire.backends.kv import (
     KeyValueBackend,
     MemoryKeyValueBackend,

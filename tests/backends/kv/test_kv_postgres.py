@@ -14,7 +14,7 @@ import pytest
 from kv_proxies import silenceable_proxy
 from kv_targets import POSTGRES_DSN, STORE_OPERATIONS, drop_postgres_table
 
-from conftest import require_service
+from service_checks import require_service
 from toolwire.backends.kv import PostgresKeyValueBackend, create_kv_backend
 from toolwire.errors import ConfigurationError, StoreError
 

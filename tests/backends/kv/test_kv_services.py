@@ -6,7 +6,7 @@ import pytest
 import redis.asyncio
 from kv_targets import REDIS_URL
 
-from conftest import require_service
+from service_checks import require_service
 from toolwire.backends.kv import PostgresKeyValueBackend, RedisKeyValueBackend
 from toolwire.backends.kv.postgres import escape_like
 from toolwire.backends.kv.redis import escape_glob
