@@ -12,8 +12,8 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
-from toolwire.backends.network.resolvers import Resolver
 from toolwire.backends.browser.settings import BrowserSettings, chromium_args
+from toolwire.backends.network.resolvers import Resolver
 from toolwire.errors import ConfigurationError
 from toolwire.sandbox.egress import EgressListener, EgressProxy
 from toolwire.seams import NetworkPolicy
@@ -99,18 +99,20 @@ class BrowserRuntime:
             from playwright.async_api import async_playwright
         except ModuleNotFoundError as exc:
             self._fail(
-                ConfigurationError(f"the browser tools need {exc.name}: pip install 'toolwire[browser]'")
+                ConfigurationError(
+                    f"the browser tools need {exc.name}: pip install 'toolwire[browser]'"
+                )
             )
             return
         try:
             async with EgressProxy(self._resolver) as proxy, async_playwright() as playwright:
                 nowhere = await proxy.serve_tcp(policy=NOWHERE, ports=())
-                assert nowhere.address is not None  # a TCP listener has one
+                port = nowhere.address[1] if nowhere.address is not None else 0
                 self._browser = await playwright.chromium.launch(
                     executable_path=executable,
                     headless=self._settings.headless,
                     args=chromium_args(self._settings.extra_args),
-                    proxy={"server": f"http://127.0.0.1:{nowhere.address[1]}"},
+                    proxy={"server": f"http://127.0.0.1:{port}"},
                     timeout=self._settings.launch_timeout_s * 1000,
                     handle_sigint=False,
                     handle_sigterm=False,

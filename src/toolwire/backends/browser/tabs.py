@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import re
 from collections import deque
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -21,6 +22,7 @@ __all__ = ["BlockedRequest", "ConsoleEntry", "Tab"]
 _REF = re.compile(r"\[ref=((?:f\d+)?e\d+)\]")
 _MAX_BLOCKED = 50
 _MAX_NOTES = 20
+_ERROR_PAGE = "chrome-error:"  # Chromium's page for a failed load (a refused proxy tunnel, say)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,7 @@ class Tab:
         self.blocked: deque[BlockedRequest] = deque(maxlen=_MAX_BLOCKED)
         self.notes: deque[str] = deque(maxlen=_MAX_NOTES)
         self.refs: frozenset[str] = frozenset()
+        self._pending: set[asyncio.Task[None]] = set()
         page.on("console", self._on_console)
         page.on("pageerror", self._on_page_error)
         page.on("response", self._on_response)
@@ -61,9 +64,11 @@ class Tab:
         page.on("dialog", self._on_dialog)
         page.on("framenavigated", self._on_navigated)
 
-    def remember_refs(self, snapshot: str) -> None:
-        """Keep the refs of the newest snapshot: only they may be acted on."""
-        self.refs = frozenset(_REF.findall(snapshot))
+    def remember_refs(self, snapshot: str, *, part: bool = False) -> None:
+        """Keep the refs of the newest snapshot: only they may be acted on (``part``: a
+        snapshot of one element, whose refs are added to the page's)."""
+        found = frozenset(_REF.findall(snapshot))
+        self.refs = self.refs | found if part else found
 
     def take_notes(self) -> list[str]:
         """What happened since the last call (downloads and dialogs refused, ...), once."""
@@ -91,20 +96,29 @@ class Tab:
     def _on_download(self, download: Download) -> None:
         name = download.suggested_filename
         self.notes.append(f"download of {name!r} refused (the browser tools save no files)")
-        asyncio.get_running_loop().create_task(_quietly(download.cancel()))
+        self.later(download.cancel())
 
     def _on_dialog(self, dialog: Dialog) -> None:
         text = dialog.message[:200]
         self.notes.append(f"{dialog.type} dialog dismissed: {text!r}")
-        asyncio.get_running_loop().create_task(_quietly(dialog.dismiss()))
+        self.later(dialog.dismiss())
 
     def _on_navigated(self, frame: Frame) -> None:
-        if frame.parent_frame is not None or navigation_refusal(frame.url) is None:
+        url = frame.url
+        if frame.parent_frame is not None or url.startswith(_ERROR_PAGE):
             return
-        self.notes.append(f"the page went to a refused URL ({frame.url[:80]}); back to about:blank")
-        asyncio.get_running_loop().create_task(_quietly(self.page.goto("about:blank")))
+        if navigation_refusal(url) is None:
+            return
+        self.notes.append(f"the page went to a refused URL ({url[:80]}); back to about:blank")
+        self.later(self.page.goto("about:blank"))
+
+    def later(self, pending: Awaitable[object]) -> None:
+        """Run ``pending`` in the background (an event handler cannot wait), errors ignored."""
+        task = asyncio.get_running_loop().create_task(_quietly(pending))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
 
 
-async def _quietly(pending: object) -> None:
+async def _quietly(pending: Awaitable[object]) -> None:
     with contextlib.suppress(Exception):
-        await pending  # type: ignore[misc]
+        await pending
