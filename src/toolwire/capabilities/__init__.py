@@ -31,14 +31,17 @@ from toolwire.capabilities.kind import (
     kind_name,
 )
 from toolwire.capabilities.kinds import (
+    ARCHIVE,
     ATTACHMENTS,
     FS_REACH,
     KINDS,
     NETWORK,
     PROCESS,
     SECRETS,
+    SHARED_STORAGE,
     STORAGE,
 )
+from toolwire.capabilities.kinds.archive import ArchiveCapability, archive
 from toolwire.capabilities.kinds.attachments import AttachmentsCapability, attachments
 from toolwire.capabilities.kinds.fs_reach import (
     FROM_PERSONALITY,
@@ -49,9 +52,11 @@ from toolwire.capabilities.kinds.fs_reach import (
 from toolwire.capabilities.kinds.network import NetworkCapability, network
 from toolwire.capabilities.kinds.process import ProcessCapability, process
 from toolwire.capabilities.kinds.secrets import SecretsCapability, secrets
+from toolwire.capabilities.kinds.shared_storage import SharedStorageCapability, shared_storage
 from toolwire.capabilities.kinds.storage import StorageCapability, StorageScope, storage
 
 __all__ = [
+    "ARCHIVE",
     "ATTACHMENTS",
     "FROM_PERSONALITY",
     "FS_REACH",
@@ -60,7 +65,9 @@ __all__ = [
     "PROCESS",
     "SEAM_FIELDS",
     "SECRETS",
+    "SHARED_STORAGE",
     "STORAGE",
+    "ArchiveCapability",
     "AttachmentsCapability",
     "Capability",
     "CapabilityKind",
@@ -70,14 +77,17 @@ __all__ = [
     "ProcessCapability",
     "Resolution",
     "SecretsCapability",
+    "SharedStorageCapability",
     "StorageCapability",
     "StorageScope",
     "ToolCapabilities",
+    "archive",
     "attachments",
     "fs_reach",
     "kind_name",
     "network",
     "process",
     "secrets",
+    "shared_storage",
     "storage",
 ]
