@@ -73,7 +73,19 @@ def create_backends_for(config: ToolwireConfig) -> CapabilityBackends:
             "allow_private_urls": config.allow_private_urls,
         },
         sandbox=config.sandbox,
+        kind_backends=_browser_backend(),
     )
+
+
+def _browser_backend() -> dict[str, object]:
+    """The browser tools' backend when Playwright is installed (Chromium starts on first use)."""
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
+        return {}
+    from toolwire.backends.browser import BrowserBackend
+
+    return {"browser": BrowserBackend()}
 
 
 def builtin_tools(config: ToolwireConfig) -> list[Tool]:
@@ -107,6 +119,10 @@ def create_registry(
     from toolwire.toolbox import command_guard_hook
 
     registry = ToolRegistry(backends=backends or create_backends_for(config))
+    browser = registry.backends.kind_backends.get("browser") if registry.backends else None
+    closer = getattr(browser, "aclose", None)
+    if closer is not None:
+        registry.add_cleanup(closer)  # closing the registry closes Chromium
     registry.register_all(builtin_tools(config))
     command_guard_hook(registry.hooks)
     return registry

@@ -220,7 +220,8 @@ class SandboxedProcessBackend(LocalProcessBackend):
             bwrap += ["--ro-bind", _INSIDE_SCRIPT, f"{INSIDE_DIR}/inside.py"]
             bwrap += ["--ro-bind", _RELAY_SCRIPT, f"{INSIDE_DIR}/relay.py"]
             bwrap += ["--bind", link.path, EGRESS_SOCKET]
-            inner = [_system_python(layout, self._system), f"{INSIDE_DIR}/inside.py"]
+            python = _system_python(layout, self._system)
+            inner = [python, "-I", "-S", f"{INSIDE_DIR}/inside.py"]  # isolated: no PYTHON* env
             inner += ["--max-processes", str(nproc), "--relay", f"{INSIDE_DIR}/relay.py"]
             inner += ["--listen", PROXY_LISTEN, "--connect", EGRESS_SOCKET, "--"]
             child_env = proxy_env(child_env)
