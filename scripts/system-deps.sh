@@ -8,6 +8,7 @@ PACKAGES=(
   "bwrap bubblewrap"
   "go golang-go"
   "curl curl"
+  "chromium chromium"
 )
 
 missing=()

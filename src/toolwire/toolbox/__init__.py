@@ -18,6 +18,7 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | ``delegation`` | ``task`` (needs a ``subagent`` backend: `toolwire.agents.Delegation`) |
 | ``memory`` | ``memory_read``, ``memory_write`` (key-value store, the context's memory scope), ``session_search`` (needs the ``archive`` backend) |
 | ``todo`` | ``todo_write``, ``todo_read`` (the session's list) |
+| ``browser`` | ``browser_navigate``, ``browser_snapshot``, ``browser_click``, ``browser_type``, ``browser_press_key``, ``browser_select_option``, ``browser_wait_for``, ``browser_back``, ``browser_tabs``, ``browser_screenshot``, ``browser_console_messages``, ``browser_close`` (needs a ``browser`` backend, `toolwire.backends.browser.BrowserBackend`; hidden without Chromium) |
 | ``kanban`` | ``kanban_create``, ``kanban_get``, ``kanban_update``, ``kanban_move``, ``kanban_list`` (one board per team or personality) |
 
 Without capability backends every one of them is refused ``not_available``; with backends but
@@ -28,6 +29,7 @@ processes (``create_backends()`` gives them).
 
 from __future__ import annotations
 
+from toolwire.toolbox.browser import browser_tools
 from toolwire.toolbox.code import code_tools
 from toolwire.toolbox.delegation import task
 from toolwire.toolbox.files import read_file, write_file
@@ -42,6 +44,7 @@ from toolwire.toolbox.todo import todo_tools
 from toolwire.tools import Tool
 
 __all__ = [
+    "browser_tools",
     "code_tools",
     "command_guard_hook",
     "default_tools",
@@ -82,4 +85,5 @@ def default_tools() -> list[Tool]:
         *memory_tools(),
         *todo_tools(),
         *kanban_tools(),
+        *browser_tools(),
     ]

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+from typing import TYPE_CHECKING
 
-from toolwire.backends.browser.runtime import BrowserRuntime
 from toolwire.backends.browser.session import BrowserSession
 from toolwire.backends.browser.settings import BrowserSettings
 from toolwire.backends.network.resolvers import Resolver
 from toolwire.errors import ConfigurationError
 from toolwire.seams import NetworkPolicy
+
+if TYPE_CHECKING:
+    from toolwire.backends.browser.runtime import BrowserRuntime
 
 __all__ = ["BrowserBackend", "SessionBrowser", "playwright_installed"]
 
@@ -128,6 +131,8 @@ class BrowserBackend:
                 await found.aclose()
             self._sessions.clear()
             await self._runtime.aclose()
+        from toolwire.backends.browser.runtime import BrowserRuntime  # httpx: on first use
+
         self._runtime = await BrowserRuntime.start(self.settings, self._resolver)
         self._loop = loop
         return self._runtime

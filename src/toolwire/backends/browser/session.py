@@ -11,13 +11,13 @@ import anyio
 
 from toolwire.backends.browser.settings import BrowserSettings
 from toolwire.backends.browser.tabs import Tab
-from toolwire.sandbox.egress import EgressListener
 from toolwire.seams import NetworkPolicy
 
 if TYPE_CHECKING:
     from playwright.async_api import BrowserContext, Page
 
     from toolwire.backends.browser.runtime import BrowserRuntime
+    from toolwire.sandbox.egress import EgressListener
 
 __all__ = ["BrowserSession"]
 

@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from toolwire.backends.browser.schemes import navigation_refusal
-from toolwire.sandbox.egress import REFUSAL_HEADER
 
 if TYPE_CHECKING:
     from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page, Response
 
-__all__ = ["BlockedRequest", "ConsoleEntry", "Tab"]
+__all__ = ["REFUSAL_HEADER_NAME", "BlockedRequest", "ConsoleEntry", "Tab"]
+
+REFUSAL_HEADER_NAME = "x-toolwire-refusal"
+"""The egress proxy's refusal header (``toolwire.sandbox.egress.REFUSAL_HEADER``), lower case
+as Playwright gives headers; spelled here so the tools import without httpx."""
 
 _REF = re.compile(r"\[ref=((?:f\d+)?e\d+)\]")
 _MAX_BLOCKED = 50
@@ -84,7 +87,7 @@ class Tab:
         self.console.append(ConsoleEntry("pageerror", str(error)))
 
     def _on_response(self, response: Response) -> None:
-        code = response.headers.get(REFUSAL_HEADER.lower())
+        code = response.headers.get(REFUSAL_HEADER_NAME)
         if code is None or response.status != 403:
             return
         try:

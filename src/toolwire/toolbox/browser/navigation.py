@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 import anyio
 
 from toolwire.backends.browser import BrowserSession, Tab, navigation_refusal
+from toolwire.backends.browser.tabs import REFUSAL_HEADER_NAME
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.results import Err, ErrorCode, ToolResult
-from toolwire.sandbox.egress import REFUSAL_HEADER
 from toolwire.toolbox.browser.availability import (
     BROWSER_CAPS,
     browser_annotations,
@@ -54,7 +54,7 @@ async def refusal(response: Response | None) -> None:
     """Raise the answer for a page the egress proxy refused; nothing for any other page."""
     if response is None or response.status != 403:
         return
-    code = response.headers.get(REFUSAL_HEADER.lower())
+    code = response.headers.get(REFUSAL_HEADER_NAME)
     if code is None:
         return
     try:
