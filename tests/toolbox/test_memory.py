@@ -179,3 +179,23 @@ async def test_without_a_store_the_tools_are_not_available() -> None:
     registry = ToolRegistry()
     registry.register_all(memory_tools())
     assert error_of(await run(registry, ME, "memory_read")).code == ErrorCode.NOT_AVAILABLE
+
+
+async def test_an_unreadable_memory_is_refused_not_overwritten(
+    registry: ToolRegistry, backend: KeyValueBackend
+) -> None:
+    raw = backend.scoped("anyone", "personality:researcher")
+    await raw.set("toolwire.memory", "not json")
+    refused = error_of(await write(registry, ME, "k", "x"))
+    assert (refused.code, refused.cause) == (ErrorCode.EXECUTION_FAILED, "unreadable_memory")
+    assert error_of(await run(registry, ME, "memory_read")).cause == "unreadable_memory"
+    assert await raw.get("toolwire.memory") == "not json"
+
+
+async def test_read_and_write_share_notes_on_a_store_that_isolates_tools(tmp_path: Path) -> None:
+    from toolwire.backends.kv import SqliteKeyValueBackend
+
+    async with SqliteKeyValueBackend(tmp_path / "iso.db", isolate_tools=True) as isolated:
+        registry = store_registry(isolated, memory_tools())
+        await write(registry, ME, "k", "kept")
+        assert ok_value(await run(registry, ME, "memory_read", key="k")).endswith("kept")

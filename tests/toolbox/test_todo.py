@@ -128,3 +128,12 @@ async def test_without_a_store_it_is_not_available() -> None:
     registry = ToolRegistry()
     registry.register_all(todo_tools())
     assert error_of(await run(registry, S1, "todo_read")).code == ErrorCode.NOT_AVAILABLE
+
+
+async def test_both_tools_share_the_list_on_a_store_that_isolates_tools(tmp_path: Path) -> None:
+    from toolwire.backends.kv import SqliteKeyValueBackend
+
+    async with SqliteKeyValueBackend(tmp_path / "iso.db", isolate_tools=True) as isolated:
+        registry = store_registry(isolated, todo_tools())
+        await run(registry, S1, "todo_write", items=PLAN)
+        assert "[>] 2 Fix the parser" in ok_value(await run(registry, S1, "todo_read"))

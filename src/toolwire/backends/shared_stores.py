@@ -34,7 +34,8 @@ class FactorySharedStores:
 
     Args:
         factory: The backends' ``kv_store_factory``.
-        tool_name: The tool the stores are for (a backend with ``isolate_tools`` splits by it).
+        tool_name: Who the stores are for: the tool, or its declared group (a backend with
+            ``isolate_tools`` splits partitions by it).
         session_id: The call's session: its own ``session:<id>`` is allowed, no other.
     """
 

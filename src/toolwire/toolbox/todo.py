@@ -9,8 +9,9 @@ may be ``in_progress``. Both answer the list compactly::
     [>] 2 Fix the parser
     [ ] 3 Update the docs
 
-The list lives in the session's key-value scope (``storage("session")``, kept 30 days after
-its last write), so every agent serving the session sees the same one, on any store.
+The list lives in the session's key-value scope (``session:<id>``, through
+``shared_storage(group="todo")`` so both tools share it even on a store that isolates tools;
+kept 30 days after its last write): every agent serving the session sees the same one.
 """
 
 from __future__ import annotations
@@ -21,21 +22,32 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolwire.capabilities import storage
+from toolwire.capabilities.kinds.shared_storage import shared_storage
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.toolbox.common import missing_seam
+from toolwire.seams import KeyValueStore
+from toolwire.toolbox.memory.scopes import shared_store
 from toolwire.tools import Tool, ToolAnnotations
 
-__all__ = ["MAX_TODOS", "TODO_KEY", "TodoItem", "render_todos", "todo_tools"]
+__all__ = [
+    "KEEP_S",
+    "MAX_TODOS",
+    "TODO_KEY",
+    "TodoItem",
+    "render_todos",
+    "todo_read",
+    "todo_tools",
+    "todo_write",
+]
 
 TODO_KEY = "toolwire.todo"
 """The session-scope key holding the list."""
 MAX_TODOS = 100
 """The longest list ``todo_write`` accepts."""
-_KEEP_S = 30 * 24 * 3600.0
+KEEP_S = 30 * 24 * 3600.0
+"""How long a list lives after its last write."""
 _MARKS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
 Status = Literal["pending", "in_progress", "completed"]
@@ -99,61 +111,57 @@ def _parse(text: str | None) -> list[dict[str, str]]:
     return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
 
 
-def _todo_write(keep_s: float) -> Tool:
-    @tool(
-        toolset="todo",
-        capabilities=[storage("session", ttl_seconds_default=keep_s)],
-        max_result_chars=8_000,
-        annotations=ToolAnnotations(title="Write the todo list", read_only=False),
-    )
-    async def todo_write(
-        ctx: ToolContext, items: Annotated[list[TodoItem], Field(max_length=MAX_TODOS)]
-    ) -> ToolResult:
-        """Replace this session's todo list with items (send the whole list every time).
-
-        Use it to plan multi-step work and track progress: mark a task in_progress before
-        starting it (only one at a time) and completed as soon as it is done.
-
-        Args:
-            items: The whole list, in order; each {content, status, id?}, status one of
-                pending, in_progress, completed.
-        """
-        store = ctx.kv_store
-        if store is None:
-            return missing_seam("todo_write", "session storage")
-        normalised = _normalised(items)
-        if isinstance(normalised, Err):
-            return normalised
-        try:
-            await store.set(TODO_KEY, json.dumps(normalised))
-        except StoreError as exc:
-            return Err(f"todo_write: the store failed: {exc}", cause="StoreError")
-        return Ok(render_todos(normalised), structured={"items": normalised})
-
-    return todo_write
+def _store(ctx: ToolContext, tool_name: str) -> KeyValueStore | Err:
+    return shared_store(ctx, tool_name, f"session:{ctx.session_id}")
 
 
-def _todo_read(keep_s: float) -> Tool:
-    @tool(
-        toolset="todo",
-        capabilities=[storage("session", ttl_seconds_default=keep_s)],
-        max_result_chars=8_000,
-        annotations=ToolAnnotations(title="Read the todo list", read_only=True),
-    )
-    async def todo_read(ctx: ToolContext) -> ToolResult:
-        """Show this session's todo list with each item's status."""
-        store = ctx.kv_store
-        if store is None:
-            return missing_seam("todo_read", "session storage")
-        try:
-            items = _parse(await store.get(TODO_KEY))
-        except StoreError as exc:
-            return Err(f"todo_read: the store failed: {exc}", cause="StoreError")
-        return Ok(render_todos(items), structured={"items": items})
+@tool(
+    toolset="todo",
+    capabilities=[shared_storage(group="todo")],
+    max_result_chars=8_000,
+    annotations=ToolAnnotations(title="Write the todo list", read_only=False),
+)
+async def todo_write(
+    ctx: ToolContext, items: Annotated[list[TodoItem], Field(max_length=MAX_TODOS)]
+) -> ToolResult:
+    """Replace this session's todo list with items (send the whole list every time).
 
-    return todo_read
+    Use it to plan multi-step work and track progress: mark a task in_progress before
+    starting it (only one at a time) and completed as soon as it is done.
+
+    Args:
+        items: The whole list, in order; each {content, status, id?}, status one of
+            pending, in_progress, completed.
+    """
+    if isinstance(store := _store(ctx, "todo_write"), Err):
+        return store
+    normalised = _normalised(items)
+    if isinstance(normalised, Err):
+        return normalised
+    try:
+        await store.set(TODO_KEY, json.dumps(normalised), ttl_seconds=KEEP_S)
+    except StoreError as exc:
+        return Err(f"todo_write: the store failed: {exc}", cause="StoreError")
+    return Ok(render_todos(normalised), structured={"items": normalised})
+
+
+@tool(
+    toolset="todo",
+    capabilities=[shared_storage(group="todo")],
+    max_result_chars=8_000,
+    annotations=ToolAnnotations(title="Read the todo list", read_only=True),
+)
+async def todo_read(ctx: ToolContext) -> ToolResult:
+    """Show this session's todo list with each item's status."""
+    if isinstance(store := _store(ctx, "todo_read"), Err):
+        return store
+    try:
+        items = _parse(await store.get(TODO_KEY))
+    except StoreError as exc:
+        return Err(f"todo_read: the store failed: {exc}", cause="StoreError")
+    return Ok(render_todos(items), structured={"items": items})
 
 
 def todo_tools() -> list[Tool]:
     """``todo_write`` and ``todo_read``."""
-    return [_todo_write(_KEEP_S), _todo_read(_KEEP_S)]
+    return [todo_write, todo_read]

@@ -6,7 +6,10 @@ scope the *context* names instead (spec 01: ``memory_scope_id``, else ``team:<te
 ``ctx.seam(SHARED_STORAGE)``, for the store of the scope id they derive. The seam refuses
 ``tool:...`` (another tool's private data) and any session but the call's own. It is built
 from the same ``kv_store_factory`` as ``storage``: a scope id names one partition, shared by
-every tool asking for it, whichever kind they declared.
+every tool asking for it, whichever kind they declared. On a backend that isolates tools
+(``create_backends(kv_isolate_tools=True)``), tools declaring one ``group`` still share their
+stores: ``shared_storage(group="memory")`` puts ``memory_read`` and ``memory_write`` in one
+partition (without a group, each tool is its own).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toolwire.capabilities.kind import Capability, CapabilityKind, Resolution
+from toolwire.errors import ToolDefinitionError
 from toolwire.seams.shared_storage import SharedStores
 
 __all__ = ["SHARED_STORAGE", "SharedStorageCapability", "SharedStores", "shared_storage"]
@@ -21,12 +25,25 @@ __all__ = ["SHARED_STORAGE", "SharedStorageCapability", "SharedStores", "shared_
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SharedStorageCapability(Capability):
-    """Key-value stores of shared scopes (``global``, ``personality:<id>``, ``team:<id>``)."""
+    """Key-value stores of shared scopes (``global``, ``personality:<id>``, ``team:<id>``);
+    ``group`` names the partition owner on a backend that isolates tools."""
+
+    group: str | None = None
 
 
-def shared_storage() -> SharedStorageCapability:
-    """Declare key-value stores of the shared scopes the tool derives from its context."""
-    return SharedStorageCapability()
+def shared_storage(group: str | None = None) -> SharedStorageCapability:
+    """Declare key-value stores of the shared scopes the tool derives from its context.
+
+    Args:
+        group: Tools declaring the same group share their stores even on a backend that
+            isolates tools (default: the tool's own name).
+
+    Raises:
+        ToolDefinitionError: ``group`` is not a non-empty string.
+    """
+    if group is not None and (not isinstance(group, str) or not group.strip()):
+        raise ToolDefinitionError(f"shared_storage(group={group!r}) must be a non-empty string")
+    return SharedStorageCapability(group=group)
 
 
 def _resolve(declared: SharedStorageCapability, call: Resolution) -> SharedStores | None:
@@ -35,7 +52,8 @@ def _resolve(declared: SharedStorageCapability, call: Resolution) -> SharedStore
         return None
     from toolwire.backends.shared_stores import FactorySharedStores
 
-    return FactorySharedStores(factory, tool_name=call.tool_name, session_id=call.scope.session_id)
+    owner = declared.group or call.tool_name
+    return FactorySharedStores(factory, tool_name=owner, session_id=call.scope.session_id)
 
 
 SHARED_STORAGE: CapabilityKind[SharedStorageCapability, SharedStores] = CapabilityKind(

@@ -94,7 +94,7 @@ def _matches(
 def _kanban_create(max_cards: int) -> Tool:
     @tool(
         toolset="kanban",
-        capabilities=[shared_storage()],
+        capabilities=[shared_storage(group="kanban")],
         max_result_chars=2_000,
         annotations=ToolAnnotations(title="Create a kanban card", read_only=False),
     )
@@ -140,7 +140,7 @@ def _kanban_create(max_cards: int) -> Tool:
 def _kanban_get(max_cards: int) -> Tool:
     @tool(
         toolset="kanban",
-        capabilities=[shared_storage()],
+        capabilities=[shared_storage(group="kanban")],
         output_is_untrusted=True,
         max_result_chars=12_000,
         annotations=ToolAnnotations(title="Show a kanban card", read_only=True),
@@ -166,7 +166,7 @@ def _kanban_get(max_cards: int) -> Tool:
 def _kanban_update(max_cards: int) -> Tool:
     @tool(
         toolset="kanban",
-        capabilities=[shared_storage()],
+        capabilities=[shared_storage(group="kanban")],
         max_result_chars=2_000,
         annotations=ToolAnnotations(title="Edit a kanban card", read_only=False),
     )
@@ -220,7 +220,7 @@ def _kanban_update(max_cards: int) -> Tool:
 def _kanban_move(max_cards: int) -> Tool:
     @tool(
         toolset="kanban",
-        capabilities=[shared_storage()],
+        capabilities=[shared_storage(group="kanban")],
         max_result_chars=2_000,
         annotations=ToolAnnotations(title="Move a kanban card", read_only=False),
     )
@@ -250,7 +250,7 @@ def _kanban_move(max_cards: int) -> Tool:
 def _kanban_list(max_cards: int) -> Tool:
     @tool(
         toolset="kanban",
-        capabilities=[shared_storage()],
+        capabilities=[shared_storage(group="kanban")],
         output_is_untrusted=True,
         max_result_chars=20_000,
         annotations=ToolAnnotations(title="List kanban cards", read_only=True),

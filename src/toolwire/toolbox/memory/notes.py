@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from toolwire.errors import ConfigurationError
+from toolwire.results import Err
 
 __all__ = [
     "KEY_PATTERN",
@@ -23,6 +24,7 @@ __all__ = [
     "Note",
     "Notes",
     "excerpt",
+    "unreadable",
 ]
 
 MEMORY_KEY = "toolwire.memory"
@@ -74,8 +76,9 @@ class Notes:
     entries: dict[str, Note] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, text: str | None) -> Notes:
-        """The document stored at `MEMORY_KEY` (an absent or unreadable one is empty)."""
+    def parse(cls, text: str | None) -> Notes | None:
+        """The document stored at `MEMORY_KEY` (empty when absent), or ``None`` when what is
+        stored there is not one (then nothing may overwrite it unnoticed)."""
         if text is None:
             return cls()
         try:
@@ -89,7 +92,7 @@ class Notes:
                 for key, value in raw["entries"].items()
             }
         except (ValueError, KeyError, TypeError, AttributeError):
-            return cls()
+            return None
         return cls(entries=entries)
 
     def dump(self) -> str:
@@ -118,6 +121,15 @@ class Notes:
     def without(self, key: str) -> Notes:
         """A copy without ``key``."""
         return replace(self, entries={k: v for k, v in self.entries.items() if k != key})
+
+
+def unreadable(scope: str) -> Err:
+    """The answer when a scope's document is not one `Notes.parse` reads."""
+    return Err(
+        f"the memory of scope {scope} is not readable (the value at {MEMORY_KEY!r} is not "
+        "toolwire's JSON); an operator must repair or delete that key",
+        cause="unreadable_memory",
+    )
 
 
 def excerpt(text: str, limit: int = 80) -> str:

@@ -26,6 +26,7 @@ from toolwire.toolbox.memory.notes import (
     Note,
     Notes,
     excerpt,
+    unreadable,
 )
 from toolwire.toolbox.memory.scopes import memory_scope_id, shared_store
 from toolwire.toolbox.memory.swaps import Refusal, swap
@@ -59,12 +60,15 @@ class _Write:
         mode: Literal["append", "replace"],
         expected_version: int | None,
         limits: MemoryLimits,
+        scope: str,
     ) -> None:
         self.key, self.content, self.mode = key, content, mode
-        self.expected_version, self.limits = expected_version, limits
+        self.expected_version, self.limits, self.scope = expected_version, limits, scope
 
     def __call__(self, current: str | None) -> tuple[str, tuple[str, Note | None, int]]:
         notes = Notes.parse(current)
+        if notes is None:
+            raise Refusal(unreadable(self.scope))
         old = notes.entries.get(self.key)
         self._check_version(old)
         if self.mode == "replace" and not self.content:
@@ -149,7 +153,7 @@ def _listing(scope: str, notes: Notes, limits: MemoryLimits) -> Ok:
 def _memory_read(limits: MemoryLimits) -> Tool:
     @tool(
         toolset="memory",
-        capabilities=[shared_storage()],
+        capabilities=[shared_storage(group="memory")],
         output_is_untrusted=True,
         max_result_chars=20_000,
         annotations=ToolAnnotations(title="Read long-term memory", read_only=True),
@@ -171,6 +175,8 @@ def _memory_read(limits: MemoryLimits) -> Tool:
             notes = Notes.parse(await store.get(MEMORY_KEY))
         except StoreError as exc:
             return _store_failed("memory_read", exc)
+        if notes is None:
+            return unreadable(scope)
         if key is None:
             return _listing(scope, notes, limits)
         note = notes.entries.get(key)
@@ -190,7 +196,7 @@ def _memory_read(limits: MemoryLimits) -> Tool:
 def _memory_write(limits: MemoryLimits) -> Tool:
     @tool(
         toolset="memory",
-        capabilities=[shared_storage()],
+        capabilities=[shared_storage(group="memory")],
         max_result_chars=2_000,
         annotations=ToolAnnotations(title="Write long-term memory", read_only=False),
     )
@@ -222,7 +228,7 @@ def _memory_write(limits: MemoryLimits) -> Tool:
         scope = memory_scope_id(ctx)
         if isinstance(store := shared_store(ctx, "memory_write", scope), Err):
             return store
-        change = _Write(key, content, mode, expected_version, limits)
+        change = _Write(key, content, mode, expected_version, limits, scope)
         try:
             outcome = await swap(store, MEMORY_KEY, change)
         except StoreError as exc:
