@@ -71,6 +71,8 @@ def emits(segment: Segment, stdin: Flow) -> Flow:
     if is_downloader(segment) or stdin.kind == "download":
         return Flow("download")
     program = segment.program
+    if program == UNKNOWN:
+        return Flow("encoded")  # a hidden program's output is no code anyone has read
     printed = printed_text(segment)
     if printed is not None:
         return Flow("data", printed)

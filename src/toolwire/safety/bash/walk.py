@@ -75,6 +75,7 @@ class Refused(Exception):
 @dataclass(frozen=True, slots=True)
 class _Context:
     stdin: Flow = NO_INPUT
+    feeds: Flow = UNKNOWN_INPUT  # what an output process substitution, >(sh), reads
     redirects: tuple[Redirect, ...] = ()
     depth: int = 0
     functions: tuple[str, ...] = ()
@@ -144,12 +145,16 @@ class Walker:
         if kind == "function_definition":
             return self._function(node, ctx)
         if kind in ("command_substitution", "process_substitution"):
-            feeds = node.children and node.children[0].type == ">("  # >(sh) reads the output
-            stdin = ctx.stdin if feeds else UNKNOWN_INPUT
+            output = bool(node.children) and node.children[0].type == ">("
+            stdin = ctx.feeds if output else ctx.stdin  # $(cat) reads the command's input
             inner = _Context(stdin=stdin, depth=ctx.depth, functions=ctx.functions)
             self._sub_flows[node.id] = self._children(node, inner)
             return NO_INPUT
-        if kind in ("variable_assignment", "for_statement"):
+        if kind == "variable_assignment":  # the value's substitutions first: x=$(echo rm)
+            flow = self._children(node, ctx)
+            self._assign(node)
+            return flow
+        if kind == "for_statement":
             self._assign(node)
         if kind == "ERROR":
             self._error(node)
@@ -172,13 +177,14 @@ class Walker:
 
     def _command(self, node: Node, ctx: _Context) -> Flow:
         stdin = ctx.stdin
-        inner = replace(ctx, background=False) if ctx.background else ctx
-        if _stage_name(node).rsplit("/", 1)[-1] in DOWNLOADERS:
-            inner = replace(inner, stdin=Flow("download"))  # for "curl ... > >(sh)"
         for child in node.named_children:
-            self._visit(child, inner)
             if child.type == "herestring_redirect":
+                self._visit(child, ctx)
                 stdin = self._herestring(child)
+        inner = replace(ctx, background=False, feeds=_feeds(node, stdin))
+        for child in node.named_children:
+            if child.type != "herestring_redirect":
+                self._visit(child, inner)
         words, redirects = command_words(node)
         words = self._substituted(words)
         segment = Segment(
@@ -233,6 +239,8 @@ class Walker:
         self._track_files(segment, ctx)
         if program in ("cd", "pushd"):
             self._cwd = _moved(self._cwd, segment.argv[1:])
+        elif program == "read":
+            self._read(segment)
         self._nested(segment, ctx)
 
     def _pipeline(self, stages: list[Node], ctx: _Context, *, check_bomb: bool) -> Flow:
@@ -250,9 +258,7 @@ class Walker:
         redirects = list(ctx.redirects)
         tails: list[Node] = []
         body = node.child_by_field_name("body")
-        feeds = ctx
-        if body is not None and _stage_name(body).rsplit("/", 1)[-1] in DOWNLOADERS:
-            feeds = replace(ctx, stdin=Flow("download"))  # for "curl ... > >(sh)"
+        feeds = ctx if body is None else replace(ctx, feeds=_feeds(body, ctx.stdin))
         for index, child in enumerate(node.children):
             if node.field_name_for_child(index) == "redirect":
                 stdin = self._redirect(child, feeds, stdin, redirects, tails)
@@ -392,7 +398,8 @@ class Walker:
             values = [w.text for v in node.children_by_field_name("value") for w in expand_word(v)]
         else:
             value = node.child_by_field_name("value")
-            values = [" ".join(w.text for w in expand_word(value))] if value is not None else [""]
+            words = self._substituted(expand_word(value)) if value is not None else []
+            values = [" ".join(word.text for word in words)]
             if "+=" in node_text(node)[: len(name) + 2]:
                 values = []
         known = tuple(v for v in values if UNKNOWN not in v and SOMETHING not in v)[:16]
@@ -400,6 +407,26 @@ class Walker:
             self._variables[name] = known
         else:
             self._variables.pop(name, None)
+
+    def _read(self, segment: Segment) -> None:
+        """``read NAME`` fed known text: NAME holds its first line (``read c <<< 'rm -rf ~'``)."""
+        names: list[str] = []
+        args = segment.argv[1:]
+        index = 0
+        while index < len(args):
+            word = args[index]
+            index += 2 if word in ("-p", "-d", "-n", "-N", "-t", "-u", "-a", "-i") else 1
+            if not word.startswith("-"):
+                names.append(word)
+        line = segment.stdin.text.split("\n", 1)[0] if segment.stdin.kind == "data" else ""
+        for position, name in enumerate(names):
+            last = position == len(names) - 1
+            parts = line.split(None, len(names) - 1) if line else []
+            value = parts[position] if position < len(parts) else ""
+            if line and (value or last):
+                self._variables[name] = (line if len(names) == 1 else value,)
+            else:
+                self._variables.pop(name, None)
 
     def _code(self, language: str, code: str, segment: Segment, ctx: _Context) -> None:
         if language == "shell":
@@ -456,6 +483,15 @@ def _moved(cwd: str, args: tuple[str, ...]) -> str:
     if target.startswith(("/", HOME)) or not cwd:
         return target
     return cwd.rstrip("/") + "/" + target
+
+
+def _feeds(node: Node, stdin: Flow) -> Flow:
+    """What ``>(...)`` in ``node``'s redirections or arguments reads: a downloader's output, or
+    what ``tee``/``cat`` pass on; unknown otherwise."""
+    name = _stage_name(node).rsplit("/", 1)[-1]
+    if name in DOWNLOADERS or stdin.kind in ("download", "encoded"):
+        return Flow("download") if name in DOWNLOADERS else stdin
+    return stdin if name in ("tee", "cat") else UNKNOWN_INPUT
 
 
 def _runs_code(segment: Segment) -> bool:
