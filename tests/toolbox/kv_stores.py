@@ -3,16 +3,14 @@ over them, for the tests of the store-backed tools (memory, todo, kanban)."""
 
 from __future__ import annotations
 
-import os
-import socket
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import asyncpg
-import pytest
 
+from service_checks import require_service
 from toolwire.backends.archive import SessionArchive
 from toolwire.backends.kv import (
     KeyValueBackend,
@@ -27,20 +25,6 @@ from toolwire.tools import Tool
 STORE_KINDS = ("sqlite", "redis", "postgres")
 REDIS_URL = "redis://127.0.0.1:6379/0"
 POSTGRES_DSN = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-def require_service(name: str, host: str, port: int) -> None:
-    """``tests/conftest.py``'s rule (that module is shadowed here by this folder's conftest):
-    skip when the service is down on a developer machine, fail in CI (``CI=true``)."""
-    try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return
-    except OSError:
-        pass
-    message = f"{name} is not reachable at {host}:{port}"
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"{message}; .ci/run must start it")
-    pytest.skip(message)
 
 
 @asynccontextmanager

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from kv_stores import POSTGRES_DSN, require_service
+from kv_stores import POSTGRES_DSN
 from toolbox_helpers import error_of, ok_value, run
 
+from service_checks import require_service
 from toolwire.backends.archive import (
     PostgresSessionArchive,
     SessionArchive,
