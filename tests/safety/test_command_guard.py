@@ -336,3 +336,11 @@ def test_the_calls_folder_and_variables_are_taken_into_account() -> None:
     assert check_command("rm -rf $D", env={"D": "/"}) is not None
     assert check_command("rm -rf $D", env={"D": "dist"}) is None
     assert check_command("cd / && rm -rf *", cwd="/tmp") is not None
+
+
+def test_a_long_chain_is_walked_flat_not_refused_as_too_deep() -> None:
+    assert check_command("true && " * 2_000 + "ls") is None
+    assert check_command("a || b && " * 1_000 + "ls") is None
+    verdict = check_command("true && " * 2_000 + "rm -rf ~")
+    assert verdict is not None
+    assert verdict.rule == "rm-recursive-root"

@@ -140,6 +140,8 @@ class Walker:
             return self._command(node, ctx)
         if kind == "pipeline":
             return self._pipeline(node.named_children, ctx, check_bomb=True)
+        if kind == "list":
+            return combine([self._visit(item, ctx) for item in _chain(node)])
         if kind == "redirected_statement":
             return self._redirected(node, ctx)
         if kind == "function_definition":
@@ -524,9 +526,29 @@ def _is_endless(node: Node) -> bool:
 
 
 def _check_depth(root: Node) -> None:
+    """Refuse a tree nested deeper than `MAX_TREE_DEPTH` (a chain ``a && b && ...`` nests in
+    the grammar but is walked flat, so it does not count)."""
     stack = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > MAX_TREE_DEPTH:
             raise TooComplexError(f"the command nests more than {MAX_TREE_DEPTH} levels deep")
-        stack.extend((child, depth + 1) for child in node.children)
+        chained = node.type == "list"
+        stack.extend(
+            (child, depth if chained and child.type == "list" else depth + 1)
+            for child in node.children
+        )
+
+
+def _chain(node: Node) -> list[Node]:
+    """The commands of ``a && b || c ...`` in order; the grammar nests the chain to the left,
+    this reads it without recursion."""
+    items: list[Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "list":
+            stack.extend(reversed(current.named_children))
+        else:
+            items.append(current)
+    return items

@@ -132,7 +132,7 @@ def expand_word(node: Node) -> list[Word]:
         for part in expanded.split(_SPLIT):
             if part == "" and _SPLIT in expanded:
                 continue
-            glob = any(char in _GLOB for char in part)
+            glob = not _GLOB.isdisjoint(part)
             words.append(Word(part.translate(_RESTORE), glob, tuple(subs), bare))
     return words
 
