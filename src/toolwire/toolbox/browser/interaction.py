@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 from typing import Literal
 
+import anyio
+
 from toolwire.backends.browser import BrowserSession, Tab
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
@@ -24,6 +26,8 @@ from toolwire.toolbox.browser.common import Done, act, invalid, locate
 
 __all__ = ["browser_click", "browser_press_key", "browser_select_option", "browser_type"]
 
+POPUP_WAIT_S = 0.3
+"""How long a click waits for a tab it may have opened (it is listed in the answer)."""
 MAX_TYPED_CHARS = 10_000
 """The most text browser_type enters at once."""
 
@@ -62,10 +66,14 @@ async def browser_click(
 
     async def click(session: BrowserSession, tab: Tab) -> Done:
         locator = locate(tab, ref)
+        popup = anyio.Event()
+        tab.page.once("popup", lambda _: popup.set())
         if double_click:
             await locator.dblclick(button=button)
         else:
             await locator.click(button=button)
+        with anyio.move_on_after(POPUP_WAIT_S):  # a link may open a tab: let it register
+            await popup.wait()
         await settle(tab, session)
         return Done(f"Clicked {element or ref}.")
 
