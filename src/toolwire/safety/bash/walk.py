@@ -82,6 +82,20 @@ class _Context:
     background: bool = False
     endless: bool = False
 
+    def reading(self, stdin: Flow) -> _Context:
+        """This context with ``stdin`` as input (``dataclasses.replace`` is slow here)."""
+        return _Context(
+            stdin, self.feeds, self.redirects, self.depth, self.functions, self.background,
+            self.endless,
+        )  # fmt: skip
+
+    def for_arguments(self, feeds: Flow) -> _Context:
+        """The context of a command's words: not in the background, ``>(...)`` reading
+        ``feeds``."""
+        return _Context(
+            self.stdin, feeds, self.redirects, self.depth, self.functions, False, self.endless
+        )
+
 
 class Walker:
     """One check of one command line (see the module docstring)."""
@@ -183,7 +197,7 @@ class Walker:
             if child.type == "herestring_redirect":
                 self._visit(child, ctx)
                 stdin = self._herestring(child)
-        inner = replace(ctx, background=False, feeds=_feeds(node, stdin))
+        inner = ctx.for_arguments(_feeds(node, stdin))
         for child in node.named_children:
             if child.type != "herestring_redirect":
                 self._visit(child, inner)
@@ -249,7 +263,7 @@ class Walker:
         flow = ctx.stdin
         calls = 0
         for stage in stages:
-            flow = self._visit(stage, replace(ctx, stdin=flow))
+            flow = self._visit(stage, ctx.reading(flow))
             calls += _stage_name(stage) in ctx.functions
         if check_bomb and calls >= 2:
             _refuse("fork-bomb", "fork bomb (a function piped into itself)", node_text(stages[0]))
