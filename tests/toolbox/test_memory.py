@@ -65,6 +65,11 @@ async def test_reading_without_a_key_lists_notes_with_sizes(registry: ToolRegist
     assert lines[2].endswith("…")
 
 
+async def test_one_note_is_listed_in_the_singular(registry: ToolRegistry) -> None:
+    await write(registry, ME, "only", "x")
+    assert ok_value(await run(registry, ME, "memory_read")).startswith("1 note (scope ")
+
+
 async def test_an_empty_memory_says_so(registry: ToolRegistry) -> None:
     assert ok_value(await run(registry, ME, "memory_read")).startswith("No memory notes yet")
 

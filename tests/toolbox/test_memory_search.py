@@ -117,7 +117,7 @@ async def test_with_neither_only_the_session_itself_is_searched(registry: ToolRe
 async def test_limit_bounds_the_hits_and_is_validated(registry: ToolRegistry) -> None:
     ctx = ToolContext(session_id="now", personality_id="ops")
     text = ok_value(await run(registry, ctx, "session_search", query="billing", limit=1))
-    assert text.startswith("1 past messages")
+    assert text.startswith("1 past message matches 'billing'")
     bad = error_of(await run(registry, ctx, "session_search", query="billing", limit=500))
     assert (bad.code, bad.field) == (ErrorCode.INPUT_INVALID, "limit")
 

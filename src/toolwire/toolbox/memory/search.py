@@ -30,7 +30,8 @@ def render_hits(query: str, scope: str, hits: list[ArchiveHit]) -> str:
     """The hits as numbered lines: ``1. [2026-01-05 12:00Z] s1 · user: snippet``."""
     if not hits:
         return f"No past messages match {query!r} (scope {scope})."
-    lines = [f"{len(hits)} past messages match {query!r} (scope {scope}), best first:"]
+    count = "1 past message matches" if len(hits) == 1 else f"{len(hits)} past messages match"
+    lines = [f"{count} {query!r} (scope {scope}), best first:"]
     for number, hit in enumerate(hits, 1):
         stamp = hit.at.strftime("%Y-%m-%d %H:%MZ")
         lines.append(f"{number}. [{stamp}] {hit.session} · {hit.role}: {hit.snippet}")

@@ -137,7 +137,8 @@ def _listing(scope: str, notes: Notes, limits: MemoryLimits) -> Ok:
     if not notes.entries:
         return Ok(f"No memory notes yet (scope {scope}).", structured={"scope": scope, "notes": []})
     lines = [
-        f"{len(notes.entries)} notes (scope {scope}; {notes.chars:,} of "
+        f"{len(notes.entries)} note{'' if len(notes.entries) == 1 else 's'} (scope {scope}; "
+        f"{notes.chars:,} of "
         f"{limits.max_scope_chars:,} characters used):"
     ]
     listed = []
