@@ -160,6 +160,8 @@ def as_source(text: str) -> str:
 def combine(flows: list[Flow]) -> Flow:
     """What several commands in a row (a list, a group, a substitution) write together: a
     download or encoded text wins, then the known texts joined, then unknown."""
+    if len(flows) <= 1:
+        return flows[0] if flows else NO_INPUT
     found = foreign(flows)
     if found is not None:
         return found

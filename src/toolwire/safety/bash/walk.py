@@ -177,6 +177,8 @@ class Walker:
         return self._children(node, ctx)
 
     def _children(self, node: Node, ctx: _Context) -> Flow:
+        if not node.named_child_count:
+            return NO_INPUT
         endless = ctx.endless or _is_endless(node)
         flows: list[Flow] = []
         children = node.children
