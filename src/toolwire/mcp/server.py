@@ -268,7 +268,22 @@ async def _to_mcp_result(
     answer = _wire(text, is_error=not result.ok)
     if isinstance(result, Ok) and result.structured is not None:
         answer["structuredContent"] = result.structured
+        image = _image_block(result.structured)
+        if image is not None:
+            answer["content"].append(image)
     return answer
+
+
+def _image_block(structured: dict[str, Any]) -> dict[str, Any] | None:
+    """An MCP image block for ``structured["image"]`` (``{"mime_type": "image/png", "data":
+    <base64>}``, as browser_screenshot answers), or ``None``."""
+    image = structured.get("image")
+    if not isinstance(image, dict):
+        return None
+    mime, data = image.get("mime_type"), image.get("data")
+    if not (isinstance(mime, str) and mime.startswith("image/") and isinstance(data, str)):
+        return None
+    return {"type": "image", "data": data, "mimeType": mime}
 
 
 def _wire(text: str, *, is_error: bool) -> dict[str, Any]:
