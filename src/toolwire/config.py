@@ -95,6 +95,8 @@ class ToolwireConfig:
         max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
             1,000).
         mcp_servers: MCP servers whose tools are bridged in.
+        agents: The ``[agents]`` table (sub-agents for ``task``, see ``docs/agents.md``);
+            ``None`` leaves the ``delegation`` toolset out.
         warnings: What `load_config` found worth saying but not refusing (a sandbox that is
             the home directory only because toolwire was started there).
     """
@@ -115,6 +117,7 @@ class ToolwireConfig:
     session_idle_timeout_s: float | None = None
     max_sessions: int | None = None
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    agents: Mapping[str, Any] | None = None
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -203,8 +206,13 @@ def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
-    check_keys(data, set(_SECTIONS), (), at)
+    check_keys(data, {*_SECTIONS, "agents"}, (), at)
     values: dict[str, Any] = {}
+    agents = data.get("agents")
+    if agents is not None:  # its keys are checked where the sub-agents are built (wiring)
+        if not isinstance(agents, dict):
+            raise at.error(("agents",), "expected a table ([agents], see docs/agents.md)")
+        values["agents"] = agents
     for section, keys in _SECTIONS.items():
         table = data.get(section, {})
         if not isinstance(table, dict):

@@ -25,6 +25,7 @@ import anyio
 
 from toolwire.config import ToolwireConfig
 from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.execution.hooks import HookRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.tools import Tool
 
@@ -57,10 +58,24 @@ class Wired:
     mcp_providers: list[McpProvider] = field(default_factory=list)
 
 
-def create_backends_for(config: ToolwireConfig) -> CapabilityBackends:
+def create_backends_for(
+    config: ToolwireConfig, *, hooks: HookRegistry | None = None
+) -> CapabilityBackends:
     """Capability backends for ``config``: its sandbox (roots, mode and limits), network policy
-    and store, and background processes with logs in ``<base_dir>/.toolwire/processes``."""
+    and store, background processes with logs in ``<base_dir>/.toolwire/processes``, the
+    browser when Playwright is installed, and sub-agents when ``config`` has ``[agents]``
+    (their calls go through ``hooks``: pass the registry's).
+
+    Raises:
+        ConfigurationError: a bad ``[agents]`` table.
+    """
     from toolwire.backends.defaults import create_backends
+
+    kind_backends = _browser_backend()
+    if config.agents is not None:
+        from toolwire.agents import delegation_from_config
+
+        kind_backends["subagent"] = delegation_from_config(config.agents, hooks=hooks)
 
     return create_backends(
         working_dir=config.base_dir,
@@ -73,7 +88,7 @@ def create_backends_for(config: ToolwireConfig) -> CapabilityBackends:
             "allow_private_urls": config.allow_private_urls,
         },
         sandbox=config.sandbox,
-        kind_backends=_browser_backend(),
+        kind_backends=kind_backends,
     )
 
 
@@ -97,6 +112,13 @@ def builtin_tools(config: ToolwireConfig) -> list[Tool]:
     from toolwire.toolbox import default_tools
 
     tools = default_tools()
+    if config.agents is None:  # ``task`` could only answer not_available
+        if config.toolsets is not None and "delegation" in config.toolsets:
+            raise ConfigurationError(
+                "tools.toolsets names delegation, but there is no [agents] table: add one "
+                "(see docs/agents.md) or remove delegation from tools.toolsets"
+            )
+        tools = [t for t in tools if t.toolset != "delegation"]
     if config.toolsets is None:
         return tools
     known = {t.toolset for t in tools if t.toolset} | set(BUILTIN_TOOLSETS) | {"mcp"}
@@ -118,7 +140,10 @@ def create_registry(
     """
     from toolwire.toolbox import command_guard_hook
 
-    registry = ToolRegistry(backends=backends or create_backends_for(config))
+    hooks = HookRegistry()  # made first: sub-agents' calls go through the same hooks
+    registry = ToolRegistry(
+        backends=backends or create_backends_for(config, hooks=hooks), hooks=hooks
+    )
     browser = registry.backends.kind_backends.get("browser") if registry.backends else None
     closer = getattr(browser, "aclose", None)
     if closer is not None:
