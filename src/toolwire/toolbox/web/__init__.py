@@ -1,0 +1,26 @@
+"""The web tools (toolset ``web``): ``fetch_url``.
+
+```python
+from toolwire.toolbox.web import FetchSettings, web_tools
+
+registry.register_all(web_tools())  # settings from TOOLWIRE_FETCH_* (FetchSettings.from_env)
+registry.register_all(web_tools(FetchSettings(respect_robots=False)))  # fetches a person asks for
+```
+
+``fetch_url`` needs the ``network`` capability's backend (a `SafeFetcher`, which
+``create_backends()`` gives when ``toolwire[web]`` is installed); without it the tool answers
+``not_available``. Its output is untrusted: pages are written by whoever controls the site.
+"""
+
+from __future__ import annotations
+
+from toolwire.toolbox.web.fetch import fetch_url_tool
+from toolwire.toolbox.web.settings import FetchSettings
+from toolwire.tools import Tool
+
+__all__ = ["FetchSettings", "fetch_url_tool", "web_tools"]
+
+
+def web_tools(fetch: FetchSettings | None = None) -> list[Tool]:
+    """``fetch_url`` (toolset ``web``), with ``fetch`` settings or those of the environment."""
+    return [fetch_url_tool(fetch)]
