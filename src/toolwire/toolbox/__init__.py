@@ -19,6 +19,7 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | ``memory`` | ``memory_read``, ``memory_write`` (key-value store, the context's memory scope), ``session_search`` (needs the ``archive`` backend) |
 | ``todo`` | ``todo_write``, ``todo_read`` (the session's list) |
 | ``browser`` | ``browser_navigate``, ``browser_snapshot``, ``browser_click``, ``browser_type``, ``browser_press_key``, ``browser_select_option``, ``browser_wait_for``, ``browser_back``, ``browser_tabs``, ``browser_screenshot``, ``browser_console_messages``, ``browser_close`` (needs a ``browser`` backend, `toolwire.backends.browser.BrowserBackend`; hidden without Chromium) |
+| ``web`` | ``fetch_url`` (a page as Markdown, PDF, JSON, text or an image, paged; robots.txt honoured; needs the ``network`` backend, ``toolwire[web]``) |
 | ``kanban`` | ``kanban_create``, ``kanban_get``, ``kanban_update``, ``kanban_move``, ``kanban_list`` (one board per team or personality) |
 
 Without capability backends every one of them is refused ``not_available``; with backends but
@@ -41,6 +42,7 @@ from toolwire.toolbox.processes import process_tools
 from toolwire.toolbox.search import search_files
 from toolwire.toolbox.terminal import terminal
 from toolwire.toolbox.todo import todo_tools
+from toolwire.toolbox.web import web_tools
 from toolwire.tools import Tool
 
 __all__ = [
@@ -55,6 +57,7 @@ __all__ = [
     "process_tools",
     "terminal_tools",
     "todo_tools",
+    "web_tools",
 ]
 
 
@@ -86,4 +89,5 @@ def default_tools() -> list[Tool]:
         *todo_tools(),
         *kanban_tools(),
         *browser_tools(),
+        *web_tools(),
     ]
