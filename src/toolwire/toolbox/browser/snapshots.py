@@ -21,7 +21,7 @@ def reduce_snapshot(text: str, max_chars: int) -> tuple[str, bool]:
     go. A cut falls between lines and ends with a note saying how much was left out.
     """
     lines: list[str] = []
-    for raw in text.splitlines():
+    for raw in text.split("\n"):
         line = raw
         for noise in _NOISE:
             line = line.replace(noise, "")
