@@ -144,10 +144,11 @@ def create_registry(
     registry = ToolRegistry(
         backends=backends or create_backends_for(config, hooks=hooks), hooks=hooks
     )
-    browser = registry.backends.kind_backends.get("browser") if registry.backends else None
-    closer = getattr(browser, "aclose", None)
-    if closer is not None:
-        registry.add_cleanup(closer)  # closing the registry closes Chromium
+    kinds = registry.backends.kind_backends if registry.backends else {}
+    for name in ("browser", "archive"):  # closing the registry closes Chromium, the archive
+        closer = getattr(kinds.get(name), "aclose", None)
+        if closer is not None:
+            registry.add_cleanup(closer)
     registry.register_all(builtin_tools(config))
     command_guard_hook(registry.hooks)
     return registry

@@ -51,3 +51,21 @@ def test_a_memory_store_gets_no_archive_unless_asked(tmp_path: Path) -> None:
 def test_an_archive_on_redis_is_a_configuration_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="no full-text search"):
         create_backends(working_dir=tmp_path, archive_url="redis://127.0.0.1:6379/0")
+
+
+async def test_closing_the_served_registry_closes_the_archive(tmp_path: Path) -> None:
+    from toolwire.config import ToolwireConfig
+    from toolwire.errors import StoreError
+    from toolwire.seams import ArchiveScope
+    from toolwire.wiring import create_registry
+
+    config = ToolwireConfig(base_dir=str(tmp_path), sandbox="off")  # type: ignore[arg-type]
+    registry = create_registry(config)
+    assert registry.backends is not None
+    archive = registry.backends.kind_backends["archive"]
+    assert isinstance(archive, SessionArchive)
+    await archive.record("s", "user", "hello there", personality="p")
+    await registry.aclose()
+    await registry.backends.aclose()
+    with pytest.raises(StoreError, match="closed"):
+        await archive.search("hello", ArchiveScope(personality="p"))
