@@ -94,6 +94,14 @@ class Site:
             body = "".join(f"<p>{k}={', '.join(v)}</p>" for k, v in sorted(query.items()))
             _send(handler, f"<title>Echo</title><h1>Received</h1>{body}")
             return
+        if path == "/file.bin":
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/octet-stream")
+            handler.send_header("Content-Disposition", 'attachment; filename="file.bin"')
+            handler.send_header("Content-Length", "4")
+            handler.end_headers()
+            handler.wfile.write(b"\x00\x01\x02\x03")
+            return
         if path == "/cookie":
             seen = handler.headers.get("Cookie", "") or "none"
             _send(handler, f"<title>Cookie</title><p>cookie: {seen}</p>")

@@ -12,9 +12,12 @@ import pytest
 from browser_site import Site
 
 from toolwire.backends.browser import BrowserBackend
+from toolwire.backends.resolver import CapabilityBackends
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.seams import NetworkPolicy
+from toolwire.toolbox.browser import browser_tools
 from toolwire.toolbox.browser.common import ACTION_SNAPSHOT_CHARS
 
 pytestmark = pytest.mark.anyio
@@ -44,6 +47,8 @@ BIG = (
     + "".join(f"<li><a href='/item{i}'>Item number {i}</a></li>" for i in range(3000))
     + "</ul>"
 )
+DOWNLOAD = """<title>Files</title><a href="/file.bin" download>Get the file</a>
+<script>setTimeout(() => alert("hello-dialog"), 0);</script>"""
 COOKIE = "<title>Set</title><script>document.cookie = 'sid=secret42; path=/';</script><p>set</p>"
 
 
@@ -63,6 +68,7 @@ def pages(site: Site, elsewhere: Site) -> None:
             "/keys": KEYS,
             "/big": BIG,
             "/setcookie": COOKIE,
+            "/download": DOWNLOAD,
         }
     )
 
@@ -316,9 +322,6 @@ async def test_abort_stops_a_navigation(browser_registry: ToolRegistry, site: Si
 
 
 async def test_closing_the_registry_closes_chromium(site: Site) -> None:
-    from toolwire.backends.resolver import CapabilityBackends
-    from toolwire.toolbox.browser import browser_tools
-
     backend = BrowserBackend()
     registry = ToolRegistry(
         backends=CapabilityBackends(processes=None, kind_backends={"browser": backend})
@@ -334,3 +337,41 @@ async def test_closing_the_registry_closes_chromium(site: Site) -> None:
     await registry.aclose()
     assert not backend.started
     assert backend.sessions() == ()
+
+
+async def test_downloads_are_refused_and_dialogs_dismissed(
+    browser_registry: ToolRegistry, site: Site
+) -> None:
+    page = await ok(
+        browser_registry, "browser_navigate", session="files", url=site.url("/download")
+    )
+    with anyio.fail_after(15):  # the dialog opens once the page runs its script
+        while "alert dialog dismissed: 'hello-dialog'" not in page.value:
+            page = await ok(browser_registry, "browser_snapshot", session="files")
+    link = ref(page.value, "link", "Get the file")
+    clicked = await ok(browser_registry, "browser_click", session="files", ref=link)
+    notes = clicked.value
+    with anyio.fail_after(15):
+        while "download of 'file.bin' refused" not in notes:
+            notes = (await ok(browser_registry, "browser_snapshot", session="files")).value
+    assert clicked.structured is not None
+    assert clicked.structured["url"] == site.url("/download")  # the page stayed
+
+
+async def test_the_call_timeout_stops_a_navigation(
+    backend: BrowserBackend, policy: NetworkPolicy, site: Site
+) -> None:
+    backends = CapabilityBackends(
+        processes=None, network_policy=policy, kind_backends={"browser": backend}
+    )
+    registry = ToolRegistry(backends=backends, default_timeout_s=2)
+    registry.register_all(browser_tools())
+    site.release.clear()
+    try:
+        stalled = await call(registry, "browser_navigate", session="slow", url=site.url("/stall"))
+    finally:
+        site.release.set()
+    assert isinstance(stalled, Err)
+    assert "timed out" in stalled.error or "timeout" in stalled.error.lower()
+    after = await ok(registry, "browser_navigate", session="slow", url=site.url("/second"))
+    assert "Second page" in after.value
