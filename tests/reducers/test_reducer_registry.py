@@ -124,9 +124,9 @@ def test_registry_reduce_goes_through_safe_reduce() -> None:
     assert registry.reduce("echo", result, CTX) is result
 
 
-def test_default_reducers_hold_the_three_built_ins() -> None:
+def test_default_reducers_hold_the_built_ins() -> None:
     registry = default_reducers()
-    assert sorted(registry) == ["kanban_list", "read_file", "terminal"]
+    assert sorted(registry) == ["fetch_url", "kanban_list", "read_file", "terminal"]
     assert isinstance(registry.get("terminal"), TerminalReducer)
     assert isinstance(registry.get("read_file"), ReadFileReducer)
     assert isinstance(registry.get("kanban_list"), KanbanListReducer)

@@ -1,13 +1,15 @@
 """Result reducers: deterministic rewrites that keep the signal of a tool's output.
 
 `default_reducers` returns a registry with the built-ins: ``terminal`` (git status, test runs,
-installs, head + tail), ``read_file`` (first 200 lines of an unranged read) and ``kanban_list``
-(counts by status and the top 5 open). See ``docs/reducers.md``.
+installs, head + tail), ``read_file`` (first 200 lines of an unranged read), ``kanban_list``
+(counts by status and the top 5 open) and ``fetch_url`` (a page without its link farms, images,
+tracking parameters and repeated lines). See ``docs/reducers.md``.
 """
 
 from __future__ import annotations
 
 from toolwire.reducers.defaults import default_reducers
+from toolwire.reducers.fetch_url import FetchUrlReducer
 from toolwire.reducers.kanban import KanbanListReducer
 from toolwire.reducers.read_file import ReadFileReducer
 from toolwire.reducers.registry import (
@@ -26,6 +28,7 @@ from toolwire.reducers.terminal import TerminalReducer, reduce_terminal_output
 
 __all__ = [
     "SPILL_POINTER_PATTERN",
+    "FetchUrlReducer",
     "KanbanListReducer",
     "ReadFileReducer",
     "ReducerContext",

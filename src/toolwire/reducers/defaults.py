@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolwire.reducers.fetch_url import FetchUrlReducer
 from toolwire.reducers.kanban import KanbanListReducer
 from toolwire.reducers.read_file import ReadFileReducer
 from toolwire.reducers.registry import ReducerRegistry
@@ -11,9 +12,11 @@ __all__ = ["default_reducers"]
 
 
 def default_reducers() -> ReducerRegistry:
-    """A fresh registry with the built-ins: ``terminal``, ``read_file`` and ``kanban_list``."""
+    """A fresh registry with the built-ins: ``terminal``, ``read_file``, ``kanban_list`` and
+    ``fetch_url``."""
     registry = ReducerRegistry()
     registry.register(TerminalReducer())
     registry.register(ReadFileReducer())
     registry.register(KanbanListReducer())
+    registry.register(FetchUrlReducer())
     return registry

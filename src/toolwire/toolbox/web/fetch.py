@@ -174,14 +174,15 @@ async def _present(
         window = page_text(converted.text, start_index, budget)
     except ValueError as exc:
         return Err(str(exc), ErrorCode.INPUT_INVALID, field="start_index")
-    text = _render(response, converted, window, cut, len(body))
+    text = _render(response, converted, window, cut, len(body), raw)
     return Ok(text, structured=_structured(url, response, content_type, converted, window, cut))
 
 
 def _render(
-    response: FetchResponse, converted: Converted, window: Window, cut: bool, size: int
+    response: FetchResponse, converted: Converted, window: Window, cut: bool, size: int, raw: bool
 ) -> str:
-    header = f"URL: {response.url} ({_KIND_LABELS[converted.kind]})"
+    label = _RAW_LABELS.get(converted.kind) if raw else None
+    header = f"URL: {response.url} ({label or _KIND_LABELS[converted.kind]})"
     parts = [header, "", window.text]
     if cut:
         parts.append(f"\n[the response was cut at {size:,} bytes: the rest was not downloaded]")
@@ -191,6 +192,7 @@ def _render(
     return "\n".join(parts)
 
 
+_RAW_LABELS = {"html": "HTML source", "json": "JSON as sent"}
 _KIND_LABELS = {
     "html": "HTML as Markdown",
     "pdf": "PDF as text",
