@@ -87,7 +87,7 @@ class Site:
             return
         if path == "/stall":
             self.stalled.set()
-            self.release.wait(30)
+            self.release.wait(300)  # until the site stops: a stalled page never answers
             return
         if path == "/echo":
             query = parse_qs(urlsplit(handler.path).query)
