@@ -168,8 +168,14 @@ class CapabilityBackends:
         return sandbox_settings(self.sandbox)
 
     async def aclose(self) -> None:
-        """Close what these backends own: the process backend (every background process is
-        stopped), the key-value backend and the fetcher. Closing twice is harmless."""
+        """Close what these backends own: the backends of other kinds (``kind_backends`` that
+        have an ``aclose``: the session archive, the browser), the process backend (every
+        background process is stopped), the key-value backend and the fetcher. Closing twice
+        is harmless."""
+        for backend in reversed(list(self.kind_backends.values())):
+            kind_closer = getattr(backend, "aclose", None)
+            if kind_closer is not None:  # before the store: an archive may share its connection
+                await kind_closer()
         if self.processes is not None:
             await self.processes.aclose()
         if self.kv_backend is not None:
