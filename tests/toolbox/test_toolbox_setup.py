@@ -18,6 +18,12 @@ PROCESS_TOOLS = [
     "process_stop", "process_wait", "process_watch",
 ]  # fmt: skip
 
+BROWSER_TOOLS = [
+    "browser_navigate", "browser_snapshot", "browser_click", "browser_type",
+    "browser_press_key", "browser_select_option", "browser_wait_for", "browser_back",
+    "browser_tabs", "browser_screenshot", "browser_console_messages", "browser_close",
+]  # fmt: skip
+
 pytestmark = pytest.mark.anyio
 
 
@@ -28,6 +34,7 @@ def test_default_tools_are_every_toolset_in_order() -> None:
         "lint", "typecheck", "run_tests", "task",
         "memory_read", "memory_write", "session_search", "todo_write", "todo_read",
         "kanban_create", "kanban_get", "kanban_update", "kanban_move", "kanban_list",
+        *BROWSER_TOOLS,
     ]  # fmt: skip
     toolsets = {t.name: t.toolset for t in default_tools()}
     assert {toolsets[n] for n in ("memory_read", "memory_write", "session_search")} == {"memory"}
