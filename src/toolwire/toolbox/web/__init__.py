@@ -1,4 +1,4 @@
-"""The web tools (toolset ``web``): ``fetch_url``.
+"""The web tools (toolset ``web``): ``fetch_url`` and ``web_search``.
 
 ```python
 from toolwire.toolbox.web import FetchSettings, web_tools
@@ -10,17 +10,29 @@ registry.register_all(web_tools(FetchSettings(respect_robots=False)))  # fetches
 ``fetch_url`` needs the ``network`` capability's backend (a `SafeFetcher`, which
 ``create_backends()`` gives when ``toolwire[web]`` is installed); without it the tool answers
 ``not_available``. Its output is untrusted: pages are written by whoever controls the site.
+``web_search`` asks the provider of ``search`` (`WebSearchSettings`, by default from
+``TOOLWIRE_WEB_SEARCH_*``: DuckDuckGo without a key) through the same backend.
 """
 
 from __future__ import annotations
 
 from toolwire.toolbox.web.fetch import fetch_url_tool
+from toolwire.toolbox.web.search import WebSearchSettings, web_search_tool
 from toolwire.toolbox.web.settings import FetchSettings
 from toolwire.tools import Tool
 
-__all__ = ["FetchSettings", "fetch_url_tool", "web_tools"]
+__all__ = [
+    "FetchSettings",
+    "WebSearchSettings",
+    "fetch_url_tool",
+    "web_search_tool",
+    "web_tools",
+]
 
 
-def web_tools(fetch: FetchSettings | None = None) -> list[Tool]:
-    """``fetch_url`` (toolset ``web``), with ``fetch`` settings or those of the environment."""
-    return [fetch_url_tool(fetch)]
+def web_tools(
+    fetch: FetchSettings | None = None, search: WebSearchSettings | None = None
+) -> list[Tool]:
+    """``fetch_url`` and ``web_search`` (toolset ``web``), with ``fetch`` and ``search``
+    settings or those of the environment."""
+    return [fetch_url_tool(fetch), web_search_tool(search)]
