@@ -33,7 +33,7 @@ from toolwire.errors import ToolDefinitionError
 from toolwire.results import Err, Ok, ToolResult, ok
 from toolwire.schema import ArgsValidator, PydanticValidator
 from toolwire.threads import run_in_worker
-from toolwire.tools import CachePolicy, Tool, ToolAnnotations
+from toolwire.tools import ApprovalRule, CachePolicy, Tool, ToolAnnotations
 from toolwire.typeschema import fast_type_schema
 
 __all__ = ["to_tool_result", "tool"]
@@ -355,6 +355,7 @@ def tool(
     annotations: ToolAnnotations | None = None,
     cache: CachePolicy | bool | None = None,
     output_schema: Mapping[str, Any] | None = None,
+    requires_approval: bool | ApprovalRule = False,
     docstring_style: DocstringStyle = "auto",
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
@@ -365,7 +366,8 @@ def tool(
     """Turn a function into a `Tool`; usable bare (``@tool``) or with options (``@tool(...)``).
 
     Options are the `Tool` fields (``name``, ``description``, ``capabilities``, ``toolset``,
-    ``timeout_s``, ``sequential``, ``annotations``, ``cache``, ...) plus ``docstring_style``.
+    ``timeout_s``, ``sequential``, ``annotations``, ``cache``, ``requires_approval``, ...) plus
+    ``docstring_style``.
 
     Raises:
         ToolDefinitionError: the function cannot be a tool (``*args``, unresolvable hints, no

@@ -15,6 +15,7 @@ from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
 from toolwire.errors import RegistrationError
 from toolwire.execution.admit import OPEN, Admission
+from toolwire.execution.approvals import Approvals, PendingApproval, normalise_approvals
 from toolwire.execution.cache import ResultCache
 from toolwire.execution.gates import (
     FilterOptions,
@@ -22,6 +23,7 @@ from toolwire.execution.gates import (
     coerce_filter_options,
     visible_in_definitions,
 )
+from toolwire.execution.handles import ResultHandles, check_handles
 from toolwire.execution.hooks import HookRegistry
 from toolwire.execution.pipeline import Pipeline
 from toolwire.execution.settings import DEFAULT_TIMEOUT_S, PipelineSettings
@@ -74,6 +76,11 @@ class ToolRegistry:
         telemetry: Spans and metrics for every batch and call, e.g.
             ``toolwire.telemetry.ToolTelemetry()`` (see `use_telemetry`); ``None``: none, at
             no cost.
+        result_handles: Keep the full text of trimmed results behind a handle ``read_result``
+            pages through (`toolwire.execution.handles.ResultHandles`; needs a key-value
+            backend); ``None``: plain trims.
+        approvals: Where the approval tokens of ``requires_approval`` tools live
+            (`toolwire.execution.approvals.Approvals`); ``None``: the backends' key-value store.
     """
 
     def __init__(
@@ -89,8 +96,11 @@ class ToolRegistry:
         result_cache: ResultCache | None = None,
         provider_id: str = "registry",
         telemetry: PipelineTracer | None = None,
+        result_handles: ResultHandles | None = None,
+        approvals: Approvals | None = None,
     ) -> None:
         _check_options(max_concurrency, default_timeout_s, definition_order, provider_id)
+        check_handles(result_handles, backends.kv_store_factory if backends else None)
         if reducers is _DEFAULT:
             from toolwire.reducers.defaults import default_reducers
 
@@ -106,6 +116,8 @@ class ToolRegistry:
             dry_run_redactor=dry_run_redactor,
             result_cache=result_cache if result_cache is not None else ResultCache(),
             tracer=telemetry,
+            result_handles=result_handles,
+            approvals=approvals,
         )
         self._entries: dict[str, RegisteredTool] = {}
         self._pipeline, self._run_batch = _pipeline(self._settings, self._entries.get)
@@ -370,31 +382,43 @@ class ToolRegistry:
         turn_attachments: Sequence[Attachment] | None = None,
         *,
         snapshot: ToolSnapshot | None = None,
+        approvals: Iterable[str | PendingApproval] | None = None,
     ) -> Coroutine[Any, Any, builtins.list[CallOutcome]]:
         """Run a model's batch of calls: await it for one `CallOutcome` per call, in input order.
 
         Never raises for anything a call, a tool, a hook or a reducer does: every failure is a
         result with a stable error code. With ``snapshot``, a call to a tool the model was not
-        shown this iteration is answered ``not_available`` (``not_offered``) and never runs. See
+        shown this iteration is answered ``not_available`` (``not_offered``) and never runs.
+        ``approvals`` are the tokens (or `PendingApproval` values) that let calls needing
+        approval run, once each (`toolwire.execution.approvals`). See
         `toolwire.execution` for the stages. It hands back the pipeline's own coroutine, so a
         programming error below raises at the call, before anything is awaited.
 
         Raises:
             ConfigurationError: ``filter_opts`` is a mapping with unknown keys, ``allowed_tools``
-                is a single string, or ``snapshot`` is not a `ToolSnapshot` (programming
-                errors, not model errors).
+                is a single string, or ``snapshot`` is not a `ToolSnapshot`, or ``approvals``
+                is a single string (programming errors, not model errors).
         """
         if allowed_tools is None and filter_opts is None and snapshot is None:
             admission = OPEN
         else:
             admission = Admission.of(allowed_tools, coerce_filter_options(filter_opts), snapshot)
+        if approvals is not None:
+            admission = replace(admission, approvals=normalise_approvals(approvals))
         return self._run_batch(calls, ctx, admission, turn_attachments)
 
     async def execute(
-        self, name: str, args: str | Mapping[str, Any], ctx: ToolContext, *, call_id: str = "call_0"
+        self,
+        name: str,
+        args: str | Mapping[str, Any],
+        ctx: ToolContext,
+        *,
+        call_id: str = "call_0",
+        approvals: Iterable[str | PendingApproval] | None = None,
     ) -> CallOutcome:
         """Run one call; a shortcut for a one-element `execute_parallel`."""
-        outcomes = await self.execute_parallel([ToolCall(id=call_id, name=name, args=args)], ctx)
+        call = ToolCall(id=call_id, name=name, args=args)
+        outcomes = await self.execute_parallel([call], ctx, approvals=approvals)
         return outcomes[0]
 
 

@@ -16,6 +16,7 @@ from toolwire.schema import ArgsValidator, JsonSchemaValidator
 
 __all__ = [
     "TOOL_NAME_PATTERN",
+    "ApprovalRule",
     "CachePolicy",
     "ExecuteFn",
     "Tool",
@@ -27,6 +28,9 @@ TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What every provider API accepts as a tool name."""
 
 ExecuteFn: TypeAlias = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+ApprovalRule: TypeAlias = Callable[[Mapping[str, Any], ToolContext], bool]
+"""``requires_approval`` as a predicate over the validated arguments and the context: only
+``False`` lets the call run unapproved (see `toolwire.execution.approvals`)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -84,6 +88,8 @@ class Tool:
         annotations: MCP behaviour hints.
         cache: Opt-in result caching (``True`` = default `CachePolicy`).
         output_schema: JSON Schema of ``structured``, when the tool returns one.
+        requires_approval: ``True``, or an `ApprovalRule`: such a call runs only with an
+            approval token bound to it (`toolwire.execution.approvals`).
         validator: Compiled argument validator; built from ``schema`` when not given.
     """
 
@@ -102,6 +108,7 @@ class Tool:
     annotations: ToolAnnotations | None = None
     cache: CachePolicy | None = None
     output_schema: Mapping[str, Any] | None = None
+    requires_approval: bool | ApprovalRule = False
     validator: ArgsValidator = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -150,6 +157,7 @@ class Tool:
             raise ToolDefinitionError(
                 f"tool {self.name!r}: cache must be True, False, None or a CachePolicy"
             )
+        _check_approval_rule(self.name, self.requires_approval)
         if self.validator is None:
             try:
                 object.__setattr__(self, "validator", JsonSchemaValidator(self.schema))
@@ -182,6 +190,16 @@ class Tool:
             return None
         parts = self.name.split("__")
         return parts[1] if len(parts) >= 3 else None
+
+
+def _check_approval_rule(name: str, rule: object) -> None:
+    if isinstance(rule, bool):
+        return
+    if not callable(rule) or inspect.iscoroutinefunction(rule):
+        raise ToolDefinitionError(
+            f"tool {name!r}: requires_approval must be a bool or a plain function "
+            f"(args, ctx) -> bool, got {type(rule).__name__}"
+        )
 
 
 def define_tool(

@@ -33,11 +33,13 @@ class Admission:
         allowed: Built-in tools allowed (``None``: all; empty: none).
         filters: MCP, plugin and surface filters.
         snapshot: The tools the model was shown this iteration; others are refused.
+        approvals: Approval tokens for calls that need one (`toolwire.execution.approvals`).
     """
 
     allowed: frozenset[str] | None = None
     filters: FilterOptions | None = None
     snapshot: ToolSnapshot | None = None
+    approvals: tuple[str, ...] = ()
     unrestricted: bool = field(init=False, repr=False, compare=False)
     """Nothing but the registry itself restricts the calls (worked out once)."""
 

@@ -18,6 +18,7 @@ from typing import Any
 from toolwire.context import ToolContext
 from toolwire.execution.budget import trim_result
 from toolwire.execution.cache import CacheKey
+from toolwire.execution.handles import keep_trimmed
 from toolwire.execution.hooks import AfterCall, ToolEvent
 from toolwire.execution.settings import PipelineSettings
 from toolwire.reducers.registry import ReducerContext, ToolResultReducer, safe_reduce
@@ -113,6 +114,8 @@ def _reducer_context(done: Finishing) -> ReducerContext:
 
 def _trim_and_store(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
     tool = done.tool
+    if settings.result_handles is not None and _over(result, done.budget):
+        return result  # `finish` keeps it behind a handle (over budget: never cached)
     result, truncated = trim_result(result, done.budget)
     policy = tool.cache
     if (
@@ -153,12 +156,22 @@ async def report(settings: PipelineSettings, done: Finishing, result: ToolResult
     )
 
 
+def _over(result: ToolResult, budget: int) -> bool:
+    return type(result) is Ok and len(result.value) > budget
+
+
 async def finish(settings: PipelineSettings, done: Finishing, result: ToolResult) -> ToolResult:
-    """`settle`, then `report` when there is anyone to report to."""
+    """`settle` (the trim keeping a handle, with `toolwire.execution.handles` configured), then
+    `report` when there is anyone to report to."""
     if is_large(result):
         result = await settle_large(settings, done, result)
     else:
         result = settle(settings, done, result)
+    handles = settings.result_handles
+    if handles is not None and type(result) is Ok and len(result.value) > done.budget:
+        backends = settings.backends
+        factory = backends.kv_store_factory if backends is not None else None
+        result = await keep_trimmed(handles, factory, done.tool, done.ctx, result, done.budget)
     hooks = settings.hooks
     if hooks.has_observers or hooks.has_after:
         return await report(settings, done, result)

@@ -24,19 +24,22 @@ import anyio
 from toolwire.calls import CallOutcome, ToolCall, make_outcome
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission, admit
+from toolwire.execution.approvals import check_approval
 from toolwire.execution.batch import Batch, exception_message, seam_reset
 from toolwire.execution.before import run_before_hooks
 from toolwire.execution.budget import call_budget, split_budget, trim_result
 from toolwire.execution.cache import look_up
 from toolwire.execution.dry_run import dry_run_result
 from toolwire.execution.finish import Finishing, finish
+from toolwire.execution.handles import keep_trimmed
 from toolwire.execution.interrupts import is_closing
 from toolwire.execution.resolve import call_context
 from toolwire.execution.run import is_caller_cancellation, run_tool, start_tool
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.execution.validate import validate_args
-from toolwire.results import Err, ErrorCode, ToolResult
+from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.seams import Attachment
+from toolwire.tools import Tool
 
 __all__ = ["Pipeline", "as_call"]
 
@@ -226,6 +229,10 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         progress.args = args = replaced
     if ctx.dry_run:
         return dry_run_result(tool.name, args, settings.dry_run_redactor)
+    if tool.requires_approval:  # approvals: one attribute check for every other tool
+        refused = await _approval(batch, tool, args)
+        if refused is not None:
+            return refused
     budget = call_budget(batch.per_call_budget, tool.max_result_chars)
     cache_key = None
     if tool.cache is not None:
@@ -244,6 +251,8 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         result = attempt[0] if isinstance(attempt, tuple) else (await attempt)[0]
         reducers = settings.reducers
         if cache_key is None and (reducers is None or reducers.get(tool.name) is None):
+            if settings.result_handles and type(result) is Ok and len(result.value) > budget:
+                return await _keep_trimmed(settings, tool, call_ctx, result, budget)
             return trim_result(result, budget)[0]  # nothing to reduce or store: trim only
         return await finish(
             settings, Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key), result
@@ -254,3 +263,19 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
     return await finish(
         settings, Finishing(tool, call.id, args, call_ctx, budget, duration_ms, cache_key), result
     )
+
+async def _approval(batch: Batch, tool: Tool, args: Mapping[str, Any]) -> Err | None:
+    """The approval stage (`toolwire.execution.approvals`) for a tool that may need one."""
+    settings = batch.settings
+    factory = settings.backends.kv_store_factory if settings.backends is not None else None
+    approvals = batch.admission.approvals
+    return await check_approval(settings.approvals, factory, tool, args, batch.ctx, approvals)
+
+
+async def _keep_trimmed(
+    settings: PipelineSettings, tool: Tool, ctx: ToolContext, result: Ok, budget: int
+) -> ToolResult:
+    """The trim, keeping an over-budget value behind a handle (`toolwire.execution.handles`)."""
+    assert settings.result_handles is not None
+    factory = settings.backends.kv_store_factory if settings.backends is not None else None
+    return await keep_trimmed(settings.result_handles, factory, tool, ctx, result, budget)

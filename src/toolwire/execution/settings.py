@@ -13,6 +13,8 @@ from toolwire.execution.tracing import PipelineTracer
 
 if TYPE_CHECKING:
     from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.execution.approvals import Approvals
+    from toolwire.execution.handles import ResultHandles
     from toolwire.reducers.registry import ReducerRegistry
 
 __all__ = ["DEFAULT_TIMEOUT_S", "PipelineSettings", "ToolLookup"]
@@ -38,6 +40,10 @@ class PipelineSettings:
         result_cache: Where tools that opt in keep their results.
         tracer: Wraps batches and calls in spans (`toolwire.telemetry`); ``None``: no tracing,
             at no cost.
+        result_handles: Keep the full text of trimmed results (`toolwire.execution.handles`);
+            ``None``: plain trims, at no cost.
+        approvals: Where approval tokens live (`toolwire.execution.approvals`); ``None``: in
+            the backends' key-value store.
     """
 
     backends: CapabilityBackends | None = None
@@ -48,3 +54,5 @@ class PipelineSettings:
     dry_run_redactor: Callable[[str], str] | None = None
     result_cache: ResultCache = field(default_factory=ResultCache)
     tracer: PipelineTracer | None = None
+    result_handles: ResultHandles | None = None
+    approvals: Approvals | None = None

@@ -20,6 +20,7 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | ``todo`` | ``todo_write``, ``todo_read`` (the session's list) |
 | ``browser`` | ``browser_navigate``, ``browser_snapshot``, ``browser_click``, ``browser_type``, ``browser_press_key``, ``browser_select_option``, ``browser_wait_for``, ``browser_back``, ``browser_tabs``, ``browser_screenshot``, ``browser_console_messages``, ``browser_close`` (needs a ``browser`` backend, `toolwire.backends.browser.BrowserBackend`; hidden without Chromium) |
 | ``web`` | ``fetch_url`` (a page as Markdown, PDF, JSON, text or an image, paged; robots.txt honoured; needs the ``network`` backend, ``toolwire[web]``) |
+| ``results`` | ``read_result`` (pages through a result trimmed to its budget; see `toolwire.execution.handles`) |
 | ``kanban`` | ``kanban_create``, ``kanban_get``, ``kanban_update``, ``kanban_move``, ``kanban_list`` (one board per team or personality) |
 
 Without capability backends every one of them is refused ``not_available``; with backends but
@@ -39,6 +40,7 @@ from toolwire.toolbox.kanban import kanban_tools
 from toolwire.toolbox.memory import memory_tools
 from toolwire.toolbox.patching import patch_file
 from toolwire.toolbox.processes import process_tools
+from toolwire.toolbox.results import result_tools
 from toolwire.toolbox.search import search_files
 from toolwire.toolbox.terminal import terminal
 from toolwire.toolbox.todo import todo_tools
@@ -55,6 +57,7 @@ __all__ = [
     "kanban_tools",
     "memory_tools",
     "process_tools",
+    "result_tools",
     "terminal_tools",
     "todo_tools",
     "web_tools",
@@ -90,4 +93,5 @@ def default_tools() -> list[Tool]:
         *kanban_tools(),
         *browser_tools(),
         *web_tools(),
+        *result_tools(),
     ]
