@@ -297,7 +297,6 @@ async def test_without_a_fetcher_the_tool_is_not_available() -> None:
 
 
 async def test_the_tool_is_untrusted_read_only_and_in_the_web_toolset() -> None:
-    (fetch_url,) = web_tools(FetchSettings())
-    assert fetch_url.name == "fetch_url"
+    (fetch_url,) = [t for t in web_tools(FetchSettings()) if t.name == "fetch_url"]
     assert fetch_url.toolset == "web"
     assert fetch_url.output_is_untrusted is True

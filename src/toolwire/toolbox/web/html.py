@@ -11,9 +11,11 @@ print(page.text)                # "# A post\n\nThe article's paragraphs, links, 
 trafilatura (maintained, used by research crawlers) scores the page's blocks and keeps the
 article with its links and tables as clean HTML; html-to-markdown (a Rust converter) turns that
 into Markdown with relative links made absolute. A page where trafilatura finds no main content
-(an index, a form, a very short page) is converted whole by html-to-markdown with its
-navigation, forms, scripts and hidden elements dropped. ``benchmarks/bench_extract.py`` compares
-this pipeline with the alternatives on real saved pages (see ``docs/toolbox.md``).
+(a form, a very short page), or an index whose links it dropped (70% or more of the visible
+text is link text and the main content kept under a quarter of the links), is converted whole
+by html-to-markdown with its navigation, forms, scripts and hidden elements dropped.
+``benchmarks/bench_extract.py`` compares this pipeline with the alternatives on real saved
+pages (see ``docs/toolbox.md``).
 """
 
 from __future__ import annotations
@@ -21,10 +23,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["MIN_MAIN_CHARS", "Extracted", "html_to_markdown"]
+from toolwire.safety.linear_regex import LinearMatch, linear
+
+__all__ = [
+    "INDEX_LINKS_KEPT",
+    "INDEX_LINK_SHARE",
+    "MIN_MAIN_CHARS",
+    "Extracted",
+    "html_to_markdown",
+]
 
 MIN_MAIN_CHARS = 200
 """Main content shorter than this (and shorter than the whole page's text) is not trusted."""
+INDEX_LINK_SHARE = 0.7
+"""A page whose visible text is at least this share link text may be an index of links..."""
+INDEX_LINKS_KEPT = 0.25
+"""... and is one when the main content kept fewer than this share of its links."""
+
+_LINK = linear(r"\[([^\]\n]*)\]\([^)\n]*\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,16 +66,27 @@ def html_to_markdown(html: str, base_url: str | None = None) -> Extracted:
         base_url: The page's URL; relative links are resolved against it.
     """
     main, title = _main_content(html, base_url)
-    if main is not None:
-        body = _markdown(main, base_url, whole_page=False)
-        if len(body) >= MIN_MAIN_CHARS:
-            return Extracted(_with_title(body, title), title, "main-content")
+    body = _markdown(main, base_url, whole_page=False) if main is not None else ""
     whole = _markdown(html, base_url, whole_page=True)
-    if main is not None and len(whole) < MIN_MAIN_CHARS:
-        body = _markdown(main, base_url, whole_page=False)
-        if len(body) >= len(whole):
-            return Extracted(_with_title(body, title), title, "main-content")
-    return Extracted(_with_title(whole, title), title, "whole-page")
+    if _is_index(whole, body) or (len(body) < MIN_MAIN_CHARS and len(whole) > len(body)):
+        return Extracted(_with_title(whole, title), title, "whole-page")
+    return Extracted(_with_title(body, title), title, "main-content")
+
+
+def _is_index(whole: str, main: str) -> bool:
+    """A page that is mostly links (a site's front page, a docs index), whose links the
+    main-content extraction dropped: the links are what the reader came for."""
+    linked = visible = 0
+    for found in _LINK.finditer(whole):
+        linked += len("".join(str(found.group(1)).split()))
+    visible = len("".join(_LINK.sub(_link_text, whole).split()))
+    if not visible or linked / visible < INDEX_LINK_SHARE:
+        return False
+    return len(_LINK.findall(main)) < len(_LINK.findall(whole)) * INDEX_LINKS_KEPT
+
+
+def _link_text(found: LinearMatch) -> str:
+    return str(found.group(1))
 
 
 def _main_content(html: str, base_url: str | None) -> tuple[str | None, str | None]:
@@ -103,6 +130,6 @@ def _markdown(html: str, base_url: str | None, *, whole_page: bool) -> str:
 
 
 def _with_title(body: str, title: str | None) -> str:
-    if title is None or body.lstrip().startswith("#"):
+    if title is None or body.lstrip().startswith("# "):
         return body
     return f"# {title}\n\n{body}" if body else f"# {title}"
