@@ -369,3 +369,17 @@ async def test_the_call_timeout_stops_a_navigation(
     assert "timed out" in stalled.error or "timeout" in stalled.error.lower()
     after = await ok(registry, "browser_navigate", session="slow", url=site.url("/second"))
     assert "Second page" in after.value
+
+
+async def test_a_new_policy_gets_a_new_context(
+    browser_registry: ToolRegistry, backend: BrowserBackend, site: Site
+) -> None:
+    await ok(browser_registry, "browser_navigate", session="moving", url=site.url("/setcookie"))
+    first = backend.existing("moving")
+    closed = NetworkPolicy(allow=("nothing.invalid",))
+    ctx = ToolContext(session_id="moving", network_policy=closed)
+    outcome = await browser_registry.execute("browser_navigate", {"url": site.url("/cookie")}, ctx)
+    assert isinstance(outcome.result, Err)
+    assert outcome.result.reason == "network_policy"  # the new context's listener refused
+    assert first is not None
+    assert first.closed  # the old context (and its cookies) went with the old policy

@@ -12,7 +12,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
-from toolwire.backends.browser.settings import BrowserSettings, chromium_args
+from toolwire.backends.browser.settings import BrowserSettings, chromium_args, proxy_for
 from toolwire.backends.network.resolvers import Resolver
 from toolwire.errors import ConfigurationError
 from toolwire.sandbox.egress import EgressListener, EgressProxy
@@ -112,7 +112,7 @@ class BrowserRuntime:
                     executable_path=executable,
                     headless=self._settings.headless,
                     args=chromium_args(self._settings.extra_args),
-                    proxy={"server": f"http://127.0.0.1:{port}"},
+                    proxy=proxy_for(port),
                     timeout=self._settings.launch_timeout_s * 1000,
                     handle_sigint=False,
                     handle_sigterm=False,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from toolwire.backends.browser.settings import BrowserSettings
+from toolwire.backends.browser.settings import BrowserSettings, proxy_for
 from toolwire.backends.browser.tabs import Tab
 from toolwire.seams import NetworkPolicy
 
@@ -70,7 +70,7 @@ class BrowserSession:
         try:
             width, height = settings.viewport
             context = await runtime.browser.new_context(
-                proxy={"server": f"http://127.0.0.1:{port}"},
+                proxy=proxy_for(port),
                 accept_downloads=False,
                 service_workers="block",
                 viewport={"width": width, "height": height},

@@ -5,11 +5,22 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolwire.backends.network.ports import DEFAULT_PORTS
 from toolwire.errors import ConfigurationError
 
-__all__ = ["CHROMIUM_ENV", "CHROMIUM_NAMES", "BrowserSettings", "chromium_args", "find_chromium"]
+if TYPE_CHECKING:
+    from playwright.async_api import ProxySettings
+
+__all__ = [
+    "CHROMIUM_ENV",
+    "CHROMIUM_NAMES",
+    "BrowserSettings",
+    "chromium_args",
+    "find_chromium",
+    "proxy_for",
+]
 
 CHROMIUM_ENV = "TOOLWIRE_CHROMIUM"
 """An environment variable naming the Chromium executable (wins over the search on PATH)."""
@@ -33,6 +44,16 @@ _QUIET_ARGS = (
 # Names are resolved by the egress proxy, never by Chromium: a request that somehow skipped the
 # proxy finds no address. The proxy itself is reached by its literal loopback address.
 _NO_RESOLUTION = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+
+
+def proxy_for(port: int) -> ProxySettings:
+    """Playwright's proxy setting for an egress listener on 127.0.0.1:``port``.
+
+    ``<-loopback>`` removes Chromium's implicit bypass of loopback hosts, so ``localhost`` and
+    ``127.0.0.1`` pages go through the proxy too (said here, not left to Playwright's default,
+    which an environment variable can turn off).
+    """
+    return {"server": f"http://127.0.0.1:{port}", "bypass": "<-loopback>"}
 
 
 def find_chromium(explicit: str | None = None) -> str | None:
