@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from toolwire.toolbox.web.search import brave, duckduckgo, exa, tavily
+from toolwire.toolbox.web.search.brave import DEFAULT_ENDPOINT as BRAVE_ENDPOINT
+from toolwire.toolbox.web.search.brave import DEFAULT_PRICE_USD as BRAVE_PRICE
+from toolwire.toolbox.web.search.brave import BraveProvider
+from toolwire.toolbox.web.search.duckduckgo import DEFAULT_ENDPOINT as DDG_ENDPOINT
+from toolwire.toolbox.web.search.duckduckgo import DuckDuckGoProvider
+from toolwire.toolbox.web.search.exa import DEFAULT_ENDPOINT as EXA_ENDPOINT
+from toolwire.toolbox.web.search.exa import DEFAULT_PRICE_USD as EXA_PRICE
+from toolwire.toolbox.web.search.exa import ExaProvider
 from toolwire.toolbox.web.search.protocol import SearchProvider
 from toolwire.toolbox.web.search.searxng import SearxngProvider, searxng_endpoint
 from toolwire.toolbox.web.search.settings import WebSearchSettings
+from toolwire.toolbox.web.search.tavily import DEFAULT_ENDPOINT as TAVILY_ENDPOINT
+from toolwire.toolbox.web.search.tavily import DEFAULT_PRICE_USD as TAVILY_PRICE
+from toolwire.toolbox.web.search.tavily import TavilyProvider
 
 __all__ = ["create_provider"]
 
@@ -16,23 +26,21 @@ def create_provider(settings: WebSearchSettings) -> SearchProvider:
     if settings.provider == "searxng":
         return SearxngProvider(endpoint=searxng_endpoint(url or ""))
     if settings.provider == "duckduckgo":
-        return duckduckgo.DuckDuckGoProvider(
-            endpoint=url or duckduckgo.DEFAULT_ENDPOINT, region=settings.region
-        )
+        return DuckDuckGoProvider(endpoint=url or DDG_ENDPOINT, region=settings.region)
     if settings.provider == "brave":
-        return brave.BraveProvider(
-            endpoint=url or brave.DEFAULT_ENDPOINT,
+        return BraveProvider(
+            endpoint=url or BRAVE_ENDPOINT,
             key_ref=ref,
-            price_per_query_usd=brave.DEFAULT_PRICE_USD if price is None else price,
+            price_per_query_usd=BRAVE_PRICE if price is None else price,
         )
     if settings.provider == "tavily":
-        return tavily.TavilyProvider(
-            endpoint=url or tavily.DEFAULT_ENDPOINT,
+        return TavilyProvider(
+            endpoint=url or TAVILY_ENDPOINT,
             key_ref=ref,
-            price_per_query_usd=tavily.DEFAULT_PRICE_USD if price is None else price,
+            price_per_query_usd=TAVILY_PRICE if price is None else price,
         )
-    return exa.ExaProvider(
-        endpoint=url or exa.DEFAULT_ENDPOINT,
+    return ExaProvider(
+        endpoint=url or EXA_ENDPOINT,
         key_ref=ref,
-        price_per_query_usd=exa.DEFAULT_PRICE_USD if price is None else price,
+        price_per_query_usd=EXA_PRICE if price is None else price,
     )
