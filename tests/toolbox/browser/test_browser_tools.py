@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import logging
 import re
+from pathlib import Path
 
 import anyio
 import pytest
@@ -337,7 +338,7 @@ async def test_closing_the_registry_closes_chromium(site: Site) -> None:
     assert backend.sessions() == ()
 
 
-async def test_downloads_are_refused_and_dialogs_dismissed(
+async def test_downloads_without_file_reach_are_refused_and_dialogs_dismissed(
     browser_registry: ToolRegistry, site: Site
 ) -> None:
     page = await ok(
@@ -383,3 +384,30 @@ async def test_a_new_policy_gets_a_new_context(
     assert outcome.result.reason == "network_policy"  # the new context's listener refused
     assert first is not None
     assert first.closed  # the old context (and its cookies) went with the old policy
+
+
+async def test_a_download_lands_in_the_write_root(
+    backend: BrowserBackend, policy: NetworkPolicy, site: Site, tmp_path: Path
+) -> None:
+    backends = CapabilityBackends(
+        processes=None,
+        network_policy=policy,
+        kind_backends={"browser": backend},
+        fs_read=(str(tmp_path),),
+        fs_write=(str(tmp_path),),
+    )
+    registry = ToolRegistry(backends=backends)
+    registry.register_all(browser_tools())
+    ctx = ToolContext(session_id="saver", working_dir=str(tmp_path))
+
+    async def run(name: str, **args: object) -> Ok:
+        result = (await registry.execute(name, dict(args), ctx)).result
+        assert isinstance(result, Ok), result
+        return result
+
+    page = await run("browser_navigate", url=site.url("/download"))
+    notes = (await run("browser_click", ref=ref(page.value, "link", "Get the file"))).value
+    with anyio.fail_after(15):  # the download finishes after the click
+        while "downloaded 'file.bin' to downloads/file.bin (4 bytes)" not in notes:
+            notes = (await run("browser_snapshot")).value
+    assert (tmp_path / "downloads" / "file.bin").read_bytes() == b"\x00\x01\x02\x03"

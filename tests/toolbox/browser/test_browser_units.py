@@ -28,6 +28,7 @@ from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode
 from toolwire.sandbox.egress import REFUSAL_HEADER
 from toolwire.toolbox.browser import browser_tools
+from toolwire.toolbox.browser.downloads import safe_name
 from toolwire.toolbox.browser.snapshots import MAX_LINE_CHARS, reduce_snapshot
 
 SCHEMES = st.from_regex(r"[a-z][a-z0-9+.-]{0,12}", fullmatch=True)
@@ -168,3 +169,19 @@ async def test_a_closed_backend_says_so() -> None:
 def test_tool_names_match_the_playwright_mcp_style() -> None:
     assert all(re.fullmatch(r"browser_[a-z_]+", tool.name) for tool in browser_tools())
     assert len(browser_tools()) == 12
+
+
+@pytest.mark.parametrize(
+    ("suggested", "name"),
+    [
+        ("report.pdf", "report.pdf"),
+        ("../../etc/passwd", "passwd"),
+        ("..\\..\\boot.ini", "boot.ini"),
+        (".bashrc", "bashrc"),
+        ("a\x00b\nc.txt", "a_b_c.txt"),
+        ("", "download"),
+        ("..", "download"),
+    ],
+)
+def test_a_download_name_cannot_leave_the_folder(suggested: str, name: str) -> None:
+    assert safe_name(suggested) == name

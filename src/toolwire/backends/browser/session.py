@@ -71,7 +71,7 @@ class BrowserSession:
             width, height = settings.viewport
             context = await runtime.browser.new_context(
                 proxy=proxy_for(port),
-                accept_downloads=False,
+                accept_downloads=True,  # kept by Playwright until the tools save them
                 service_workers="block",
                 viewport={"width": width, "height": height},
             )

@@ -102,6 +102,7 @@ class BrowserSettings:
         max_tabs: Tabs one session may have open.
         max_console_messages: Console messages kept per tab (the oldest are dropped).
         max_screenshot_bytes: The largest screenshot answered.
+        max_download_bytes: The largest download saved (a larger one is refused).
         ports: Ports a page may reach without an allow pattern naming them (the egress
             proxy's rule; ``None``: any port).
     """
@@ -117,6 +118,7 @@ class BrowserSettings:
     max_tabs: int = 8
     max_console_messages: int = 200
     max_screenshot_bytes: int = 8 * 1024 * 1024
+    max_download_bytes: int = 64 * 1024 * 1024
     ports: tuple[int, ...] | None = tuple(sorted(DEFAULT_PORTS))
 
     def __post_init__(self) -> None:
@@ -128,6 +130,7 @@ class BrowserSettings:
             "max_tabs": self.max_tabs,
             "max_console_messages": self.max_console_messages,
             "max_screenshot_bytes": self.max_screenshot_bytes,
+            "max_download_bytes": self.max_download_bytes,
         }
         for name, value in numbers.items():
             if not value > 0:

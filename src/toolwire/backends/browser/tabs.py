@@ -25,6 +25,7 @@ as Playwright gives headers; spelled here so the tools import without httpx."""
 _REF = re.compile(r"\[ref=((?:f\d+)?e\d+)\]")
 _MAX_BLOCKED = 50
 _MAX_NOTES = 20
+_MAX_DOWNLOADS = 5
 _ERROR_PAGE = "chrome-error:"  # Chromium's page for a failed load (a refused proxy tunnel, say)
 
 
@@ -58,6 +59,7 @@ class Tab:
         self.console: deque[ConsoleEntry] = deque(maxlen=max_console)
         self.blocked: deque[BlockedRequest] = deque(maxlen=_MAX_BLOCKED)
         self.notes: deque[str] = deque(maxlen=_MAX_NOTES)
+        self.downloads: deque[Download] = deque()
         self.refs: frozenset[str] = frozenset()
         self._pending: set[asyncio.Task[None]] = set()
         page.on("console", self._on_console)
@@ -97,9 +99,12 @@ class Tab:
         self.blocked.append(BlockedRequest(host, code))
 
     def _on_download(self, download: Download) -> None:
-        name = download.suggested_filename
-        self.notes.append(f"download of {name!r} refused (the browser tools save no files)")
-        self.later(download.cancel())
+        if len(self.downloads) >= _MAX_DOWNLOADS:
+            name = download.suggested_filename
+            self.notes.append(f"download of {name!r} refused ({_MAX_DOWNLOADS} already wait)")
+            self.later(download.cancel())
+            return
+        self.downloads.append(download)  # the next answer saves it through the file seam
 
     def _on_dialog(self, dialog: Dialog) -> None:
         text = dialog.message[:200]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from toolwire.backends.browser import find_chromium, playwright_installed
 from toolwire.capabilities.kinds.browser import browser
+from toolwire.capabilities.kinds.fs_reach import fs_reach
 from toolwire.tools import ToolAnnotations
 
 __all__ = ["BROWSER_CAPS", "browser_annotations", "browser_available"]
 
-BROWSER_CAPS = [browser()]
-"""What every browser tool declares: the call's session's browser context."""
+BROWSER_CAPS = [browser(), fs_reach(read="from-personality", write="from-personality")]
+"""What every browser tool declares: the call's session's browser context, and the
+personality's file reach, where downloads are saved (``downloads/`` under the working dir)."""
 
 
 def browser_available() -> bool:

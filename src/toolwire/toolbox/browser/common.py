@@ -19,6 +19,7 @@ from toolwire.capabilities.kinds.browser import BROWSER
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.toolbox.browser.downloads import land_downloads
 from toolwire.toolbox.browser.snapshots import reduce_snapshot
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ async def act(ctx: ToolContext, name: str, action: Action) -> ToolResult:
         try:
             tab = await session.tab()
             done = await action(session, tab)
-            return await answer(session, await session.tab(), done)
+            return await answer(session, await session.tab(), done, ctx)
         except Failure as failure:
             return failure.result
         except Exception as exc:
@@ -111,8 +112,10 @@ def _playwright_failure(name: str, exc: Exception) -> Err:
     return Err(f"{name}: {message[:500]}", cause=cause)
 
 
-async def answer(session: BrowserSession, tab: Tab, done: Done) -> Ok:
-    """The tool's answer: ``done``'s sentence, the page's state and maybe a snapshot."""
+async def answer(session: BrowserSession, tab: Tab, done: Done, ctx: ToolContext) -> Ok:
+    """The tool's answer: ``done``'s sentence, the page's state and maybe a snapshot; the
+    tab's downloads are saved (or refused) first."""
+    landed = await land_downloads(ctx, tab, session.settings)
     parts = [done.message]
     state = await page_state(session, tab)
     parts.append(f"Page: {state['title'] or '(no title)'} — {state['url']}")
@@ -123,7 +126,7 @@ async def answer(session: BrowserSession, tab: Tab, done: Done) -> Ok:
     if blocked:
         listed = ", ".join(f"{b.host} ({b.code})" for b in blocked)
         parts.append(f"Blocked by the network policy: {listed}")
-    notes = [*session.take_notes(), *tab.take_notes()]
+    notes = [*session.take_notes(), *tab.take_notes(), *landed]
     if notes:
         parts.append("The page on its own: " + "; ".join(notes))
     structured: dict[str, Any] = {
