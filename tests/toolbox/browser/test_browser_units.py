@@ -185,3 +185,10 @@ def test_tool_names_match_the_playwright_mcp_style() -> None:
 )
 def test_a_download_name_cannot_leave_the_folder(suggested: str, name: str) -> None:
     assert safe_name(suggested) == name
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["trio"])
+async def test_on_trio_the_browser_says_it_needs_asyncio(anyio_backend: str) -> None:
+    with pytest.raises(ConfigurationError, match="asyncio"):
+        await BrowserBackend().session("s", None)

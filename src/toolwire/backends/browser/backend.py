@@ -75,10 +75,16 @@ class BrowserBackend:
         A session whose policy changed since its context opened gets a new context.
 
         Raises:
-            ConfigurationError: no Chromium or Playwright, the backend is closed, or it is
-                used from another event loop than the one that started Chromium.
+            ConfigurationError: no Chromium or Playwright, not on asyncio, the backend is
+                closed, or it is used from another event loop than the one that started Chromium.
             OSError: Chromium failed to start.
         """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError as exc:  # trio, say: Playwright speaks asyncio only
+            raise ConfigurationError(
+                "the browser tools need an asyncio event loop (Playwright runs on asyncio)"
+            ) from exc
         async with self._lock:
             runtime = await self._running()
             found = self._sessions.get(session_id)

@@ -23,7 +23,8 @@ registry.register_all(browser_tools())
 | ``browser_close`` | close the session's browser context |
 
 Each declares ``browser()``: the call's session's context in the shared Chromium, every request
-of which goes through the egress proxy under the call's network policy. Without a
+of which goes through the egress proxy under the call's network policy; and the personality's
+file reach, where downloads are saved (``downloads/`` under the working directory). Without a
 `BrowserBackend` they answer ``not_available``; without Chromium or Playwright they are hidden
 (``is_available``). Everything they answer comes from the page: ``output_is_untrusted``.
 """  # noqa: E501
