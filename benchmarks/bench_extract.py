@@ -18,7 +18,8 @@ the median milliseconds per page, and how much of the main text is kept:
 * **F1** of the two, and the pages where the candidate returned nothing.
 
 Candidates whose library is not installed are listed as skipped. ``toolwire`` is the converter
-``fetch_url`` ships (`toolwire.toolbox.web.html`), measured through its public function.
+``fetch_url`` ships (`toolwire.toolbox.web.html`), measured through its public function, alone
+and followed by the ``fetch_url`` reducer (`toolwire.reducers.fetch_url.reduce_page`).
 
 Run: ``python benchmarks/bench_extract.py`` (``--repeat N`` timings per page, ``--pages`` lists
 the per-page figures).
@@ -191,6 +192,13 @@ def _toolwire(html: str) -> str:
     return html_to_markdown(html).text
 
 
+def _toolwire_reduced(html: str) -> str:
+    from toolwire.reducers.fetch_url import reduce_page
+    from toolwire.toolbox.web.html import html_to_markdown
+
+    return reduce_page(html_to_markdown(html).text)
+
+
 CANDIDATES: dict[str, tuple[str, Callable[[str], str]]] = {
     "trafilatura (markdown)": ("trafilatura", _trafilatura),
     "trafilatura (favor_recall)": ("trafilatura", _trafilatura_recall),
@@ -200,6 +208,7 @@ CANDIDATES: dict[str, tuple[str, Callable[[str], str]]] = {
     "readability-lxml → html-to-markdown": ("readability", _readability_then_h2m),
     "markdownify (whole page)": ("markdownify", _markdownify),
     "toolwire (fetch_url)": ("toolwire.toolbox.web.html", _toolwire),
+    "toolwire (fetch_url) + its reducer": ("toolwire.toolbox.web.html", _toolwire_reduced),
 }
 
 

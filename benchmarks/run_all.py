@@ -9,8 +9,10 @@
    adversarial input, beside Python's ``re`` (``bench_regex.py``).
 6. The command guard: time per command on its corpus beside tree-sitter's parse alone, and time
    per KiB on long commands (``bench_guard.py``).
+7. ``fetch_url``'s HTML → Markdown extractor beside the alternatives on real saved pages:
+   characters, ms per page, main text kept (``bench_extract.py``; downloads its corpus once).
 
-Each prints a markdown table. Options: ``--only w,kv,reducers,mcp,regex,guard`` and
+Each prints a markdown table. Options: ``--only w,kv,reducers,mcp,regex,guard,extract`` and
 ``--repeats N``.
 """
 
@@ -69,7 +71,7 @@ def _peer_harness(repeats: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", default="w,kv,reducers,mcp,regex,guard")
+    parser.add_argument("--only", default="w,kv,reducers,mcp,regex,guard,extract")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     wanted = set(args.only.split(","))
@@ -82,6 +84,7 @@ def main() -> int:
         ("mcp", "bench_mcp.py", "MCP server against the SDK's MCPServer"),
         ("regex", "bench_regex.py", "Regular expressions: worst µs per KiB on adversarial input"),
         ("guard", "bench_guard.py", "Command guard: µs per command and per KiB"),
+        ("extract", "bench_extract.py", "fetch_url's extractor: HTML → Markdown on real pages"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)
