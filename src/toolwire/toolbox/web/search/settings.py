@@ -15,7 +15,9 @@ Keys never go in this table: they come through the secrets capability, by defaul
 ``BRAVE_API_KEY`` / ``TAVILY_API_KEY`` / ``EXA_API_KEY`` or the vault
 (``~/.toolwire/secrets``). `WebSearchSettings.from_table` reads the table (unknown keys are
 refused); `WebSearchSettings.from_env` reads ``TOOLWIRE_WEB_SEARCH_PROVIDER`` and
-``TOOLWIRE_WEB_SEARCH_URL``, which `web_tools` uses when given no settings.
+``TOOLWIRE_WEB_SEARCH_URL``, which `web_tools` uses when given no settings;
+`WebSearchSettings.from_config` is the table with those variables winning (what
+``toolwire serve`` uses).
 """
 
 from __future__ import annotations
@@ -143,6 +145,31 @@ class WebSearchSettings:
             if key in table:
                 values[key] = float(_typed(table[key], key, int | float, "a number"))
         return cls(**values)
+
+    @classmethod
+    def from_config(
+        cls, table: Mapping[str, Any] | None, env: Mapping[str, str] | None = None
+    ) -> WebSearchSettings:
+        """The ``[web_search]`` table with ``TOOLWIRE_WEB_SEARCH_PROVIDER`` and
+        ``TOOLWIRE_WEB_SEARCH_URL`` winning, as every ``TOOLWIRE_*`` variable wins over the
+        file. A variable naming another provider drops the table's ``url``, ``key_ref`` and
+        ``price_per_query_usd``: they were the other provider's.
+
+        Raises:
+            ConfigurationError: as `from_table` and `from_env`.
+        """
+        env = os.environ if env is None else env
+        merged = dict(table or {})
+        provider = env.get(PROVIDER_ENV, "").strip().lower()
+        if provider and provider != merged.get("provider", DEFAULT_PROVIDER):
+            for key in ("url", "key_ref", "price_per_query_usd"):
+                merged.pop(key, None)
+        if provider:
+            merged["provider"] = provider
+        url = env.get(URL_ENV, "").strip()
+        if url:
+            merged["url"] = url
+        return cls.from_table(merged)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> WebSearchSettings:

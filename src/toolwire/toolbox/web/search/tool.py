@@ -152,7 +152,8 @@ async def _search(
     max_results: int,
     key: str | None,
 ) -> ToolResult:
-    call = provider.request(query, min(max_results, provider.max_results), key)
+    count = min(max_results, provider.max_results)
+    call = await run_in_worker(lambda: provider.request(query, count, key))  # ddgs loads slowly
     try:
         response = await seam.fetch(
             call.url,
