@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -226,6 +227,9 @@ class ToolContext:
             them (and any other seam) with `seam`.
         dry_run: When true, the registry answers with a synthetic result and runs nothing.
         tool_call_id: The id of the call being executed (set by the registry).
+        hand_off_s: A call still running after this many seconds becomes a task (its
+            outcome says pending with a task id; see `toolwire.execution.tasks`); ``None``:
+            only ``long_running`` tools are handed off.
     """
 
     session_id: str
@@ -254,6 +258,14 @@ class ToolContext:
     extra_seams: Mapping[str, object] | None = None
     dry_run: bool = False
     tool_call_id: str | None = None
+    hand_off_s: float | None = None
+
+    @property
+    def idempotency_key(self) -> str:
+        """The call's idempotency key: the same for the same session and call id, in any
+        process, so a retried or resumed call can be recognised (`toolwire.execution.effects`)."""
+        seed = f"{self.session_id}\x00{self.tool_call_id or ''}".encode("utf-8", "surrogatepass")
+        return "idem-" + hashlib.sha256(seed).hexdigest()[:32]
 
     def seam(self, kind: SeamKind[S_co]) -> S_co | None:
         """The seam of ``kind`` (``ctx.seam(STORAGE)`` is ``ctx.kv_store``; a kind beyond spec
@@ -286,3 +298,5 @@ class ToolContext:
             )
         if self.current_turn < 1:
             raise ValueError(f"current_turn is 1-based, got {self.current_turn}")
+        if self.hand_off_s is not None and not self.hand_off_s >= 0:
+            raise ValueError(f"hand_off_s must be >= 0 seconds or None, got {self.hand_off_s}")

@@ -356,6 +356,8 @@ def tool(
     cache: CachePolicy | bool | None = None,
     output_schema: Mapping[str, Any] | None = None,
     requires_approval: bool | ApprovalRule = False,
+    long_running: bool = False,
+    side_effects: bool = False,
     docstring_style: DocstringStyle = "auto",
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 

@@ -17,6 +17,7 @@ from toolwire.errors import RegistrationError
 from toolwire.execution.admit import OPEN, Admission
 from toolwire.execution.approvals import Approvals, PendingApproval, normalise_approvals
 from toolwire.execution.cache import ResultCache
+from toolwire.execution.effects import Effects
 from toolwire.execution.gates import (
     FilterOptions,
     RegisteredTool,
@@ -26,7 +27,9 @@ from toolwire.execution.gates import (
 from toolwire.execution.handles import ResultHandles, check_handles
 from toolwire.execution.hooks import HookRegistry
 from toolwire.execution.pipeline import Pipeline
+from toolwire.execution.quotas import Quotas
 from toolwire.execution.settings import DEFAULT_TIMEOUT_S, PipelineSettings
+from toolwire.execution.tasks import Tasks
 from toolwire.execution.tracing import BatchRunner, PipelineTracer
 from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import ToolSnapshot
@@ -81,6 +84,12 @@ class ToolRegistry:
             backend); ``None``: plain trims.
         approvals: Where the approval tokens of ``requires_approval`` tools live
             (`toolwire.execution.approvals.Approvals`); ``None``: the backends' key-value store.
+        quotas: Limits checked and reserved before each call runs
+            (`toolwire.execution.quotas.Quotas`); ``None``: none, at no cost.
+        effects: Where the effect journal of ``side_effects`` tools lives
+            (`toolwire.execution.effects.Effects`); ``None``: the backends' key-value store.
+        tasks: Where calls handed off to tasks run and are kept (`registry.tasks`;
+            `toolwire.execution.tasks.Tasks`); ``None``: a fresh one on the backends' store.
     """
 
     def __init__(
@@ -98,6 +107,9 @@ class ToolRegistry:
         telemetry: PipelineTracer | None = None,
         result_handles: ResultHandles | None = None,
         approvals: Approvals | None = None,
+        quotas: Quotas | None = None,
+        effects: Effects | None = None,
+        tasks: Tasks | None = None,
     ) -> None:
         _check_options(max_concurrency, default_timeout_s, definition_order, provider_id)
         check_handles(result_handles, backends.kv_store_factory if backends else None)
@@ -118,6 +130,9 @@ class ToolRegistry:
             tracer=telemetry,
             result_handles=result_handles,
             approvals=approvals,
+            quotas=quotas,
+            effects=effects,
+            tasks=tasks if tasks is not None else Tasks(),
         )
         self._entries: dict[str, RegisteredTool] = {}
         self._pipeline, self._run_batch = _pipeline(self._settings, self._entries.get)
@@ -127,6 +142,8 @@ class ToolRegistry:
         self._definitions: dict[tuple[Any, ...], list[_Gated]] = {}
         if backends is not None and backends.processes is not None:
             self.add_cleanup(backends.processes.aclose)  # no background process outlives it
+        self.tasks.bind(backends.kv_store_factory if backends is not None else None)
+        self.add_cleanup(self.tasks.aclose)  # closing cancels the tasks this process runs
 
     # -- settings (fixed at construction) -----------------------------------------------------
 
@@ -181,6 +198,13 @@ class ToolRegistry:
     def dry_run_redactor(self) -> Callable[[str], str] | None:
         """What dry-run results pass string arguments through."""
         return self._settings.dry_run_redactor
+
+    @property
+    def tasks(self) -> Tasks:
+        """The calls handed off to tasks: get, wait for, cancel (`toolwire.execution.tasks`)."""
+        tasks = self._settings.tasks
+        assert tasks is not None  # the registry always has one
+        return tasks
 
     @property
     def result_cache(self) -> ResultCache:

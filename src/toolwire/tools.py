@@ -90,6 +90,10 @@ class Tool:
         output_schema: JSON Schema of ``structured``, when the tool returns one.
         requires_approval: ``True``, or an `ApprovalRule`: such a call runs only with an
             approval token bound to it (`toolwire.execution.approvals`).
+        long_running: Calls may outlast a turn: one still running after the hand-off time
+            becomes a task (`toolwire.execution.tasks`).
+        side_effects: The tool changes the world: its calls get an effect journal, so a
+            retried call is answered from it, never run twice (`toolwire.execution.effects`).
         validator: Compiled argument validator; built from ``schema`` when not given.
     """
 
@@ -109,6 +113,8 @@ class Tool:
     cache: CachePolicy | None = None
     output_schema: Mapping[str, Any] | None = None
     requires_approval: bool | ApprovalRule = False
+    long_running: bool = False
+    side_effects: bool = False
     validator: ArgsValidator = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -158,6 +164,9 @@ class Tool:
                 f"tool {self.name!r}: cache must be True, False, None or a CachePolicy"
             )
         _check_approval_rule(self.name, self.requires_approval)
+        for flag in ("long_running", "side_effects"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ToolDefinitionError(f"tool {self.name!r}: {flag} must be True or False")
         if self.validator is None:
             try:
                 object.__setattr__(self, "validator", JsonSchemaValidator(self.schema))

@@ -29,6 +29,7 @@ from toolwire.execution.batch import Batch, exception_message, seam_reset
 from toolwire.execution.before import run_before_hooks
 from toolwire.execution.budget import call_budget, split_budget, trim_result
 from toolwire.execution.cache import look_up
+from toolwire.execution.dispatch import dispatch
 from toolwire.execution.dry_run import dry_run_result
 from toolwire.execution.finish import Finishing, finish
 from toolwire.execution.handles import keep_trimmed
@@ -243,6 +244,8 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
             return await finish(
                 settings, Finishing(tool, call.id, args, hit_ctx, budget, 0.0, None, True), hit
             )
+    if settings.quotas or tool.long_running or tool.side_effects or ctx.hand_off_s is not None:
+        return await dispatch(batch, entry, call.id, args, budget, cache_key)  # quotas, tasks...
     call_ctx = call_context(batch, entry, call.id, budget)
     if isinstance(call_ctx, Err):
         return call_ctx
@@ -263,6 +266,7 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
     return await finish(
         settings, Finishing(tool, call.id, args, call_ctx, budget, duration_ms, cache_key), result
     )
+
 
 async def _approval(batch: Batch, tool: Tool, args: Mapping[str, Any]) -> Err | None:
     """The approval stage (`toolwire.execution.approvals`) for a tool that may need one."""

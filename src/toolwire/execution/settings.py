@@ -14,7 +14,10 @@ from toolwire.execution.tracing import PipelineTracer
 if TYPE_CHECKING:
     from toolwire.backends.resolver import CapabilityBackends
     from toolwire.execution.approvals import Approvals
+    from toolwire.execution.effects import Effects
     from toolwire.execution.handles import ResultHandles
+    from toolwire.execution.quotas import Quotas
+    from toolwire.execution.tasks import Tasks
     from toolwire.reducers.registry import ReducerRegistry
 
 __all__ = ["DEFAULT_TIMEOUT_S", "PipelineSettings", "ToolLookup"]
@@ -44,6 +47,12 @@ class PipelineSettings:
             ``None``: plain trims, at no cost.
         approvals: Where approval tokens live (`toolwire.execution.approvals`); ``None``: in
             the backends' key-value store.
+        quotas: Limits checked and reserved before a call runs (`toolwire.execution.quotas`);
+            ``None``: no quotas, at no cost.
+        effects: Where the effect journal of ``side_effects`` tools lives
+            (`toolwire.execution.effects`); ``None``: in the backends' key-value store.
+        tasks: Where calls handed off to tasks run and are kept (`toolwire.execution.tasks`);
+            ``None``: calls are never handed off.
     """
 
     backends: CapabilityBackends | None = None
@@ -56,3 +65,6 @@ class PipelineSettings:
     tracer: PipelineTracer | None = None
     result_handles: ResultHandles | None = None
     approvals: Approvals | None = None
+    quotas: Quotas | None = None
+    effects: Effects | None = None
+    tasks: Tasks | None = None

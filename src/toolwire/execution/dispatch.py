@@ -1,0 +1,155 @@
+"""Dispatch under control: quotas, tasks and the effect journal around resolve → run → finish.
+
+The pipeline takes this way only for a call something applies to (the registry has quotas,
+the tool is ``long_running`` or has ``side_effects``, or the context sets ``hand_off_s``);
+every other call pays four attribute checks and goes the usual way. In order:
+
+1. **quotas** (`toolwire.execution.quotas`): reserve the call's place in every quota covering
+   the tool, or answer the refusal;
+2. **hand-off** (`toolwire.execution.tasks`): when a hand-off time applies, the rest runs in
+   the background and a call still running then answers pending with a task id;
+3. **resolve, run** under the **effect journal** (`toolwire.execution.effects`) for a tool with
+   side effects, then **finish** (reducer, trim, cache store, after-hooks);
+4. the quota reservation is released (concurrency) and charged (cost, wall time) when the call
+   ends: after the task, for a call that became one.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any
+
+from toolwire.context import AbortSignal
+from toolwire.execution.batch import Batch
+from toolwire.execution.cache import CacheKey
+from toolwire.execution.effects import journaled
+from toolwire.execution.finish import Finishing, finish
+from toolwire.execution.gates import RegisteredTool
+from toolwire.execution.hooks import ToolEvent
+from toolwire.execution.quotas import Reservation, StoreFactory, reserve
+from toolwire.execution.resolve import call_context
+from toolwire.execution.run import Attempt, execute_tool
+from toolwire.execution.settings import PipelineSettings
+from toolwire.execution.tasks import DEFAULT_HAND_OFF_S
+from toolwire.results import Err, ToolResult
+
+__all__ = ["dispatch", "store_factory"]
+
+
+def store_factory(settings: PipelineSettings) -> StoreFactory | None:
+    """The registry's ``kv_store_factory``, when it has key-value backends."""
+    backends = settings.backends
+    return backends.kv_store_factory if backends is not None else None
+
+
+async def dispatch(
+    batch: Batch,
+    entry: RegisteredTool,
+    call_id: str,
+    args: dict[str, Any],
+    budget: int,
+    cache_key: CacheKey | None,
+) -> ToolResult:
+    """Reserve quotas, then run the rest of the call, handed off to a task when it is late."""
+    settings = batch.settings
+    tool = entry.tool
+    ctx = batch.ctx
+    reservation = None
+    if settings.quotas is not None:
+        reserved = await reserve(settings.quotas, store_factory(settings), tool, ctx)
+        if isinstance(reserved, Err):
+            return reserved
+        reservation = reserved
+    work = functools.partial(_rest, batch, entry, call_id, args, budget, cache_key, reservation)
+    hand_off = ctx.hand_off_s
+    tasks = settings.tasks
+    if hand_off is None and tool.long_running:
+        hand_off = tasks.hand_off_s if tasks is not None else DEFAULT_HAND_OFF_S
+    if hand_off is None or tasks is None:
+        return await work(None)
+    return await tasks.hand_off(
+        work,
+        hand_off,
+        ctx.abort_signal,
+        tool_name=tool.name,
+        call_id=call_id,
+        session_id=ctx.session_id,
+    )
+
+
+async def _rest(
+    batch: Batch,
+    entry: RegisteredTool,
+    call_id: str,
+    args: dict[str, Any],
+    budget: int,
+    cache_key: CacheKey | None,
+    reservation: Reservation | None,
+    signal: AbortSignal | None,
+) -> ToolResult:
+    """resolve → run (journaled for side effects) → finish; then the quotas are settled. With
+    ``signal`` (a task) the call runs in a batch of its own that follows that signal."""
+    own = batch if signal is None else _detached(batch, signal)
+    settings = batch.settings
+    tool = entry.tool
+    result: ToolResult | None = None
+    try:
+        call_ctx = call_context(own, entry, call_id, budget)
+        if isinstance(call_ctx, Err):
+            result = call_ctx
+            return result
+        attempt = functools.partial(_attempt, own, entry, args, call_ctx)
+        started = time.perf_counter()
+        if tool.side_effects:
+            factory = store_factory(settings)
+            raw = await journaled(settings.effects, factory, tool, args, call_ctx, attempt)
+        else:
+            raw = (await attempt())[0]
+        duration_ms = (time.perf_counter() - started) * 1000.0
+        done = Finishing(tool, call_id, args, call_ctx, budget, duration_ms, cache_key)
+        result = await finish(settings, done, raw)
+        return result
+    finally:
+        if own is not batch:
+            own.close()
+        if reservation is not None:
+            await reservation.release(result)
+
+
+async def _attempt(batch: Batch, entry: RegisteredTool, args: dict[str, Any], ctx: Any) -> Attempt:
+    """The tool's `Attempt`, with ``tool:pre`` and ``tool:error`` for the observers."""
+    hooks = batch.settings.hooks
+    tool = entry.tool
+    call_id = ctx.tool_call_id or ""
+    if hooks.has_observers:
+        await hooks.emit(
+            ToolEvent(
+                name="tool:pre", tool_name=tool.name, tool_call_id=call_id, data={"input": args}
+            )
+        )
+    result, failed = await execute_tool(batch, tool, args, ctx)
+    if failed and hooks.has_observers:
+        assert isinstance(result, Err)
+        await hooks.emit(
+            ToolEvent(
+                name="tool:error",
+                tool_name=tool.name,
+                tool_call_id=call_id,
+                data={"error": result.error},
+            )
+        )
+    return result, failed
+
+
+def _detached(batch: Batch, signal: AbortSignal) -> Batch:
+    """A batch of the call's own, following ``signal``: a task outlives its caller's batch."""
+    return Batch(
+        batch.settings,
+        batch.lookup,
+        batch.ctx.derive(abort_signal=signal),
+        batch.admission,
+        batch.attachments,
+        batch.per_call_budget,
+        batch.seam_reset,
+    )
