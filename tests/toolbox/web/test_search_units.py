@@ -262,3 +262,33 @@ def test_every_provider_name_builds() -> None:
     for name in PROVIDERS:
         url = "http://127.0.0.1:8888" if name == "searxng" else None
         assert create_provider(WebSearchSettings(provider=name, url=url)).name == name
+
+
+@pytest.mark.parametrize(
+    ("settings", "status", "code", "words"),
+    [
+        (WebSearchSettings(provider="duckduckgo"), 403, "rate_limited", "takes for bots"),
+        (
+            WebSearchSettings(provider="searxng", url="http://s.test"),
+            403,
+            "provider_rejected",
+            "search.formats",
+        ),
+        (
+            WebSearchSettings(provider="searxng", url="http://s.test"),
+            401,
+            "provider_unauthorized",
+            "credentials",
+        ),
+        (WebSearchSettings(provider="brave"), 403, "provider_unauthorized", "refused the API key"),
+    ],
+)
+def test_keyless_providers_read_401_and_403_their_own_way(
+    settings: WebSearchSettings, status: int, code: str, words: str
+) -> None:
+    provider = create_provider(settings)
+    failure = status_failure(provider.label, response(status), provider.status_meanings)
+    assert failure is not None
+    assert failure.code == code
+    assert words in failure.message
+    assert "API key" not in failure.message or settings.provider == "brave"

@@ -29,6 +29,9 @@ __all__ = ["DEFAULT_ENDPOINT", "DEFAULT_REGION", "DuckDuckGoProvider", "ddgs_ins
 DEFAULT_ENDPOINT = "https://html.duckduckgo.com/html/"
 DEFAULT_REGION = "us-en"
 """``ddgs``'s default region; ``wt-wt`` means no region."""
+_MEANINGS = {
+    403: (RATE_LIMITED, "turned the request away, as it does with clients it takes for bots"),
+}
 _USER_AGENT = f"Mozilla/5.0 (compatible; toolwire/{__version__}; +web_search)"
 
 
@@ -55,7 +58,7 @@ class DuckDuckGoProvider:
     name: str = "duckduckgo"
     label: str = "DuckDuckGo"
     max_results: int = 20
-    status_meanings: Mapping[int, tuple[str, str]] = field(default_factory=dict)
+    status_meanings: Mapping[int, tuple[str, str]] = field(default_factory=lambda: _MEANINGS)
 
     def price_usd(self, max_results: int) -> float | None:
         """Nothing: DuckDuckGo does not bill."""

@@ -20,6 +20,7 @@ from toolwire.seams import FetchResponse
 from toolwire.toolbox.web.search.failures import (
     MALFORMED,
     REJECTED,
+    UNAUTHORIZED,
     ProviderFailure,
     load_json,
 )
@@ -28,11 +29,10 @@ from toolwire.toolbox.web.search.protocol import HttpCall, SearchHit, SearchPage
 
 __all__ = ["SearxngProvider", "searxng_endpoint"]
 
-_FORMAT_OFF = (
-    REJECTED,
-    "refused the JSON format (HTTP 403 is how SearXNG says json is not in search.formats "
-    "of its settings.yml; add it there)",
-)
+_MEANINGS = {
+    401: (UNAUTHORIZED, "asks for credentials web_search does not send (a proxy in front of it?)"),
+    403: (REJECTED, "refused the JSON format: add json to search.formats in its settings.yml"),
+}
 
 
 def searxng_endpoint(base_url: str) -> str:
@@ -50,9 +50,7 @@ class SearxngProvider:
     name: str = "searxng"
     label: str = "SearXNG"
     max_results: int = 20
-    status_meanings: Mapping[int, tuple[str, str]] = field(
-        default_factory=lambda: {403: _FORMAT_OFF}
-    )
+    status_meanings: Mapping[int, tuple[str, str]] = field(default_factory=lambda: _MEANINGS)
 
     def price_usd(self, max_results: int) -> float | None:
         """Nothing: a self-hosted instance does not bill."""
