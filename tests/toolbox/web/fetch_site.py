@@ -125,6 +125,7 @@ ROUTES: dict[str, tuple[int, str, bytes]] = {
     "/archive.zip": (200, "application/zip", b"PK\x03\x04" + bytes(range(256)) * 4),
     "/missing": (404, "text/html", b"<html><body><h1>Not here</h1></body></html>"),
     "/untyped": (200, "", json.dumps(JSON_DATA).encode()),
+    "/gone.bin": (410, "application/octet-stream", bytes(range(256))),
 }
 
 ROBOTS = {

@@ -277,6 +277,21 @@ async def test_an_http_error_is_an_error_with_the_page_excerpt(
     assert "Not here" in result.error
 
 
+async def test_an_http_error_with_a_binary_body_has_no_excerpt(
+    registry: ToolRegistry, site: Site
+) -> None:
+    result = failed(await call(registry, url=site.url("site.test", "/gone.bin")))
+    assert result.error == f"HTTP 410 from {site.url('site.test', '/gone.bin')}"
+    assert result.cause == "http_410"
+
+
+async def test_surrounding_whitespace_in_the_url_is_ignored(
+    registry: ToolRegistry, site: Site
+) -> None:
+    result = ok(await call(registry, url=f"  {site.url('site.test', '/notes.txt')}\n"))
+    assert result.value.endswith("first line\n  indented second line\n")
+
+
 async def test_a_binary_body_is_refused(registry: ToolRegistry, site: Site) -> None:
     result = failed(await call(registry, url=site.url("site.test", "/archive.zip")))
     assert result.cause == "unsupported_content"

@@ -75,6 +75,7 @@ def fetch_url_tool(settings: FetchSettings | None = None) -> Tool:
             start_index: Character to start from, to read the rest of a long page.
             raw: Return HTML source (and JSON as sent) instead of Markdown.
         """
+        url = url.strip()
         problem = _check_args(url, max_chars, start_index)
         if problem is not None:
             return problem
@@ -90,7 +91,7 @@ def fetch_url_tool(settings: FetchSettings | None = None) -> Tool:
 
 
 def _check_args(url: str, max_chars: int, start_index: int) -> Err | None:
-    if not url.strip().lower().startswith(("http://", "https://")):
+    if not url.lower().startswith(("http://", "https://")):
         return Err(
             f"url must start with http:// or https:// (got {url[:80]!r})",
             ErrorCode.INPUT_INVALID,
@@ -162,13 +163,11 @@ async def _present(
             )
         )
     except UnsupportedContent as exc:
+        if response.status >= 400:
+            return _http_error(response, None)
         return Err(str(exc), ErrorCode.EXECUTION_FAILED, cause="unsupported_content")
     if response.status >= 400:
-        excerpt = converted.text[:_ERROR_EXCERPT_CHARS] if converted.kind != "image" else ""
-        return Err(
-            f"HTTP {response.status} from {response.url}" + (f"\n\n{excerpt}" if excerpt else ""),
-            cause=f"http_{response.status}",
-        )
+        return _http_error(response, converted)
     budget = max(1, min(max_chars, ctx.result_budget_chars - _FRAME_CHARS))
     try:
         window = page_text(converted.text, start_index, budget)
@@ -176,6 +175,16 @@ async def _present(
         return Err(str(exc), ErrorCode.INPUT_INVALID, field="start_index")
     text = _render(response, converted, window, cut, len(body), raw)
     return Ok(text, structured=_structured(url, response, content_type, converted, window, cut))
+
+
+def _http_error(response: FetchResponse, converted: Converted | None) -> Err:
+    excerpt = ""
+    if converted is not None and converted.kind != "image":
+        excerpt = converted.text[:_ERROR_EXCERPT_CHARS]
+    return Err(
+        f"HTTP {response.status} from {response.url}" + (f"\n\n{excerpt}" if excerpt else ""),
+        cause=f"http_{response.status}",
+    )
 
 
 def _render(
