@@ -182,6 +182,32 @@ def test_settings_from_the_environment() -> None:
     assert (custom.user_agent, custom.respect_robots) == ("bot/1", False)
 
 
+def test_settings_from_a_config_table_then_the_environment() -> None:
+    table = {"user_agent": "table/1", "ignore_robots_txt": True, "timeout_s": 5, "max_bytes": 99}
+    settings = FetchSettings.from_table(table, {})
+    assert settings == FetchSettings(
+        user_agent="table/1", respect_robots=False, timeout_s=5, max_bytes=99
+    )
+    overridden = FetchSettings.from_table(
+        table, {"TOOLWIRE_FETCH_USER_AGENT": "env/2", "TOOLWIRE_FETCH_IGNORE_ROBOTS": "0"}
+    )
+    assert (overridden.user_agent, overridden.respect_robots) == ("env/2", True)
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"useragent": "x"}, "unknown key"),
+        ({"max_bytes": "5"}, "max_bytes must be an integer"),
+        ({"max_bytes": True}, "max_bytes must be an integer"),
+        ({"ignore_robots_txt": "yes"}, "ignore_robots_txt must be true or false"),
+    ],
+)
+def test_a_bad_config_table_is_refused(table: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        FetchSettings.from_table(table, {})
+
+
 @pytest.mark.parametrize(
     "make",
     [

@@ -217,6 +217,15 @@ async def test_robots_txt_disallow_refuses_an_autonomous_fetch(
     assert ("/private/article.html", "deny.test") not in {(p, h) for p, h, _ in site.seen}
 
 
+async def test_robots_txt_of_a_redirect_target_is_honoured(
+    registry: ToolRegistry, site: Site
+) -> None:
+    target = site.url("deny.test", "/private/article.html")
+    result = failed(await call(registry, url=site.url("site.test", f"/redirect?to={target}")))
+    assert result.reason == "robots_txt"
+    assert f"redirected to {target}" in result.error
+
+
 async def test_robots_txt_allows_other_paths(registry: ToolRegistry, site: Site) -> None:
     result = ok(await call(registry, url=site.url("deny.test", "/article.html")))
     assert ARTICLE_PARAGRAPHS[0] in result.value

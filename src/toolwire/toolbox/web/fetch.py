@@ -120,11 +120,17 @@ async def _fetch(
             verdict = await robots.check(seam, url)
             if not verdict.allowed:
                 return Err(verdict.reason, ErrorCode.NOT_AVAILABLE, reason="robots_txt")
-        return await seam.fetch(
+        response = await seam.fetch(
             url,
             headers={"user-agent": config.user_agent, "accept": _ACCEPT},
             timeout_s=config.timeout_s,
         )
+        if config.respect_robots and response.url != url:  # redirected: the target's rules too
+            verdict = await robots.check(seam, response.url)
+            if not verdict.allowed:
+                reason = f"{url} redirected to {response.url}, and {verdict.reason}"
+                return Err(reason, ErrorCode.NOT_AVAILABLE, reason="robots_txt")
+        return response
     except HostNotAllowedError as exc:
         return refused(exc)
     except TimeoutError:

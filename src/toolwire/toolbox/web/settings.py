@@ -9,7 +9,9 @@ tools = web_tools(FetchSettings(user_agent="my-agent/1.0 (+https://example.com/b
 The defaults come from the environment when `web_tools` is given no settings
 (`FetchSettings.from_env`): ``TOOLWIRE_FETCH_USER_AGENT`` and ``TOOLWIRE_FETCH_IGNORE_ROBOTS``
 (``1``, ``true`` or ``yes``), like the reference MCP fetch server's ``--user-agent`` and
-``--ignore-robots-txt``.
+``--ignore-robots-txt``. `FetchSettings.from_table` reads the same settings from a config table
+(``user_agent``, ``ignore_robots_txt``, ``max_bytes``, ``timeout_s``, ...), the variables
+winning.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from toolwire.errors import ConfigurationError
 from toolwire.version import __version__
@@ -91,11 +94,60 @@ class FetchSettings:
             ConfigurationError: ``TOOLWIRE_FETCH_IGNORE_ROBOTS`` is not a boolean word, or the
                 user agent is not one line.
         """
+        return cls.from_table({}, env)
+
+    @classmethod
+    def from_table(
+        cls, table: Mapping[str, Any], env: Mapping[str, str] | None = None
+    ) -> FetchSettings:
+        """Settings from a config table (``user_agent``, ``ignore_robots_txt``, ``max_bytes``,
+        ``timeout_s``, ``default_max_chars``, ``max_image_bytes``), then the
+        ``TOOLWIRE_FETCH_*`` variables of ``env`` (``os.environ`` by default), which win.
+
+        Raises:
+            ConfigurationError: an unknown key, a value of the wrong type, or a bad variable.
+        """
+        unknown = sorted(set(table) - set(_TABLE_KEYS))
+        if unknown:
+            raise ConfigurationError(
+                f"fetch_url settings: unknown key(s) {unknown}; use {sorted(_TABLE_KEYS)}"
+            )
+        values: dict[str, Any] = {}
+        for key, kind in _TABLE_KEYS.items():
+            if key not in table:
+                continue
+            value = table[key]
+            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                raise ConfigurationError(
+                    f"fetch_url settings: {key} must be {_KIND_NAMES[kind]}, got {value!r}"
+                )
+            values[key] = value
+        if "ignore_robots_txt" in values:
+            values["respect_robots"] = not values.pop("ignore_robots_txt")
         env = os.environ if env is None else env
-        user_agent = env.get(USER_AGENT_ENV) or DEFAULT_USER_AGENT
+        if env.get(USER_AGENT_ENV):
+            values["user_agent"] = env[USER_AGENT_ENV]
         flag = env.get(IGNORE_ROBOTS_ENV, "").strip().lower()
         if flag not in _TRUE | _FALSE:
             raise ConfigurationError(
                 f"${IGNORE_ROBOTS_ENV}: expected 1/true/yes or 0/false/no, got {flag!r}"
             )
-        return cls(user_agent=user_agent, respect_robots=flag not in _TRUE)
+        if flag:
+            values["respect_robots"] = flag not in _TRUE
+        return cls(**values)
+
+
+_TABLE_KEYS: dict[str, type | tuple[type, ...]] = {
+    "user_agent": str,
+    "ignore_robots_txt": bool,
+    "max_bytes": int,
+    "timeout_s": (int, float),
+    "default_max_chars": int,
+    "max_image_bytes": int,
+}
+_KIND_NAMES: dict[type | tuple[type, ...], str] = {
+    str: "a string",
+    bool: "true or false",
+    int: "an integer",
+    (int, float): "a number",
+}
