@@ -11,9 +11,11 @@
    per KiB on long commands (``bench_guard.py``).
 7. ``fetch_url``'s HTML → Markdown extractor beside the alternatives on real saved pages:
    characters, ms per page, main text kept (``bench_extract.py``; downloads its corpus once).
+8. Result handles and approvals on W1 when configured but not triggered
+   (``bench_stages_handles.py``).
 
-Each prints a markdown table. Options: ``--only w,kv,reducers,mcp,regex,guard,extract`` and
-``--repeats N``.
+Each prints a markdown table. Options: ``--only w,kv,reducers,mcp,regex,guard,extract,handles``
+and ``--repeats N``.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def _peer_harness(repeats: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", default="w,kv,reducers,mcp,regex,guard,extract")
+    parser.add_argument("--only", default="w,kv,reducers,mcp,regex,guard,extract,handles")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     wanted = set(args.only.split(","))
@@ -85,6 +87,7 @@ def main() -> int:
         ("regex", "bench_regex.py", "Regular expressions: worst µs per KiB on adversarial input"),
         ("guard", "bench_guard.py", "Command guard: µs per command and per KiB"),
         ("extract", "bench_extract.py", "fetch_url's extractor: HTML → Markdown on real pages"),
+        ("handles", "bench_stages_handles.py", "Handles and approvals on W1, not triggered"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)

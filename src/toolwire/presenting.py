@@ -28,6 +28,7 @@ from typing import Any
 from toolwire.calls import CallOutcome
 from toolwire.context import ProgressEmitter, ProgressEvent
 from toolwire.execution.budget import truncation_marker
+from toolwire.execution.handles import split_handle_line
 from toolwire.reducers.spill import attach_spill_pointer, split_spill_pointer
 from toolwire.results import ErrorCode, Ok
 from toolwire.safety.injection import scan_for_injection
@@ -215,7 +216,8 @@ def _cap(text: str, limit: int) -> str:
     Text the registry already trimmed (ending with its marker) keeps the original total and
     loses only what the cap needs, so one result never carries two markers or a wrong size.
     """
-    body, pointer = split_spill_pointer(text)
+    body, handle = split_handle_line(text)  # a kept result's handle line stays last
+    body, pointer = split_spill_pointer(body)
     total = len(text)
     earlier = _TRUNCATED_TAIL.search(body)
     if earlier is not None:
@@ -226,7 +228,7 @@ def _cap(text: str, limit: int) -> str:
     elif total <= limit:
         return text
     capped = f"{body[:limit]}{truncation_marker(total)}"
-    return attach_spill_pointer(capped, pointer)
+    return attach_spill_pointer(capped, pointer) + handle
 
 
 def _mapping(args: Mapping[str, Any] | str | None) -> Mapping[str, Any] | None:

@@ -52,6 +52,8 @@ __all__ = [
     "keep_trimmed",
     "load_record",
     "record_key",
+    "session_handles",
+    "split_handle_line",
 ]
 
 logger = logging.getLogger("toolwire.execution.handles")
@@ -147,6 +149,15 @@ def find_handle(value: str) -> str | None:
     return found.group(1) if found is not None else None
 
 
+def split_handle_line(text: str) -> tuple[str, str]:
+    """``text`` without its final handle line, and that line (``""`` when there is none), so
+    a later cut (the presenter's ingestion cap) can keep it last."""
+    found = HANDLE_LINE_PATTERN.search(text)
+    if found is None:
+        return text, ""
+    return text[: found.start()], found.group(0)
+
+
 async def load_record(store: KeyValueStore, session_id: str, handle: str) -> HandleRecord | None:
     """``handle``'s kept text in ``session_id``, or ``None`` (unknown, expired, evicted, or
     another session's)."""
@@ -165,6 +176,13 @@ async def load_record(store: KeyValueStore, session_id: str, handle: str) -> Han
         )
     except (ValueError, KeyError, TypeError):
         return None
+
+
+async def session_handles(store: KeyValueStore, session_id: str) -> list[tuple[str, int]]:
+    """The live handles of ``session_id`` and their sizes, oldest first."""
+    entries, _ = _parse_index(await store.get(_index_key(session_id)))
+    now = time.time()
+    return [(entry[0], entry[1]) for entry in entries if entry[2] > now]
 
 
 async def keep_trimmed(

@@ -53,6 +53,7 @@ from toolwire.context import (
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.conversion import annotations_to_mcp
 from toolwire.mcp.hangups import call_abort_signal
+from toolwire.mcp.tasks import serve_tasks
 from toolwire.results import Ok
 from toolwire.seams import ReadRecord
 from toolwire.tools import Tool
@@ -239,6 +240,15 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     # Registered directly so the handler can answer with the wire dict: the runner validates
     # and dumps every result anyway, and building a model first would do that work twice.
     server.add_request_handler("tools/call", mt.CallToolRequestParams, call_tool)
+    serve_tasks(  # task-augmented tools/call and tasks/* (toolwire.mcp.tasks)
+        server,
+        registry,
+        sessions.session_id,
+        lambda sid: base_ctx.derive(
+            session_id=sid, session_key=sid, read_mtimes=sessions.mtimes(sid)
+        ),
+        lambda done, args: _to_mcp_result(done, registry.get(done.name), presenter, args, _drop),
+    )
     return server
 
 
