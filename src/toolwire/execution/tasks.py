@@ -245,6 +245,26 @@ class Tasks:
                 found.append(info)
         return sorted(found, key=lambda info: info.created_at)
 
+    async def ended(
+        self, result: ToolResult, tool_name: str, call_id: str, session_id: str
+    ) -> TaskInfo:
+        """Record a task that ended before it started (a refused call), for a caller that
+        asked for a task whatever happens (MCP's task-augmented ``tools/call``)."""
+        now = time.time()
+        info = TaskInfo(
+            task_id=f"task-{secrets.token_hex(12)}",
+            tool_name=tool_name,
+            call_id=call_id,
+            session_id=session_id,
+            status="working",
+            created_at=now,
+            updated_at=now,
+            ttl_s=self.ttl_s,
+        )
+        done = _ended(info, result)
+        await self.store.set(done.task_id, json.dumps(_record(done, result)), self.ttl_s)
+        return done
+
     async def aclose(self) -> None:
         """Cancel the tasks this process runs and wait until their ends are recorded."""
         for task in list(self._running.values()):
