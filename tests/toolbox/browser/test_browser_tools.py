@@ -236,6 +236,9 @@ async def test_a_host_the_policy_refuses_is_not_available(
     assert refused.code is ErrorCode.NOT_AVAILABLE
     assert refused.reason == "network_policy"
     assert "not-on-allow-list" in refused.error
+    tunnel = await call(browser_registry, "browser_navigate", url="https://10.1.2.3/")
+    assert isinstance(tunnel, Err)
+    assert tunnel.cause == "tunnel_refused"  # https goes by CONNECT, refused by the proxy
     metadata = await call(browser_registry, "browser_navigate", url="http://169.254.169.254/")
     assert isinstance(metadata, Err)
     assert "(metadata)" in metadata.error

@@ -108,6 +108,12 @@ def _playwright_failure(name: str, exc: Exception) -> Err:
         raise exc
     first = (exc.message or str(exc)).strip().splitlines()
     message = first[0] if first else type(exc).__name__
+    if "ERR_TUNNEL_CONNECTION_FAILED" in message:  # the proxy answered a CONNECT with an error
+        return Err(
+            f"{name}: the egress proxy did not open a tunnel to that host: the network policy "
+            f"refuses it, or it cannot be reached ({message[:300]})",
+            cause="tunnel_refused",
+        )
     cause = "timeout" if isinstance(exc, PlaywrightTimeout) else "browser_error"
     return Err(f"{name}: {message[:500]}", cause=cause)
 

@@ -7,6 +7,7 @@ proxy refused is answered ``not_available`` with the refusal's code.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -31,23 +32,45 @@ __all__ = ["MAX_WAIT_S", "browser_back", "browser_navigate", "browser_wait_for",
 
 MAX_WAIT_S = 30.0
 """The longest browser_wait_for waits."""
+ERROR_PAGE_WAIT_S = 2.0
+"""How long a failed navigation waits for Chromium's error page to commit."""
+_INTERRUPTED_BY_ERROR_PAGE = 'interrupted by another navigation to "chrome-error:'
 
 
 async def goto(tab: Tab, url: str, timeout_s: float) -> Done:
     """Navigate ``tab`` to ``url``; stop loading when cancelled or timed out.
 
+    A navigation that failed in the network (``net::ERR_...``) leaves Chromium committing its
+    error page a moment later; that is waited for, so it cannot interrupt the next one.
+
     Raises:
         Failure: the egress proxy refused the page (``not_available``, reason
             ``network_policy``).
     """
-    try:
-        response = await tab.page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
-    except BaseException:  # cancelled (abort, the call's timeout) or failed: stop loading
-        await stop_loading(tab.page)
-        raise
+    page = tab.page
+    for attempt in (1, 2):
+        try:
+            response = await page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
+            break
+        except BaseException as exc:  # cancelled (abort, the call's timeout) or failed
+            await stop_loading(page)
+            message = str(exc)
+            if "net::ERR_" in message:
+                await error_page(tab)
+            if attempt == 1 and _INTERRUPTED_BY_ERROR_PAGE in message:
+                continue  # the error page of an earlier failure got in the way: go again
+            raise
     await refusal(response)
     status = f" (HTTP {response.status})" if response is not None else ""
-    return Done(f"Opened {tab.page.url}{status}.")
+    return Done(f"Opened {page.url}{status}.")
+
+
+async def error_page(tab: Tab) -> None:
+    """Wait (briefly) for Chromium to commit its error page after a failed load."""
+    with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+        await tab.page.wait_for_url(
+            lambda address: address.startswith("chrome-error:"), timeout=ERROR_PAGE_WAIT_S * 1000
+        )
 
 
 async def refusal(response: Response | None) -> None:
