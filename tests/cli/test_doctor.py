@@ -207,15 +207,42 @@ def test_chromium_is_reported_with_how_to_get_it(
     assert "apt-get install chromium" in check.fix
 
 
-def test_a_configured_search_provider_needs_its_key(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_configured_search_provider_needs_its_key(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("BRAVE_API_KEY", raising=False)
-    monkeypatch.setenv("HOME", "/nonexistent")
-    brave: Any = SimpleNamespace(search_provider="brave")
+    monkeypatch.delenv("TOOLWIRE_WEB_SEARCH_PROVIDER", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    brave: Any = SimpleNamespace(web_search={"provider": "brave"})
     missing = check_search(brave)
     assert missing.status == "fail"
     assert missing.fix is not None
     assert "BRAVE_API_KEY" in missing.fix
     monkeypatch.setenv("BRAVE_API_KEY", "x" * 20)
     assert check_search(brave).status == "ok"
-    assert check_search(SimpleNamespace(search_provider="duckduckgo")).status == "ok"  # type: ignore[arg-type]
+
+
+def test_a_key_in_the_vault_counts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("EXA_API_KEY", raising=False)
+    monkeypatch.delenv("TOOLWIRE_WEB_SEARCH_PROVIDER", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    vault = tmp_path / ".toolwire" / "secrets"
+    vault.mkdir(parents=True)
+    (vault / "providers%2Fexa%2FapiKey").write_text("k")  # as VaultSecretsResolver names it
+    assert check_search(SimpleNamespace(web_search={"provider": "exa"})).status == "ok"  # type: ignore[arg-type]
+
+
+def test_keyless_and_unconfigured_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLWIRE_WEB_SEARCH_PROVIDER", raising=False)
+    monkeypatch.delenv("TOOLWIRE_WEB_SEARCH_URL", raising=False)
+    ddg: Any = SimpleNamespace(web_search={"provider": "duckduckgo"})
+    searx: Any = SimpleNamespace(web_search={"provider": "searxng"})
+    assert check_search(ddg).status == "ok"
+    assert check_search(searx).status == "fail"
+    assert (
+        check_search(SimpleNamespace(web_search={"provider": "searxng", "url": "http://s"})).status
+        == "ok"
+    )  # type: ignore[arg-type]
     assert check_search(ToolwireConfig()).status == "skip"
+    monkeypatch.setenv("TOOLWIRE_WEB_SEARCH_PROVIDER", "tavily")
+    assert check_search(ToolwireConfig()).detail.startswith("tavily is configured")

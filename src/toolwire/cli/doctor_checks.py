@@ -12,13 +12,15 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, Literal
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import anyio
 
+from toolwire.backends.secrets import DEFAULT_ENV_SECRETS
 from toolwire.config import ToolwireConfig
 
 __all__ = [
@@ -36,7 +38,6 @@ Status = Literal["ok", "warn", "fail", "skip"]
 _STORE_TIMEOUT_S = 5.0
 _COMMAND_TIMEOUT_S = 10.0
 _MIN_NODE_MAJOR = 18
-_SEARCH_KEYS = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY", "exa": "EXA_API_KEY"}
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -241,38 +242,47 @@ def check_node(config: ToolwireConfig) -> Check:
 
 # -- search ----------------------------------------------------------------------------------
 
+_KEYLESS = {"duckduckgo": "", "searxng": ""}
+_PROVIDER_ENV = "TOOLWIRE_WEB_SEARCH_PROVIDER"
+
 
 def check_search(config: ToolwireConfig) -> Check:
-    """The key of the configured web-search provider."""
-    provider = _configured_search_provider(config)
-    present = sorted(name for name, variable in _SEARCH_KEYS.items() if os.environ.get(variable))
-    if provider is None:
-        keys = f"keys in the environment: {', '.join(present)}" if present else "no keys set"
-        return Check(name="search", status="skip", detail=f"no provider configured ({keys})")
-    variable = _SEARCH_KEYS.get(provider)
-    if variable is None:
+    """The configured web-search provider: its key (environment or vault), or its URL."""
+    table: Mapping[str, Any] = getattr(config, "web_search", None) or {}
+    provider = str(os.environ.get(_PROVIDER_ENV) or table.get("provider") or "").lower()
+    if not provider:
+        return Check(
+            name="search",
+            status="skip",
+            detail="no [web_search] provider configured (DuckDuckGo is the default: no key)",
+        )
+    if provider == "searxng" and not (
+        os.environ.get("TOOLWIRE_WEB_SEARCH_URL") or table.get("url")
+    ):
+        return Check(
+            name="search",
+            status="fail",
+            detail="searxng is configured without its URL",
+            fix="set [web_search] url to your SearXNG instance (or TOOLWIRE_WEB_SEARCH_URL)",
+        )
+    if provider in _KEYLESS:
         return Check(name="search", status="ok", detail=f"{provider} (needs no key)")
-    if os.environ.get(variable) or _in_vault(f"providers/{provider}/apiKey"):
-        return Check(name="search", status="ok", detail=f"{provider}: key found")
+    ref = str(table.get("key_ref") or f"providers/{provider}/apiKey")
+    variable = DEFAULT_ENV_SECRETS.get(ref)
+    if (variable and os.environ.get(variable)) or _in_vault(ref):
+        return Check(name="search", status="ok", detail=f"{provider}: key found ({ref})")
+    where = f"export {variable}=..., or " if variable else ""
     return Check(
         name="search",
         status="fail",
-        detail=f"{provider} is configured but its key is missing",
-        fix=(
-            f"export {variable}=..., or store it in the vault: "
-            f"~/.toolwire/secrets/providers/{provider}/apiKey"
-        ),
+        detail=f"{provider} is configured but its key ({ref}) is missing",
+        fix=f"{where}store it in the vault: ~/.toolwire/secrets/{quote(ref, safe='')}",
     )
 
 
-def _configured_search_provider(config: ToolwireConfig) -> str | None:
-    section = getattr(config, "search", None)
-    provider = getattr(section, "provider", None) or getattr(config, "search_provider", None)
-    return str(provider).lower() if provider else None
-
-
 def _in_vault(ref: str) -> bool:
-    return (Path.home() / ".toolwire" / "secrets" / ref).is_file()
+    """Whether the default vault holds ``ref`` (named as `VaultSecretsResolver` names it)."""
+    return (Path.home() / ".toolwire" / "secrets" / quote(ref, safe="")).is_file()
 
 
 # -- helpers ---------------------------------------------------------------------------------
