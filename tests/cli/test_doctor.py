@@ -201,10 +201,21 @@ def test_chromium_is_reported_with_how_to_get_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("TOOLWIRE_CHROMIUM", raising=False)
     check = check_chromium(ToolwireConfig())
     assert check.status == "warn"
     assert check.fix is not None
     assert "apt-get install chromium" in check.fix
+    monkeypatch.setenv("TOOLWIRE_CHROMIUM", "/nowhere/chromium")
+    assert "/nowhere/chromium" in check_chromium(ToolwireConfig()).detail
+
+
+def test_the_chromium_here_is_found_with_its_version() -> None:
+    if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
+        pytest.skip("Chromium is not installed here")
+    check = check_chromium(ToolwireConfig())
+    assert "Chromium" in check.detail
+    assert check.status in ("ok", "warn")  # warn: Playwright is not installed
 
 
 def test_a_configured_search_provider_needs_its_key(

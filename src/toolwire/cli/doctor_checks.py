@@ -185,19 +185,29 @@ def _probe_bubblewrap() -> tuple[bool, str]:
 
 # -- Chromium, node --------------------------------------------------------------------------
 
-_CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-
 
 def check_chromium(config: ToolwireConfig) -> Check:
-    """A Chromium for the browser tools, and Playwright to drive it."""
+    """The Chromium the browser tools drive (``$TOOLWIRE_CHROMIUM``, else ``chromium`` or
+    ``chromium-browser`` on PATH, as the browser backend looks for it), and Playwright."""
+    from toolwire.backends.browser.settings import CHROMIUM_ENV, find_chromium
+
     playwright = importlib.util.find_spec("playwright") is not None
-    found = next((path for name in _CHROMIUM if (path := shutil.which(name))), None)
+    found = find_chromium()
     if found is None:
+        named = os.environ.get(CHROMIUM_ENV)
+        detail = (
+            f"${CHROMIUM_ENV} names {named!r}, which is not an executable"
+            if named
+            else "no Chromium found: the browser tools are unavailable"
+        )
         return Check(
             name="chromium",
             status="warn",
-            detail="no Chromium found: the browser tools are unavailable",
-            fix="sudo apt-get install chromium (Debian) or chromium-browser (Ubuntu)",
+            detail=detail,
+            fix=(
+                "sudo apt-get install chromium (Debian) or chromium-browser (Ubuntu), or "
+                f"point ${CHROMIUM_ENV} at a Chromium executable"
+            ),
         )
     version = _first_line([found, "--version"]) or found
     if not playwright:
