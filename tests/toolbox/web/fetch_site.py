@@ -176,10 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
         status: int,
         content_type: str,
         body: bytes,
-        extra: list[tuple[str, str]] | None = None,
+        extra: tuple[tuple[str, str], ...] = (),
     ) -> None:
-        if extra is None:
-            extra = []
         self.send_response(status)
         if content_type:
             self.send_header("Content-Type", content_type)
