@@ -24,6 +24,9 @@ port = 8765
 session_idle_timeout_s = 300   # streamable HTTP: an idle session is closed after this
 max_sessions = 1000            # at the cap, the session idle the longest makes room
 
+[auth]                         # required to serve HTTP beyond 127.0.0.1 (docs/mcp.md)
+tokens = true                  # bearer tokens from `toolwire token create`
+
 [mcp.servers.files]
 command = "npx"
 args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
@@ -51,6 +54,7 @@ from typing import Any
 
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
+from toolwire.mcp.auth.settings import AuthSettings, auth_settings_from_table
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
 
@@ -64,6 +68,7 @@ _SECTIONS = {
     "store": {"url"},
     "tools": {"toolsets", "result_budget_chars"},
     "serve": {"host", "port", "session_idle_timeout_s", "max_sessions"},
+    "auth": {"tokens", "token_cache_s", "oauth"},  # checked in toolwire.mcp.auth.settings
     "mcp": {"servers"},
 }
 _SERVER_KEYS = {
@@ -95,6 +100,8 @@ class ToolwireConfig:
         max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
             1,000).
         mcp_servers: MCP servers whose tools are bridged in.
+        auth: Who may use ``toolwire serve --http`` (``[auth]``: bearer tokens, OAuth);
+            off by default, which only a loopback address allows.
         agents: The ``[agents]`` table (sub-agents for ``task``, see ``docs/agents.md``);
             ``None`` leaves the ``delegation`` toolset out.
         warnings: What `load_config` found worth saying but not refusing (a sandbox that is
@@ -117,6 +124,7 @@ class ToolwireConfig:
     session_idle_timeout_s: float | None = None
     max_sessions: int | None = None
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    auth: AuthSettings = field(default_factory=AuthSettings)
     agents: Mapping[str, Any] | None = None
     warnings: tuple[str, ...] = ()
 
@@ -257,6 +265,8 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     if "max_sessions" in serve:
         cap_key = ("serve", "max_sessions")
         values["max_sessions"] = at.integer(serve["max_sessions"], cap_key, minimum=1)
+    if "auth" in data:
+        values["auth"] = auth_settings_from_table(data["auth"], at.error)
     servers = data.get("mcp", {}).get("servers", {})
     if not isinstance(servers, dict):
         raise at.error(("mcp", "servers"), "expected a table of servers ([mcp.servers.<name>])")

@@ -12,6 +12,7 @@ import typer
 from toolwire.cli.call_cmd import call
 from toolwire.cli.doctor_cmd import doctor
 from toolwire.cli.serve import serve
+from toolwire.cli.token_cmd import token_app
 from toolwire.cli.tools_cmd import tools
 from toolwire.version import __version__
 
@@ -59,3 +60,4 @@ app.command(short_help="Serve the tools over MCP (HTTP or --stdio).")(serve)
 app.command(short_help="List the tools, or describe one.")(tools)
 app.command(short_help="Run one call; print what the model reads.")(call)
 app.command(short_help="Check what is usable here; say how to fix.")(doctor)
+app.add_typer(token_app, name="token", short_help="Bearer tokens for serve --http.")

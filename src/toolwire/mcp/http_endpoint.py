@@ -52,17 +52,24 @@ class HttpEndpoint:
 def create_http_endpoint(
     registry: ToolRegistry, options: ServeOptions | None, *, host: str
 ) -> HttpEndpoint:
-    """``registry`` at ``/mcp``; DNS-rebinding protection when ``host`` is a loopback name."""
+    """``registry`` at ``/mcp``; DNS-rebinding protection when ``host`` is a loopback name;
+    ``options.auth``'s guard, grant enforcement and metadata routes when it is set."""
     opts = options or ServeOptions()
+    server = create_mcp_server(registry, opts)
+    if opts.auth is not None:  # each credential lists and calls only what it was granted
+        server.middleware.append(opts.auth.tool_access(registry))
     sessions = BoundedSessionManager(
-        create_mcp_server(registry, opts),
+        server,
         idle_timeout_s=opts.session_idle_timeout_s,
         max_sessions=opts.max_sessions,
         security_settings=_local_only() if host in _LOCAL_HOSTS else None,
     )
     hangups = HangupWatcher(StreamableHTTPASGIApp(sessions))
+    endpoint = hangups if opts.auth is None else opts.auth.guard(hangups)
+    extra = [] if opts.auth is None else opts.auth.metadata_routes()  # RFC 9728, OAuth mode
     app = Starlette(
-        routes=[Route(ENDPOINT_PATH, endpoint=hangups)], lifespan=lambda _: sessions.run()
+        routes=[Route(ENDPOINT_PATH, endpoint=endpoint), *extra],
+        lifespan=lambda _: sessions.run(),
     )
     return HttpEndpoint(app=app, sessions=sessions, hangups=hangups)
 

@@ -60,6 +60,7 @@ from toolwire.tools import Tool
 from toolwire.version import __version__
 
 if TYPE_CHECKING:
+    from toolwire.mcp.auth.server_auth import ServerAuth
     from toolwire.presenting import Presenter
     from toolwire.registry import ToolRegistry
 
@@ -104,6 +105,11 @@ class ServeOptions:
         max_sessions: Streamable HTTP: how many sessions may be open at once. A new session
             at the cap closes the one idle the longest; only when every session is busy is
             the newcomer refused (503).
+        auth: Streamable HTTP: who may connect, and which tools each credential sees and
+            calls (`toolwire.mcp.auth.server_auth.ServerAuth`); ``None``: nobody is asked,
+            which `serve_http` allows only on a loopback address.
+        insecure_no_auth: Let `serve_http` bind a non-loopback address without ``auth``
+            (behind a proxy that authenticates); it warns loudly.
     """
 
     name: str = "toolwire"
@@ -113,6 +119,8 @@ class ServeOptions:
     instructions: str | None = None
     session_idle_timeout_s: float = DEFAULT_SESSION_IDLE_TIMEOUT_S
     max_sessions: int = DEFAULT_MAX_SESSIONS
+    auth: ServerAuth | None = None
+    insecure_no_auth: bool = False
 
     def __post_init__(self) -> None:
         if self.result_budget_chars < 1:

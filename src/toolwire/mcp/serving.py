@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import socket
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Literal, cast
@@ -31,7 +32,15 @@ if TYPE_CHECKING:
 
     from toolwire.registry import ToolRegistry
 
-__all__ = ["create_http_app", "serve_http", "serve_registry", "serve_stdio"]
+__all__ = [
+    "check_served_exposure",
+    "create_http_app",
+    "serve_http",
+    "serve_registry",
+    "serve_stdio",
+]
+
+logger = logging.getLogger("toolwire.mcp.serving")
 
 SHUTDOWN_GRACE_S = 3
 """How long a stopping HTTP server lets open connections finish before cancelling them."""
@@ -92,7 +101,8 @@ async def serve_http(
         registry: The tools.
         options: Name, budget, presenter, session limits.
         host: Interface to bind (``127.0.0.1`` by default; anything else is reachable from
-            other machines, so put authentication in front of it).
+            other machines and is refused unless ``options.auth`` is set, or
+            ``options.insecure_no_auth``).
         port: TCP port; ``0`` picks a free one.
         on_ready: Called with the endpoint URL (with the real port) once accepting.
     """
@@ -100,6 +110,7 @@ async def serve_http(
 
     from toolwire.mcp.http_endpoint import create_http_endpoint
 
+    check_served_exposure(host, options)
     endpoint = create_http_endpoint(registry, options, host=host)
     _freeze_startup_objects()
     sock = _bind(host, port)
@@ -139,6 +150,24 @@ async def serve_http(
                 endpoint.stop(_STOPPING)
     finally:
         sock.close()
+
+
+def check_served_exposure(host: str, options: ServeOptions | None) -> None:
+    """Refuse a non-loopback ``host`` without ``options.auth`` (unless
+    ``options.insecure_no_auth``, which is logged as a warning).
+
+    Raises:
+        ConfigurationError: the address is reachable from other machines and nobody would be
+            asked who they are.
+    """
+    from toolwire.mcp.auth.exposure import check_exposure
+
+    opts = options or ServeOptions()
+    warning = check_exposure(
+        host, authenticated=opts.auth is not None, insecure_no_auth=opts.insecure_no_auth
+    )
+    if warning is not None:
+        logger.warning("%s", warning)
 
 
 def _uvicorn_server(config: uvicorn.Config) -> uvicorn.Server:

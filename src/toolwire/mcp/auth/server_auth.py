@@ -1,0 +1,132 @@
+"""`ServerAuth`: everything an HTTP endpoint needs to authenticate, built from `AuthSettings`.
+
+```python
+auth = open_server_auth(settings, kv_backend)       # the store the tokens live in
+endpoint_app = auth.guard(endpoint_app)             # 401/403 before the MCP transport
+routes += auth.metadata_routes()                    # RFC 9728 (OAuth mode)
+server.middleware.append(auth.tool_access(registry))  # tools/list and tools/call per grant
+...
+await auth.aclose()
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+from mcp.server.auth.routes import cors_middleware
+from mcp.shared.auth import ProtectedResourceMetadata
+from starlette.routing import Route
+
+from toolwire.errors import ConfigurationError
+from toolwire.mcp.auth.access import ToolAccess
+from toolwire.mcp.auth.guard import BearerGuard
+from toolwire.mcp.auth.oauth import JwtVerifier
+from toolwire.mcp.auth.tokens import TokenStore
+from toolwire.mcp.auth.verifier import CredentialVerifier
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+    from toolwire.backends.kv import KeyValueBackend
+    from toolwire.mcp.auth.settings import AuthSettings, OAuthSettings
+    from toolwire.registry import ToolRegistry
+
+__all__ = ["ServerAuth", "metadata_path", "open_server_auth", "server_auth_for"]
+
+_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+
+
+def metadata_path(resource: str) -> str:
+    """RFC 9728 §3.1: the well-known path with the resource's path appended."""
+    path = urlsplit(resource).path.rstrip("/")
+    return _WELL_KNOWN + path
+
+
+@dataclass(frozen=True, slots=True)
+class ServerAuth:
+    """The verifier and, in OAuth mode, the protected-resource metadata."""
+
+    verifier: CredentialVerifier
+    oauth: OAuthSettings | None = None
+
+    @property
+    def metadata_url(self) -> str | None:
+        """Where the RFC 9728 metadata is served (OAuth mode)."""
+        if self.oauth is None:
+            return None
+        parts = urlsplit(self.oauth.resource)
+        return f"{parts.scheme}://{parts.netloc}{metadata_path(self.oauth.resource)}"
+
+    def guard(self, app: ASGIApp) -> ASGIApp:
+        """``app`` behind `BearerGuard`."""
+        scopes = tuple(self.oauth.scopes) if self.oauth is not None else ()
+        return BearerGuard(app, self.verifier, metadata_url=self.metadata_url, scopes=scopes)
+
+    def tool_access(self, registry: ToolRegistry) -> ToolAccess:
+        """The server middleware that enforces each credential's grant."""
+        return ToolAccess(registry)
+
+    def metadata_routes(self) -> list[Route]:
+        """``GET /.well-known/oauth-protected-resource[/<path>]`` in OAuth mode (both the
+        RFC 9728 path and the root one clients fall back to); none otherwise."""
+        if self.oauth is None:
+            return []
+        metadata = ProtectedResourceMetadata.model_validate(
+            {
+                "resource": self.oauth.resource,
+                "authorization_servers": [self.oauth.issuer],
+                "scopes_supported": sorted(self.oauth.scopes),
+                "resource_name": "toolwire",
+                "resource_signing_alg_values_supported": list(self.oauth.algorithms),
+            }
+        )
+        handler = cors_middleware(
+            ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"]
+        )
+        paths = dict.fromkeys((metadata_path(self.oauth.resource), _WELL_KNOWN))
+        return [Route(path, endpoint=handler, methods=["GET", "OPTIONS"]) for path in paths]
+
+    async def aclose(self) -> None:
+        """Release the JWKS client."""
+        await self.verifier.aclose()
+
+
+def open_server_auth(settings: AuthSettings, backend: KeyValueBackend | None) -> ServerAuth:
+    """`ServerAuth` for ``settings``; bearer tokens are read from ``backend``.
+
+    Raises:
+        ConfigurationError: nothing is enabled, or tokens are on without a store.
+    """
+    if not settings.enabled:
+        raise ConfigurationError(
+            "authentication is off: set [auth] tokens = true or configure [auth.oauth]"
+        )
+    tokens: TokenStore | None = None
+    if settings.tokens:
+        if backend is None:
+            raise ConfigurationError("[auth] tokens = true needs a key-value store ([store] url)")
+        tokens = TokenStore(backend, cache_s=settings.token_cache_s)
+    oauth = JwtVerifier(settings.oauth) if settings.oauth is not None else None
+    return ServerAuth(CredentialVerifier(tokens=tokens, oauth=oauth), settings.oauth)
+
+
+@asynccontextmanager
+async def server_auth_for(
+    settings: AuthSettings, backend: KeyValueBackend | None
+) -> AsyncIterator[ServerAuth | None]:
+    """`open_server_auth` when ``settings`` enable anything (``None`` otherwise), closed on
+    exit."""
+    if not settings.enabled:
+        yield None
+        return
+    auth = open_server_auth(settings, backend)
+    try:
+        yield auth
+    finally:
+        await auth.aclose()
