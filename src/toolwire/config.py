@@ -27,6 +27,9 @@ max_sessions = 1000            # at the cap, the session idle the longest makes 
 [auth]                         # required to serve HTTP beyond 127.0.0.1 (docs/mcp.md)
 tokens = true                  # bearer tokens from `toolwire token create`
 
+[web_search]
+provider = "brave"             # or tavily, exa, searxng, duckduckgo; key: $BRAVE_API_KEY
+
 [mcp.servers.files]
 command = "npx"
 args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
@@ -104,6 +107,8 @@ class ToolwireConfig:
             off by default, which only a loopback address allows.
         agents: The ``[agents]`` table (sub-agents for ``task``, see ``docs/agents.md``);
             ``None`` leaves the ``delegation`` toolset out.
+        web_search: The ``[web_search]`` table (``web_search``'s provider, see
+            ``docs/toolbox.md``); ``None``: the environment's or DuckDuckGo.
         warnings: What `load_config` found worth saying but not refusing (a sandbox that is
             the home directory only because toolwire was started there).
     """
@@ -126,6 +131,7 @@ class ToolwireConfig:
     mcp_servers: tuple[McpServerConfig, ...] = ()
     auth: AuthSettings = field(default_factory=AuthSettings)
     agents: Mapping[str, Any] | None = None
+    web_search: Mapping[str, Any] | None = None
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -214,13 +220,18 @@ def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
-    check_keys(data, {*_SECTIONS, "agents"}, (), at)
+    check_keys(data, {*_SECTIONS, "agents", "web_search"}, (), at)
     values: dict[str, Any] = {}
     agents = data.get("agents")
     if agents is not None:  # its keys are checked where the sub-agents are built (wiring)
         if not isinstance(agents, dict):
             raise at.error(("agents",), "expected a table ([agents], see docs/agents.md)")
         values["agents"] = agents
+    web_search = data.get("web_search")
+    if web_search is not None:  # its keys are checked where the tool is built (wiring)
+        if not isinstance(web_search, dict):
+            raise at.error(("web_search",), "expected a table ([web_search])")
+        values["web_search"] = web_search
     for section, keys in _SECTIONS.items():
         table = data.get(section, {})
         if not isinstance(table, dict):

@@ -16,10 +16,10 @@ MCP servers and closes everything on exit.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -107,11 +107,14 @@ def builtin_tools(config: ToolwireConfig) -> list[Tool]:
     """The built-in tools of the toolsets ``config`` enables (every one by default).
 
     Raises:
-        ConfigurationError: a toolset name that is neither built in nor ``mcp``.
+        ConfigurationError: a toolset name that is neither built in nor ``mcp``, or a bad
+            ``[web_search]`` table.
     """
     from toolwire.toolbox import default_tools
 
     tools = default_tools()
+    if config.web_search is not None:
+        tools = _with_web_search(tools, config.web_search)
     if config.agents is None:  # ``task`` could only answer not_available
         if config.toolsets is not None and "delegation" in config.toolsets:
             raise ConfigurationError(
@@ -128,6 +131,15 @@ def builtin_tools(config: ToolwireConfig) -> list[Tool]:
             f"tools.toolsets: unknown toolset(s) {unknown}; choose from {sorted(known)}"
         )
     return [t for t in tools if t.toolset in config.toolsets]
+
+
+def _with_web_search(tools: list[Tool], table: Mapping[str, Any]) -> list[Tool]:
+    """``tools`` with ``web_search`` built from the ``[web_search]`` table (and the
+    ``TOOLWIRE_WEB_SEARCH_*`` variables, which win)."""
+    from toolwire.toolbox.web.search import WebSearchSettings, web_search_tool
+
+    search = web_search_tool(WebSearchSettings.from_config(table))
+    return [search if t.name == search.name else t for t in tools]
 
 
 def create_registry(
