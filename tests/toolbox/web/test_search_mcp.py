@@ -1,6 +1,6 @@
 """``web_search`` served by ``toolwire serve --stdio`` (what ``make run`` runs), driven by the
-MCP SDK client: the provider chosen by the environment, its key from the environment, the
-request through the network policy of ``toolwire.toml`` to a local Brave API."""
+MCP SDK client: the provider chosen in ``toolwire.toml``'s ``[web_search]``, its key from the
+environment, the request through the file's network policy to a local Brave API."""
 
 from __future__ import annotations
 
@@ -44,14 +44,12 @@ def brave_api() -> Iterator[FakeApi]:
 
 @asynccontextmanager
 async def served(work: Path, fake: FakeApi, key: str | None) -> AsyncIterator[Client]:
-    """``toolwire serve --stdio`` with the web toolset, Brave at the fake, ``key`` if any."""
-    (work / "toolwire.toml").write_text(CONFIG)
-    env = {
-        "TOOLWIRE_CONFIG": str(work / "toolwire.toml"),
-        "TOOLWIRE_WEB_SEARCH_PROVIDER": "brave",
-        "TOOLWIRE_WEB_SEARCH_URL": fake.url("127.0.0.1", "/res/v1/web/search"),
-        "HOME": str(work),  # an empty secrets vault
-    }
+    """``toolwire serve --stdio`` with the web toolset, ``[web_search]`` naming Brave at the
+    fake, and ``BRAVE_API_KEY`` when ``key`` is given."""
+    endpoint = fake.url("127.0.0.1", "/res/v1/web/search")
+    table = f'[web_search]\nprovider = "brave"\nurl = "{endpoint}"\nmax_results = 4\n'
+    (work / "toolwire.toml").write_text(CONFIG + table)
+    env = {"TOOLWIRE_CONFIG": str(work / "toolwire.toml"), "HOME": str(work)}  # an empty vault
     if key is not None:
         env["BRAVE_API_KEY"] = key
     target = StdioServerParameters(
@@ -76,6 +74,8 @@ async def test_web_search_is_served_and_answers_from_the_provider(
         assert hints is not None
         assert hints.read_only_hint is True
         assert hints.open_world_hint is True
+        schema = tools["web_search"].input_schema
+        assert schema["properties"]["max_results"]["default"] == 4  # from the table
         result = await client.call_tool("web_search", {"query": "saint-malo", "max_results": 2})
     text = _text(result)
     assert result.is_error is False, text
