@@ -19,7 +19,7 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | ``memory`` | ``memory_read``, ``memory_write`` (key-value store, the context's memory scope), ``session_search`` (needs the ``archive`` backend) |
 | ``todo`` | ``todo_write``, ``todo_read`` (the session's list) |
 | ``browser`` | ``browser_navigate``, ``browser_snapshot``, ``browser_click``, ``browser_type``, ``browser_press_key``, ``browser_select_option``, ``browser_wait_for``, ``browser_back``, ``browser_tabs``, ``browser_screenshot``, ``browser_console_messages``, ``browser_close`` (needs a ``browser`` backend, `toolwire.backends.browser.BrowserBackend`; hidden without Chromium) |
-| ``web`` | ``fetch_url`` (a page as Markdown, PDF, JSON, text or an image, paged; robots.txt honoured; needs the ``network`` backend, ``toolwire[web]``) |
+| ``web`` | ``fetch_url`` (a page as Markdown, PDF, JSON, text or an image, paged; robots.txt honoured; needs the ``network`` backend, ``toolwire[web]``), ``web_search`` (Brave, Tavily, Exa, SearXNG or DuckDuckGo, chosen by ``[web_search]``; hidden while the chosen provider has no key) |
 | ``results`` | ``read_result`` (pages through a result trimmed to its budget; see `toolwire.execution.handles`) |
 | ``kanban`` | ``kanban_create``, ``kanban_get``, ``kanban_update``, ``kanban_move``, ``kanban_list`` (one board per team or personality) |
 
