@@ -22,6 +22,9 @@ left as they are):
   from link targets;
 * **repeats**: a line of 20+ characters seen before in the window is dropped (cookie banners
   and "share this" blocks repeated at top and bottom);
+* **pointless links**: a line that is only a link to a place on the same page ("Skip to main
+  content") or only a bare URL linked to itself that the window links again (a teaser image's
+  link beside its headline) is dropped;
 * **blank runs**: more than one blank line in a row becomes one; trailing spaces go.
 
 Errors are never touched; a result the reducer does not recognise is returned as it came.
@@ -30,6 +33,7 @@ Errors are never touched; a result the reducer does not recognise is returned as
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 from toolwire.reducers.registry import ReducerContext
 from toolwire.results import Ok, ToolResult
@@ -42,7 +46,7 @@ LINK_RUN = 4
 LINK_INDEX_SHARE = 0.5
 """A page whose characters are mostly on link-only lines is an index: its links are its signal."""
 
-_HEADER = linear(r"^URL: \S+ \(HTML as Markdown\)$")
+_HEADER = linear(r"^URL: (\S+) \(HTML as Markdown\)$")
 _NOTE = linear(r"^\[[^\n]*\]$")
 _IMAGE = linear(r"!\[([^\]\n]*)\]\([^)\n]*\)")
 _LINK = linear(r"\[[^\]\n]*\]\([^)\n]*\)")
@@ -51,6 +55,8 @@ _TRACKING = linear(
     r"([?&])(?:utm_[a-z]{1,20}|fbclid|gclid|dclid|msclkid|mc_eid|mc_cid|_ga|igshid|yclid)"
     r"=[^&#)\s]*&?"
 )
+_TARGET = linear(r"\]\(([^)\s]*)\)")
+_SINGLE_LINK = linear(r"^\s*\[([^\]\n]*)\]\(([^)\s]*)\)\s*$")
 _MIN_REPEAT = 20
 
 
@@ -70,10 +76,11 @@ class FetchUrlReducer:
         if not isinstance(result, Ok):
             return result
         header, sep, rest = result.value.partition("\n")
-        if not sep or not _HEADER.match(header):
+        found = _HEADER.match(header) if sep else None
+        if found is None:
             return result
         body, notes = _split_notes(rest)
-        reduced = reduce_page(body)
+        reduced = reduce_page(body, page_url=str(found.group(1)))
         if reduced == body:
             return result
         value = "\n\n".join([f"{header}\n\n{reduced.strip(chr(10))}", *notes])
@@ -90,10 +97,13 @@ def _split_notes(rest: str) -> tuple[str, list[str]]:
     return "\n".join(lines), notes
 
 
-def reduce_page(markdown: str) -> str:
+def reduce_page(markdown: str, page_url: str | None = None) -> str:
     """The Markdown of a page without its link farms, images, tracking parameters and
-    repeated lines (see the module docstring)."""
+    repeated lines (see the module docstring); ``page_url`` (the page's own address) lets it
+    drop links to places on the same page."""
     lines = [_clean_line(line) for line in markdown.split("\n")]
+    targets = Counter(str(t) for line in lines for t in _TARGET.findall(line))
+    lines = [line for line in lines if not _pointless(line, page_url, targets)]
     total = sum(len(line.strip()) for line in lines)
     links = sum(len(line.strip()) for line in lines if _is_link_only(line))
     keep_links = not total or links / total > LINK_INDEX_SHARE
@@ -122,8 +132,23 @@ def reduce_page(markdown: str) -> str:
         index += 1
     if not markdown.endswith("\n"):
         while out and not out[-1]:
-            out.pop()  # a dropped image was the last line
+            out.pop()  # a dropped line was the last one
+    if not markdown.startswith("\n"):
+        while out and not out[0]:
+            out.pop(0)  # a dropped line was the first one
     return _squeeze_blank(out)
+
+
+def _pointless(line: str, page_url: str | None, targets: Counter[str]) -> bool:
+    """A line that is one link to a place on this page ("Skip to main content"), or one bare
+    URL linked to itself that the window links again (a teaser image's link)."""
+    found = _SINGLE_LINK.match(line)
+    if found is None:
+        return False
+    text, target = str(found.group(1)), str(found.group(2))
+    if page_url is not None and target.startswith((f"{page_url}#", "#")):
+        return True
+    return text == target and targets[target] > 1
 
 
 def _clean_line(line: str) -> str:

@@ -66,6 +66,21 @@ def test_repeated_lines_are_dropped_once_seen() -> None:
     assert reduced == f"{banner}\n{ARTICLE}\nshort\nshort"
 
 
+def test_links_to_the_same_page_go() -> None:
+    body = f"[Skip to main content](https://news.example/story#main)\n[Top](#top)\n{ARTICLE}"
+    reduced = REDUCER.reduce(page(body), CTX)
+    assert isinstance(reduced, Ok)
+    assert reduced.value == f"{HEADER}\n\n{ARTICLE}"
+
+
+def test_a_bare_url_linked_to_itself_goes_when_the_window_links_it_again() -> None:
+    story = "https://news.example/2024/ferry"
+    twice = f"[{story}]({story})\n\n## [Ferry line reopens]({story})"
+    assert reduce_page(twice) == f"## [Ferry line reopens]({story})"
+    once = f"[{story}]({story})"
+    assert reduce_page(once) == once
+
+
 def test_the_notes_are_kept_verbatim_after_the_content() -> None:
     cut = "[the response was cut at 1,000 bytes: the rest was not downloaded]"
     reduced = REDUCER.reduce(page(f"{MENU}\n\n{ARTICLE}", cut, FOOTER), CTX)
