@@ -35,7 +35,7 @@ def test_default_tools_are_every_toolset_in_order() -> None:
         "memory_read", "memory_write", "session_search", "todo_write", "todo_read",
         "kanban_create", "kanban_get", "kanban_update", "kanban_move", "kanban_list",
         *BROWSER_TOOLS,
-        "fetch_url", "web_search",
+        "fetch_url", "web_search", "read_result",
     ]  # fmt: skip
     toolsets = {t.name: t.toolset for t in default_tools()}
     assert {toolsets[n] for n in ("fetch_url", "web_search")} == {"web"}
