@@ -7,8 +7,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import anyio
 import pytest
 from exec_helpers import Calls, ctx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from toolwire.backends.kv import MemoryKeyValueBackend
 from toolwire.backends.resolver import CapabilityBackends
@@ -23,6 +26,7 @@ from toolwire.execution.approvals import (
     definition_hash,
     pending_approval,
 )
+from toolwire.execution.cache import canonical_args
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok
 from toolwire.tools import Tool
@@ -291,3 +295,36 @@ def test_pending_approval_is_none_for_other_outcomes() -> None:
         tool_call_id="c", name="t", result=Err("x", ErrorCode.NOT_AVAILABLE), duration_ms=0.0
     )
     assert pending_approval(outcome) is None
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+ARGS = st.dictionaries(st.text(min_size=1, max_size=6), JSON_VALUES, max_size=4)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(approved=ARGS, asked=ARGS)
+def test_a_token_runs_exactly_the_arguments_it_was_issued_for(
+    approved: dict[str, Any], asked: dict[str, Any], anyio_backend: str
+) -> None:
+    async def check() -> None:
+        registry, recorder = _registry(schema={"type": "object"})
+        context = ctx()
+        pending = _pending(await registry.execute("delete", approved, context))
+        reordered = dict(reversed(list(asked.items())))
+        outcome = await registry.execute("delete", reordered, context, approvals=[pending])
+        if canonical_args(asked) == canonical_args(approved):
+            assert outcome.result == Ok("delete ok")
+            assert recorder.names == ["delete"]
+        else:
+            assert _reason(outcome) == "approval_required"
+            assert recorder.names == []
+
+    anyio.run(check, backend=anyio_backend)
