@@ -13,9 +13,11 @@
    characters, ms per page, main text kept (``bench_extract.py``; downloads its corpus once).
 8. Result handles and approvals on W1 when configured but not triggered
    (``bench_stages_handles.py``).
+9. Quotas, tasks and the effect journal on W1 when configured but not triggered, and what they
+   cost once they act (``bench_stages_quotas.py``).
 
-Each prints a markdown table. Options: ``--only w,kv,reducers,mcp,regex,guard,extract,handles``
-and ``--repeats N``.
+Each prints a markdown table. Options:
+``--only w,kv,reducers,mcp,regex,guard,extract,handles,quotas`` and ``--repeats N``.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def _peer_harness(repeats: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", default="w,kv,reducers,mcp,regex,guard,extract,handles")
+    parser.add_argument("--only", default="w,kv,reducers,mcp,regex,guard,extract,handles,quotas")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     wanted = set(args.only.split(","))
@@ -88,6 +90,7 @@ def main() -> int:
         ("guard", "bench_guard.py", "Command guard: µs per command and per KiB"),
         ("extract", "bench_extract.py", "fetch_url's extractor: HTML → Markdown on real pages"),
         ("handles", "bench_stages_handles.py", "Handles and approvals on W1, not triggered"),
+        ("quotas", "bench_stages_quotas.py", "Quotas, tasks, effect journal on W1, not triggered"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)

@@ -27,13 +27,14 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import anyio
 
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.cache import canonical_args
+from toolwire.execution.quotas import atomic_store
 from toolwire.results import Err, ErrorCode, ToolResult, result_from_dict, result_to_dict
 from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.tools import Tool
@@ -89,12 +90,11 @@ def effect_store(
     effects: Effects | None, factory: StoreFactory | None
 ) -> AtomicKeyValueStore | None:
     """The journal's store, or ``None`` when there is none that can compare and set."""
-    if effects is not None and isinstance(effects.store, AtomicKeyValueStore):
-        return effects.store
+    if effects is not None and effects.store is not None:
+        return cast("AtomicKeyValueStore", effects.store)  # checked when Effects was made
     if factory is None:
         return None
-    store = factory(EFFECTS_TOOL, EFFECTS_SCOPE)
-    return store if isinstance(store, AtomicKeyValueStore) else None
+    return atomic_store(factory, EFFECTS_TOOL, EFFECTS_SCOPE)
 
 
 async def journaled(

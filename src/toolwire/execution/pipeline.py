@@ -244,8 +244,10 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
             return await finish(
                 settings, Finishing(tool, call.id, args, hit_ctx, budget, 0.0, None, True), hit
             )
-    if settings.quotas or tool.long_running or tool.side_effects or ctx.hand_off_s is not None:
-        return await dispatch(batch, entry, call.id, args, budget, cache_key)  # quotas, tasks...
+    q = settings.quotas  # quotas, tasks, the effect journal (`dispatch`): a few checks otherwise
+    controlled = tool.long_running or tool.side_effects or ctx.hand_off_s is not None
+    if controlled or (q is not None and q.covering(tool)):
+        return await dispatch(batch, entry, call.id, args, budget, cache_key)
     call_ctx = call_context(batch, entry, call.id, budget)
     if isinstance(call_ctx, Err):
         return call_ctx

@@ -27,7 +27,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
 import anyio
 
@@ -44,6 +44,7 @@ __all__ = [
     "QuotaScope",
     "Quotas",
     "Reservation",
+    "atomic_store",
     "quota_store",
     "reserve",
 ]
@@ -59,6 +60,7 @@ QuotaScope: TypeAlias = Literal["session", "personality", "global"]
 _MICRO_USD = 1_000_000
 _COUNTER_TTL_FLOOR_S = 60.0
 StoreFactory: TypeAlias = Callable[[str, str], KeyValueStore]
+_ATOMIC_TYPES: dict[type, bool] = {}
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -163,7 +165,10 @@ class Quotas:
     limits: Sequence[Quota]
     store: KeyValueStore | None = None
     clock: Callable[[], float] = field(default=time.time, compare=False)
-    _by_tool: dict[tuple[str, str | None], tuple[Quota, ...]] = field(
+    _by_tool: dict[int, tuple[Tool, tuple[Quota, ...]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    _stores: dict[StoreFactory, AtomicKeyValueStore | None] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -185,22 +190,37 @@ class Quotas:
             )
 
     def covering(self, tool: Tool) -> tuple[Quota, ...]:
-        """The quotas covering ``tool`` (worked out once per tool definition)."""
-        key = (tool.name, tool.toolset)
-        found = self._by_tool.get(key)
-        if found is None:
-            found = self._by_tool[key] = tuple(q for q in self.limits if q.covers(tool))
+        """The quotas covering ``tool`` (worked out once per tool definition: one dictionary
+        lookup per call after that)."""
+        known = self._by_tool.get(id(tool))
+        if known is not None and known[0] is tool:
+            return known[1]
+        found = tuple(limit for limit in self.limits if limit.covers(tool))
+        self._by_tool[id(tool)] = (tool, found)
         return found
 
 
 def quota_store(quotas: Quotas, factory: StoreFactory | None) -> AtomicKeyValueStore | None:
     """The store counters live in, or ``None`` when there is none that can compare and set."""
-    if isinstance(quotas.store, AtomicKeyValueStore):
-        return quotas.store
+    if quotas.store is not None:
+        return cast("AtomicKeyValueStore", quotas.store)  # checked when Quotas was made
     if factory is None:
         return None
-    store = factory(QUOTAS_TOOL, QUOTAS_SCOPE)
-    return store if isinstance(store, AtomicKeyValueStore) else None
+    try:
+        return quotas._stores[factory]
+    except KeyError:
+        store = quotas._stores[factory] = atomic_store(factory, QUOTAS_TOOL, QUOTAS_SCOPE)
+        return store
+
+
+def atomic_store(factory: StoreFactory, tool: str, scope: str) -> AtomicKeyValueStore | None:
+    """``factory(tool, scope)`` when it can compare and set, else ``None``. The protocol check
+    is slow (tens of µs), so its answer is kept per store type."""
+    store = factory(tool, scope)
+    atomic = _ATOMIC_TYPES.get(type(store))
+    if atomic is None:
+        atomic = _ATOMIC_TYPES[type(store)] = isinstance(store, AtomicKeyValueStore)
+    return cast("AtomicKeyValueStore", store) if atomic else None
 
 
 class Reservation:

@@ -323,6 +323,7 @@ class Tasks:
             await self.store.set(info.task_id, json.dumps(_record(info, None)), self.ttl_s)
         finally:
             running.registered.set()
+        self._spawn(self._watch, running)
         return Ok(
             f"{tool_name} is still running: it was handed off as task {info.task_id}. Its "
             "result will be kept; ask for it later instead of calling the tool again.",
@@ -343,12 +344,7 @@ class Tasks:
         """Run the call to its end; once handed off, record the end in the store. Never
         raises (a background task has nobody to raise to)."""
         try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._watch, running)
-                try:
-                    running.result = await work(running.signal)
-                finally:
-                    group.cancel_scope.cancel()
+            running.result = await work(running.signal)
         except BaseException as exc:  # a bug, or the loop shutting down
             if not isinstance(exc, anyio.get_cancelled_exc_class()):
                 logger.exception("toolwire task %s failed", running.info.task_id)
@@ -380,9 +376,11 @@ class Tasks:
     async def _watch(self, running: _Running) -> None:
         """While the task runs: look for a cancellation asked by another process, refresh the
         heartbeat."""
-        await running.registered.wait()
-        while True:
-            await anyio.sleep(self.poll_s)
+        while not running.done.is_set():
+            with anyio.move_on_after(self.poll_s):
+                await running.done.wait()
+            if running.done.is_set():
+                return
             try:
                 record = await _update_record(
                     self.store, running.info.task_id, lambda r: r.update(beat=time.time())
