@@ -28,7 +28,7 @@ from typing import Any
 from toolwire.calls import CallOutcome
 from toolwire.context import ProgressEmitter, ProgressEvent
 from toolwire.execution.budget import truncation_marker
-from toolwire.execution.handles import split_handle_line
+from toolwire.execution.handles import moved_handle_line, split_handle_line
 from toolwire.reducers.spill import attach_spill_pointer, split_spill_pointer
 from toolwire.results import ErrorCode, Ok
 from toolwire.safety.injection import scan_for_injection
@@ -228,7 +228,7 @@ def _cap(text: str, limit: int) -> str:
     elif total <= limit:
         return text
     capped = f"{body[:limit]}{truncation_marker(total)}"
-    return attach_spill_pointer(capped, pointer) + handle
+    return attach_spill_pointer(capped, pointer) + moved_handle_line(handle, limit)
 
 
 def _mapping(args: Mapping[str, Any] | str | None) -> Mapping[str, Any] | None:

@@ -3,6 +3,7 @@ a handle belongs to its session (on asyncio and trio, with the in-memory store).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -316,3 +317,20 @@ def test_any_text_is_read_back_whole_whatever_the_budgets(
         assert text[:budget] + rest == text
 
     anyio.run(check, backend=anyio_backend)
+
+
+async def test_the_presenters_cap_keeps_the_handle_line_last_and_reading_on_where_it_cut() -> None:
+    from toolwire.presenting import Presenter, PresenterOptions
+
+    registry, _ = _registry()
+    outcome = await registry.execute("big", {}, ctx(result_budget_chars=1000))
+    assert isinstance(outcome.result, Ok)
+    handle = find_handle(outcome.result.value)
+    assert handle is not None
+    options = PresenterOptions(delimit_results=False, redact_secrets=False)
+    kept = Presenter(PresenterOptions(ingestion_cap_chars=1000, delimit_results=False)).present(
+        outcome, registry.get("big")
+    )
+    assert kept.text == outcome.result.value  # within the cap: unchanged
+    cut = Presenter(replace(options, ingestion_cap_chars=300)).present(outcome, registry.get("big"))
+    assert cut.text == TEXT[:300] + truncation_marker(len(TEXT)) + handle_line(handle, 300)

@@ -51,6 +51,7 @@ __all__ = [
     "handle_line",
     "keep_trimmed",
     "load_record",
+    "moved_handle_line",
     "record_key",
     "session_handles",
     "split_handle_line",
@@ -156,6 +157,13 @@ def split_handle_line(text: str) -> tuple[str, str]:
     if found is None:
         return text, ""
     return text[: found.start()], found.group(0)
+
+
+def moved_handle_line(line: str, start: int) -> str:
+    """A handle line (from `split_handle_line`) that reads on from ``start`` instead: for text
+    cut again, shorter (``""`` stays ``""``)."""
+    handle = find_handle(line)
+    return "" if handle is None else handle_line(handle, start)
 
 
 async def load_record(store: KeyValueStore, session_id: str, handle: str) -> HandleRecord | None:
