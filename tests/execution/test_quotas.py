@@ -3,14 +3,18 @@ back, and configuration errors (memory store; every store in test_quotas_stores)
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import anyio
 import pytest
 from exec_helpers import Calls, ctx
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolwire.backends.kv import MemoryKeyValueBackend
 from toolwire.backends.resolver import CapabilityBackends
+from toolwire.calls import ToolCall
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.quotas import QUOTAS_SCOPE, QUOTAS_TOOL, Quota, Quotas
@@ -197,3 +201,27 @@ def test_quotas_refuse_duplicates_a_single_quota_and_a_plain_store() -> None:
         Quotas(quota)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="compare_and_set"):
         Quotas([quota], store=object())  # type: ignore[arg-type]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    limit=st.integers(min_value=0, max_value=6),
+    sessions=st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=20),
+)
+def test_each_session_runs_exactly_up_to_its_limit(limit: int, sessions: list[str]) -> None:
+    """Whatever the batch, each session runs min(its calls, limit) calls and no more."""
+    recorder = Calls()
+    registry, _ = _registry(recorder, Quota(name="q", calls=limit))
+
+    async def run() -> list[bool]:
+        outcomes = []
+        for session in sessions:  # one batch per session, all calls of it at once
+            batch = [ToolCall(id=f"{session}{i}", name="search", args={}) for i in range(3)]
+            outcomes += await registry.execute_parallel(batch, ctx(session_id=session))
+        return [o.result.ok for o in outcomes]
+
+    oks = anyio.run(run)
+    ran = Counter(context.session_id for _, _, context in recorder.log)
+    for session, count in Counter(sessions).items():
+        assert ran[session] == min(3 * count, limit)
+    assert sum(oks) == len(recorder.log)

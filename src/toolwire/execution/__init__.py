@@ -16,6 +16,10 @@ ToolCall[] ─► admit ─► validate ─► before ─► dry_run ─► cach
 | ``resolve`` | the call's `ToolContext` and its capability seams |
 | ``run`` | the tool under its timeout and the abort signal (``interrupts``) |
 | ``finish`` | reduce, trim, cache store, ``tool:post``, after-hooks |
+| ``dispatch`` | quotas, tasks and the effect journal around resolve → run → finish, for the calls they apply to |
+| ``quotas`` | `Quota`/`Quotas`: limits checked and reserved on store counters before a call runs |
+| ``tasks`` | `Tasks` (``registry.tasks``): a call still running at its hand-off time goes on as a task |
+| ``effects`` | the effect journal: a ``side_effects`` tool acts once per ``ctx.idempotency_key`` |
 
 Beside them: ``settings`` (what a registry fixes), ``batch`` (one batch's shared state),
 ``gates`` (the allowlist and filter rules) and ``hooks`` (`HookRegistry`, events). Nothing
