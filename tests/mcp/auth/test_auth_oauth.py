@@ -181,6 +181,22 @@ async def test_rotated_keys_are_fetched_once_and_cached(
     assert (await refused(verifier, mint(rs, audience=AUDIENCE))).reason == "unknown signing key"
 
 
+async def test_an_accepted_token_is_cached_until_its_expiry(jwks_url: str, rs: SigningKey) -> None:
+    settings = OAuthSettings(issuer=ISSUER, jwks_url=jwks_url, audience=AUDIENCE, scopes=SCOPES)
+    verifier = JwtVerifier(settings, cache_s=3600)
+    try:
+        token = mint(rs, audience=AUDIENCE, lifetime_s=2)
+        first = await verifier.verify(token)
+        assert first.expires_at is not None
+        assert await verifier.verify(token) is first  # no second signature check
+        await anyio.sleep(first.expires_at - time.time() + 0.05)  # past exp, within the leeway
+        assert await verifier.verify(token) is not first
+        with pytest.raises(TokenRejected):
+            await verifier.verify(mint(rs, audience=AUDIENCE, lifetime_s=-60))
+    finally:
+        await verifier.aclose()
+
+
 async def test_unknown_kids_do_not_hammer_the_issuer(
     jwks_url: str, jwks: Jwks, rs: SigningKey
 ) -> None:
@@ -202,9 +218,13 @@ async def test_an_unreachable_jwks_refuses_tokens() -> None:
         issuer=ISSUER, jwks_url="http://127.0.0.1:9/jwks.json", audience=AUDIENCE, scopes=SCOPES
     )
     verifier = JwtVerifier(settings)
+    fetches: list[str] = []
+    verifier.keys._fetch = _counting(verifier.keys._fetch, fetches)  # type: ignore[method-assign]
     try:
-        rejected = await refused(verifier, mint(rsa_key("k"), audience=AUDIENCE))
-        assert "unavailable" in rejected.reason
+        for _ in range(3):
+            rejected = await refused(verifier, mint(rsa_key("k"), audience=AUDIENCE))
+            assert "unavailable" in rejected.reason
+        assert len(fetches) == 1  # the next attempt waits instead of one fetch per request
     finally:
         await verifier.aclose()
 
@@ -263,6 +283,14 @@ async def test_oauth_over_http_metadata_challenges_and_grants(
                         await session.call_tool("echo", {"text": "x"})
     finally:
         await auth.aclose()
+
+
+def _counting(fetch: Any, calls: list[str]) -> Any:
+    async def counted() -> Any:
+        calls.append("fetch")
+        return await fetch()
+
+    return counted
 
 
 def _b64(data: dict[str, Any]) -> str:

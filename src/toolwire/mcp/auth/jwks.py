@@ -4,7 +4,8 @@ Keys are fetched on first use and again once older than ``max_age_s``. A token s
 key id the cache does not know (the issuer rotated its keys) triggers one fetch at once, but
 at most every ``refetch_s``, so a stream of tokens with made-up key ids cannot turn the server
 into a load generator against the issuer. When a scheduled refresh fails, the keys already
-known keep working and the failure is logged; with no keys at all, tokens are refused.
+known keep working and the failure is logged; with no keys at all, tokens are refused, and the
+next attempt waits ``refetch_s`` (at least a second) instead of one fetch per request.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = ["JwksCache", "SigningKey"]
 logger = logging.getLogger("toolwire.mcp.auth")
 _FETCH_TIMEOUT_S = 5.0
 _MAX_JWKS_BYTES = 1_000_000
+_RETRY_MIN_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,7 @@ class JwksCache:
         self._keys: dict[str | None, SigningKey] = {}
         self._fetched_at: float | None = None
         self._refetched_at = -float("inf")
+        self._retry_at = -float("inf")
         self._lock = anyio.Lock()
 
     async def key(self, kid: str | None) -> SigningKey:
@@ -74,6 +77,8 @@ class JwksCache:
             TokenRejected: no such key, even after fetching the set again.
         """
         now = time.monotonic()
+        if not self._keys and now < self._retry_at:  # the issuer just failed us: don't pile on
+            raise TokenRejected("the issuer's signing keys are unavailable")
         if self._fetched_at is None or now - self._fetched_at >= self._max_age_s:
             await self._refresh(scheduled=True)
         found = self._lookup(kid)
@@ -104,6 +109,7 @@ class JwksCache:
             except (httpx.HTTPError, ValueError) as exc:
                 logger.warning("cannot fetch the JWKS at %s: %s", self._url, exc)
                 if not self._keys:
+                    self._retry_at = time.monotonic() + max(self._refetch_s, _RETRY_MIN_S)
                     raise TokenRejected("the issuer's signing keys are unavailable") from exc
             self._fetched_at = time.monotonic()
 

@@ -112,7 +112,9 @@ def open_server_auth(settings: AuthSettings, backend: KeyValueBackend | None) ->
         if backend is None:
             raise ConfigurationError("[auth] tokens = true needs a key-value store ([store] url)")
         tokens = TokenStore(backend, cache_s=settings.token_cache_s)
-    oauth = JwtVerifier(settings.oauth) if settings.oauth is not None else None
+    oauth = None
+    if settings.oauth is not None:
+        oauth = JwtVerifier(settings.oauth, cache_s=settings.token_cache_s)
     return ServerAuth(CredentialVerifier(tokens=tokens, oauth=oauth), settings.oauth)
 
 

@@ -144,8 +144,9 @@ class AuthSettings:
     Attributes:
         tokens: Accept bearer tokens from ``toolwire token create`` (stored hashed in the
             configured store).
-        token_cache_s: How long a verified bearer token is trusted without asking the store
-            again (so a revocation takes up to this long to bite); ``0`` asks every time.
+        token_cache_s: How long a verified credential is trusted without asking the store
+            again (so a revocation takes up to this long to bite) or, for a JWT, without
+            checking its signature again (never past its ``exp``); ``0`` checks every time.
         oauth: OAuth 2.1 resource-server mode, when set.
     """
 
