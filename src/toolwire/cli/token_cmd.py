@@ -55,19 +55,27 @@ def _names(values: list[str] | None) -> list[str]:
 @token_app.command("create")
 def create(
     ctx: typer.Context,
-    name: Annotated[str, typer.Option("--name", help="A label: ci, alice-laptop, ...")],
+    name: Annotated[
+        str, typer.Option("--name", metavar="NAME", help="A label: ci, alice-laptop, ...")
+    ],
     toolsets: Annotated[
         list[str] | None,
-        typer.Option("--toolsets", help="Toolsets it may list and call (comma-separated)."),
+        typer.Option(
+            "--toolsets", metavar="A,B", help="Toolsets it may list and call (comma-separated)."
+        ),
     ] = None,
     tools: Annotated[
         list[str] | None,
-        typer.Option("--tools", help="Single tools it may list and call (comma-separated)."),
+        typer.Option(
+            "--tools", metavar="X,Y", help="Single tools it may list and call (comma-separated)."
+        ),
     ] = None,
     every_tool: Annotated[bool, typer.Option("--all", help="Every tool.")] = False,
     expires: Annotated[
         str | None,
-        typer.Option("--expires", help="30d, 12h, 90m, or an ISO date (default: never)."),
+        typer.Option(
+            "--expires", metavar="WHEN", help="30d, 12h, 90m, or an ISO date (default: never)."
+        ),
     ] = None,
 ) -> None:
     """Make a token; print it once (only its hash is stored)."""
