@@ -210,6 +210,8 @@ def _banner(wired: Wired, address: str) -> None:
 
 def _auth_line(config: ToolwireConfig) -> str:
     ways = ["bearer tokens"] if config.auth.tokens else []
+    if config.auth.tokens and config.store_url.lower().startswith("memory:"):
+        ways = ["bearer tokens (but the store is memory://, which no `toolwire token` reaches)"]
     if config.auth.oauth is not None:
         ways.append(f"OAuth (issuer {config.auth.oauth.issuer})")
     return ", ".join(ways) or "none: every client that reaches the port is let in"
