@@ -108,6 +108,7 @@ async def test_the_server_advertises_tasks_and_every_tool_supports_them(client: 
         "build": "optional",
         "fail": "optional",
         "echo": "optional",
+        "limited": "optional",
     }
 
 
@@ -192,3 +193,16 @@ async def test_another_http_session_cannot_see_a_task(tasks_http: HttpServer) ->
                 assert task.task_id not in [t.task_id for t in await _list(other)]
             assert "built" in _text(await _result(owner, task.task_id))
     assert refused.value.error.code == mt.INVALID_PARAMS
+
+
+async def test_a_quota_refuses_over_mcp_saying_which_limit(client: Client) -> None:
+    answers = []
+    for _ in range(3):
+        answer = await client.call_tool("limited", {"seconds": 0})
+        assert isinstance(answer, mt.CallToolResult)
+        answers.append(answer)
+    assert [a.is_error for a in answers] == [False, False, True]
+    assert "quota 'limited' allows 2 calls per 3600 s per session" in _text(answers[2])
+    task = await _create(client, "limited", {"seconds": 0})  # a task refused at once
+    assert task.status == "failed"
+    assert "quota 'limited'" in (task.status_message or "")

@@ -2,7 +2,8 @@
 (``python tasks_server.py stdio|http``).
 
 Tools: ``build`` (long-running: sleeps ``seconds``, then answers ``built <label>``), ``fail``
-(long-running: sleeps, then fails) and ``echo``. Task records live in the SQLite store at
+(long-running: sleeps, then fails), ``echo`` and ``limited`` (a quota allows it 2 calls per
+session and hour). Task records and quota counters live in the SQLite store at
 ``$TOOLWIRE_TEST_KV`` (a file in the test's temporary directory).
 """
 
@@ -17,6 +18,7 @@ import anyio
 from toolwire import ToolContext, ToolRegistry, define_tool, err, ok
 from toolwire.backends.kv import SqliteKeyValueBackend
 from toolwire.backends.resolver import CapabilityBackends
+from toolwire.execution.quotas import Quota, Quotas
 from toolwire.execution.tasks import Tasks
 from toolwire.mcp import ServeOptions, serve_registry
 from toolwire.results import ToolResult
@@ -44,7 +46,10 @@ async def echo(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 def build_registry(kv: SqliteKeyValueBackend) -> ToolRegistry:
     backends = CapabilityBackends(kv_store_factory=kv.scoped, processes=None)
-    registry = ToolRegistry(backends=backends, tasks=Tasks(hand_off_s=0.05, poll_s=0.05))
+    quotas = Quotas([Quota(name="limited", tools=["limited"], calls=2, window_s=3600)])
+    registry = ToolRegistry(
+        backends=backends, tasks=Tasks(hand_off_s=0.05, poll_s=0.05), quotas=quotas
+    )
     registry.register_all(
         [
             define_tool(
@@ -53,6 +58,7 @@ def build_registry(kv: SqliteKeyValueBackend) -> ToolRegistry:
             define_tool(
                 name="fail", description="Fail.", schema=SLEEP, execute=fail, long_running=True
             ),
+            define_tool(name="limited", description="Limited.", schema=SLEEP, execute=build),
             define_tool(
                 name="echo",
                 description="Echo.",
