@@ -57,6 +57,7 @@ __all__ = [
     "needs_approval",
     "normalise_approvals",
     "pending_approval",
+    "require_approval",
 ]
 
 logger = logging.getLogger("toolwire.execution.approvals")
@@ -208,6 +209,19 @@ async def check_approval(
     ``approval_used``, or ``approval_store_missing``."""
     if not needs_approval(tool, args, ctx):
         return None
+    return await require_approval(approvals, factory, tool, args, ctx, tokens)
+
+
+async def require_approval(
+    approvals: Approvals | None,
+    factory: StoreFactory | None,
+    tool: Tool,
+    args: Mapping[str, Any],
+    ctx: ToolContext,
+    tokens: tuple[str, ...],
+) -> Err | None:
+    """`check_approval` for a call `needs_approval` has already said needs one (the pipeline
+    asks the rule first, so a rule that lets a call through costs no await)."""
     store = approval_store(approvals, factory)
     if store is None:
         return Err(

@@ -24,7 +24,7 @@ import anyio
 from toolwire.calls import CallOutcome, ToolCall, make_outcome
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission, admit
-from toolwire.execution.approvals import check_approval
+from toolwire.execution.approvals import needs_approval, require_approval
 from toolwire.execution.batch import Batch, exception_message, seam_reset
 from toolwire.execution.before import run_before_hooks
 from toolwire.execution.budget import call_budget, split_budget, trim_result
@@ -230,7 +230,7 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         progress.args = args = replaced
     if ctx.dry_run:
         return dry_run_result(tool.name, args, settings.dry_run_redactor)
-    if tool.requires_approval:  # approvals: one attribute check for every other tool
+    if tool.requires_approval and needs_approval(tool, args, ctx):  # one check for others
         refused = await _approval(batch, tool, args)
         if refused is not None:
             return refused
@@ -275,7 +275,7 @@ async def _approval(batch: Batch, tool: Tool, args: Mapping[str, Any]) -> Err | 
     settings = batch.settings
     factory = settings.backends.kv_store_factory if settings.backends is not None else None
     approvals = batch.admission.approvals
-    return await check_approval(settings.approvals, factory, tool, args, batch.ctx, approvals)
+    return await require_approval(settings.approvals, factory, tool, args, batch.ctx, approvals)
 
 
 async def _keep_trimmed(
