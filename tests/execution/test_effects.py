@@ -132,7 +132,8 @@ async def test_an_interrupted_attempt_is_reported_uncertain_to_another_registry(
         group.cancel_scope.cancel()
     resumed = _registry(recorder, kv, body=_charge)
     result = (await resumed.execute("pay", {}, ctx(), call_id="c1")).result
-    assert _reason(result) == "effect_uncertain"
+    assert isinstance(result, Err)
+    assert result.reason == "effect_uncertain"
     assert "never recorded its end" in result.error
     assert len(recorder.log) == 1
 

@@ -109,7 +109,8 @@ async def test_wall_time_is_charged_when_calls_end() -> None:
     registry, _ = _registry(recorder, quota, search={"body": slow})
     assert (await registry.execute("search", {}, ctx())).result.ok
     refused = (await registry.execute("search", {}, ctx())).result
-    assert _reason(refused) == "quota_exceeded"
+    assert isinstance(refused, Err)
+    assert refused.reason == "quota_exceeded"
     assert "0.01 s of wall time" in refused.error
 
 

@@ -104,7 +104,8 @@ async def test_a_task_whose_process_died_is_reported_lost(target: KvTarget) -> N
     async with target.make() as backend:
         store = backend.scoped(TASKS_TOOL, TASKS_SCOPE)
         stale = time.time() - 3600
-        record = {"tool": "build", "call": "c1", "session": "s1", "status": "working"}
+        record: dict[str, Any] = {"tool": "build", "call": "c1", "session": "s1"}
+        record["status"] = "working"
         record |= {"created": stale, "updated": stale, "ttl": 86400, "beat": stale}
         await store.set("task-dead", json.dumps(record))
         info = await _registry(backend, recorder, 0).tasks.wait("task-dead", timeout_s=5)

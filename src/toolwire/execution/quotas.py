@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, cast
 
@@ -69,8 +69,9 @@ class Quota:
 
     Attributes:
         name: Names the quota in refusals and in its counters' keys (keep it stable).
-        tools: Tool names it covers; with ``toolsets`` both widen the cover; neither: all.
-        toolsets: Toolsets it covers.
+        tools: Tool names it covers (kept as a frozenset); with ``toolsets`` both widen the
+            cover; neither: every tool.
+        toolsets: Toolsets it covers (kept as a frozenset).
         scope: ``"session"`` (each session counts alone), ``"personality"`` or ``"global"``.
         calls: At most this many calls per window.
         window_s: The window of ``calls``, ``cost_usd`` and ``wall_time_s`` (fixed windows,
@@ -82,8 +83,8 @@ class Quota:
     """
 
     name: str
-    tools: frozenset[str] | None = None
-    toolsets: frozenset[str] | None = None
+    tools: Collection[str] | None = None
+    toolsets: Collection[str] | None = None
     scope: QuotaScope = "session"
     calls: int | None = None
     window_s: float | None = None
