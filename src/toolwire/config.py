@@ -18,6 +18,10 @@ url = "sqlite:///.toolwire/state.db"   # or redis://..., postgresql://..., memor
 toolsets = ["file", "terminal", "process"]   # absent: every built-in toolset
 result_budget_chars = 80000
 
+[result_handles]               # keep trimmed results whole, for read_result and resources/read
+ttl_s = 3600
+max_chars_per_session = 20000000
+
 [serve]
 host = "127.0.0.1"
 port = 8765
@@ -57,6 +61,7 @@ from typing import Any
 
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
+from toolwire.execution.handles import ResultHandles
 from toolwire.mcp.auth.settings import AuthSettings, auth_settings_from_table
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
@@ -70,6 +75,7 @@ _SECTIONS = {
     "network": {"allow", "deny", "allow_private_urls"},
     "store": {"url"},
     "tools": {"toolsets", "result_budget_chars"},
+    "result_handles": {"ttl_s", "max_chars_per_session"},
     "serve": {"host", "port", "session_idle_timeout_s", "max_sessions"},
     "auth": {"tokens", "token_cache_s", "oauth"},  # checked in toolwire.mcp.auth.settings
     "mcp": {"servers"},
@@ -109,6 +115,9 @@ class ToolwireConfig:
             ``None`` leaves the ``delegation`` toolset out.
         web_search: The ``[web_search]`` table (``web_search``'s provider, see
             ``docs/toolbox.md``); ``None``: the environment's or DuckDuckGo.
+        result_handles: Keep trimmed results whole behind handles (``[result_handles]``
+            ``ttl_s``, ``max_chars_per_session``; see ``docs/result-handles.md``); ``None``:
+            plain trims.
         warnings: What `load_config` found worth saying but not refusing (a sandbox that is
             the home directory only because toolwire was started there).
     """
@@ -132,6 +141,7 @@ class ToolwireConfig:
     auth: AuthSettings = field(default_factory=AuthSettings)
     agents: Mapping[str, Any] | None = None
     web_search: Mapping[str, Any] | None = None
+    result_handles: ResultHandles | None = None
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -265,6 +275,8 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         values["result_budget_chars"] = at.integer(
             tools["result_budget_chars"], budget_key, minimum=1
         )
+    if "result_handles" in data:
+        values["result_handles"] = _result_handles(data["result_handles"], at)
     serve = data.get("serve", {})
     if "host" in serve:
         values["http_host"] = at.string(serve["host"], ("serve", "host"))
@@ -423,6 +435,19 @@ class Located:
             bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
             raise self.error(key, f"must be {bounds}, got {value}")
         return value
+
+
+def _result_handles(table: dict[str, Any], at: Located) -> ResultHandles:
+    """``[result_handles]``: the table's presence turns handles on; its keys tune them."""
+    settings: dict[str, Any] = {}
+    if "ttl_s" in table:
+        settings["ttl_s"] = at.number(table["ttl_s"], ("result_handles", "ttl_s"))
+    if "max_chars_per_session" in table:
+        key = ("result_handles", "max_chars_per_session")
+        settings["max_chars_per_session"] = at.integer(
+            table["max_chars_per_session"], key, minimum=1
+        )
+    return ResultHandles(**settings)
 
 
 def _kind(value: Any) -> str:

@@ -154,7 +154,9 @@ def create_registry(
 
     hooks = HookRegistry()  # made first: sub-agents' calls go through the same hooks
     registry = ToolRegistry(
-        backends=backends or create_backends_for(config, hooks=hooks), hooks=hooks
+        backends=backends or create_backends_for(config, hooks=hooks),
+        hooks=hooks,
+        result_handles=config.result_handles,  # [result_handles]: trimmed results kept whole
     )
     kinds = registry.backends.kind_backends if registry.backends else {}
     for name in ("browser", "archive"):  # closing the registry closes Chromium, the archive
