@@ -11,11 +11,13 @@ ToolCall[] ─► admit ─► validate ─► before ─► dry_run ─► cach
 | ``validate`` | the model's arguments against the tool's compiled validator |
 | ``before`` | before-hooks: deny, or replace the arguments (validated again) |
 | ``dry_run`` | a synthetic result; the tool never runs |
+| ``approvals`` | `Approvals`: a ``requires_approval`` call runs only with a token bound to it, used once |
 | ``cache`` | the opt-in result cache |
 | ``budget`` | the batch's output budget: split, capped per tool, post-trim |
 | ``resolve`` | the call's `ToolContext` and its capability seams |
 | ``run`` | the tool under its timeout and the abort signal (``interrupts``) |
 | ``finish`` | reduce, trim, cache store, ``tool:post``, after-hooks |
+| ``handles`` | `ResultHandles`: a trimmed value's full text kept in the store, behind a handle |
 | ``dispatch`` | quotas, tasks and the effect journal around resolve → run → finish, for the calls they apply to |
 | ``quotas`` | `Quota`/`Quotas`: limits checked and reserved on store counters before a call runs |
 | ``tasks`` | `Tasks` (``registry.tasks``): a call still running at its hand-off time goes on as a task |
