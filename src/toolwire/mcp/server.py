@@ -51,8 +51,10 @@ from toolwire.context import (
     ToolContext,
 )
 from toolwire.errors import ConfigurationError
+from toolwire.mcp.approval_requests import call_with_approval
 from toolwire.mcp.conversion import annotations_to_mcp
 from toolwire.mcp.hangups import call_abort_signal
+from toolwire.mcp.result_resources import result_link, serve_result_resources
 from toolwire.mcp.tasks import serve_tasks
 from toolwire.results import Ok
 from toolwire.seams import ReadRecord
@@ -210,7 +212,9 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         call_id = str(ctx.request_id) if ctx.request_id is not None else "mcp"
 
         async def run(tool_ctx: ToolContext) -> dict[str, Any]:
-            outcome = await registry.execute(params.name, arguments, tool_ctx, call_id=call_id)
+            outcome = await call_with_approval(registry, ctx, params, tool_ctx, call_id)
+            if isinstance(outcome, dict):  # input_required: the client asks the user
+                return outcome
             tool = registry.get(params.name)
             return await _to_mcp_result(outcome, tool, presenter, arguments, emit)
 
@@ -257,6 +261,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         ),
         lambda done, args: _to_mcp_result(done, registry.get(done.name), presenter, args, _drop),
     )
+    serve_result_resources(server, registry, sessions.session_id)
     return server
 
 
@@ -284,6 +289,9 @@ async def _to_mcp_result(
         text = f"internal error presenting the result of {outcome.name} ({type(exc).__name__})"
         return _wire(text, is_error=True)
     answer = _wire(text, is_error=not result.ok)
+    link = result_link(result)  # a kept result: its handle as a resource too
+    if link is not None:
+        answer["content"].append(link)
     if isinstance(result, Ok) and result.structured is not None:
         answer["structuredContent"] = result.structured
         image = _image_block(result.structured)
