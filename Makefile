@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 SRC := src tests benchmarks
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint typecheck unit services sysdeps bench clean
+.PHONY: help run test lint typecheck unit services sysdeps conformance bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -35,7 +35,10 @@ services: ## Start PostgreSQL and Redis if they are down
 sysdeps: ## Install the Debian packages the tests use for real (bubblewrap, ...) when missing
 	@bash scripts/system-deps.sh
 
-unit: $(STAMP) services sysdeps ## pytest with branch coverage
+conformance: ## Install Node 22 and the MCP conformance suite (pinned, from npm) when missing
+	@bash scripts/conformance-setup.sh >/dev/null
+
+unit: $(STAMP) services sysdeps conformance ## pytest with branch coverage
 	$(VENV)/bin/pytest -q --cov=toolwire --cov-branch --cov-report=term:skip-covered
 
 test: lint typecheck unit ## Everything CI runs: venv, install, lint, types, every test

@@ -34,6 +34,7 @@ import mcp_types as mt
 from mcp.shared.exceptions import MCPError
 
 from toolwire.context import ProgressEvent, ToolContext
+from toolwire.mcp.client_handlers import ClientHandlers
 from toolwire.mcp.connection import McpConnection, describe_error
 from toolwire.mcp.conversion import (
     annotations_from_mcp,
@@ -69,15 +70,24 @@ class McpProvider:
         config: The server.
         listen: Called with the new tool list whenever it changes (after a reconnect or a
             ``list_changed``); use `bridge_into` to keep a registry in step.
+        handlers: How the host answers the server's sampling, elicitation and roots
+            requests, and where its logs go (`toolwire.mcp.client_handlers.ClientHandlers`);
+            only the capabilities of the handlers given are declared.
 
     Attributes:
         config: The server.
         connection: The supervised connection the tools are called over.
     """
 
-    def __init__(self, config: McpServerConfig, *, listen: ToolsListener | None = None) -> None:
+    def __init__(
+        self,
+        config: McpServerConfig,
+        *,
+        listen: ToolsListener | None = None,
+        handlers: ClientHandlers | None = None,
+    ) -> None:
         self.config = config
-        self.connection = McpConnection(config, on_tools=self._publish)
+        self.connection = McpConnection(config, on_tools=self._publish, handlers=handlers)
         self._listeners: list[ToolsListener] = [listen] if listen is not None else []
         self._tools: tuple[Tool, ...] = ()
 

@@ -27,6 +27,7 @@ import anyio
 import mcp_types as mt
 
 from toolwire.errors import ProviderError
+from toolwire.mcp.client_handlers import ClientHandlers
 from toolwire.mcp.link import Link, hold_link
 from toolwire.mcp.settings import McpServerConfig
 
@@ -48,10 +49,18 @@ class McpConnection:
         config: The server.
         on_tools: Called with the server's tools whenever a listing differs from the
             previous one (the first non-empty listing included).
+        handlers: The host's answers to the server's requests (`ClientHandlers`).
     """
 
-    def __init__(self, config: McpServerConfig, *, on_tools: ToolsHandler) -> None:
+    def __init__(
+        self,
+        config: McpServerConfig,
+        *,
+        on_tools: ToolsHandler,
+        handlers: ClientHandlers | None = None,
+    ) -> None:
         self.config = config
+        self._handlers = handlers
         self._on_tools = on_tools
         self._remote_tools: list[mt.Tool] = []
         self._link: Link | None = None
@@ -167,7 +176,12 @@ class McpConnection:
         backoff = _BACKOFF_START_S
         while True:
             try:
-                await hold_link(self.config, on_listing=self._on_listing, on_up=self._on_up)
+                await hold_link(
+                    self.config,
+                    on_listing=self._on_listing,
+                    on_up=self._on_up,
+                    handlers=self._handlers,
+                )
                 backoff = _BACKOFF_START_S
                 if not self._stopping:
                     logger.warning("MCP server %r: connection lost; reconnecting", self.config.name)

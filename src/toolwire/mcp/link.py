@@ -27,6 +27,7 @@ import mcp_types as mt
 from mcp.client.client import Client
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from toolwire.mcp.client_handlers import ClientHandlers
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.mcp.transports import open_transport
 from toolwire.version import __version__
@@ -67,7 +68,11 @@ class Link:
 
 
 async def hold_link(
-    config: McpServerConfig, *, on_listing: ListingHandler, on_up: Callable[[Link], None]
+    config: McpServerConfig,
+    *,
+    on_listing: ListingHandler,
+    on_up: Callable[[Link], None],
+    handlers: ClientHandlers | None = None,
 ) -> None:
     """Connect to ``config``'s server and hold the link until it is lost, then return.
 
@@ -76,6 +81,8 @@ async def hold_link(
         on_listing: Called with every listing: the first one before ``on_up``, then each
             re-listing (after a change notification, and as the 2026-07-28 keep-alive).
         on_up: Called once the link is connected, subscribed and listed.
+        handlers: The host's answers to the server's sampling, elicitation and roots
+            requests, and where its logs go (`toolwire.mcp.client_handlers`).
 
     Raises:
         TimeoutError: Connecting, subscribing and the first listing together took longer
@@ -98,6 +105,7 @@ async def hold_link(
         message_handler=on_message,
         client_info=mt.Implementation(name="toolwire", version=__version__),
         cache=None,
+        **(handlers or ClientHandlers()).client_options(),
     )
     with anyio.CancelScope(deadline=anyio.current_time() + config.connect_timeout_s) as scope:
         async with client, anyio.create_task_group() as group:

@@ -51,10 +51,10 @@ from toolwire.context import (
     ToolContext,
 )
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.approval_requests import call_with_approval
 from toolwire.mcp.conversion import annotations_to_mcp
 from toolwire.mcp.hangups import call_abort_signal
-from toolwire.mcp.result_resources import result_link, serve_result_resources
+from toolwire.mcp.media import media_blocks
+from toolwire.mcp.peer import LogLevels, bind_peer, serve_logging
 from toolwire.mcp.tasks import serve_tasks
 from toolwire.results import Ok
 from toolwire.seams import ReadRecord
@@ -112,6 +112,8 @@ class ServeOptions:
             which `serve_http` allows only on a loopback address.
         insecure_no_auth: Let `serve_http` bind a non-loopback address without ``auth``
             (behind a proxy that authenticates); it warns loudly.
+        server_features: Called with the low-level server once toolwire's handlers are on
+            it, to add more (``toolwire.mcp.conformance`` adds its fixture's resources).
     """
 
     name: str = "toolwire"
@@ -123,6 +125,7 @@ class ServeOptions:
     max_sessions: int = DEFAULT_MAX_SESSIONS
     auth: ServerAuth | None = None
     insecure_no_auth: bool = False
+    server_features: tuple[Callable[[Server[Any]], None], ...] = ()
 
     def __post_init__(self) -> None:
         if self.result_budget_chars < 1:
@@ -170,6 +173,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     opts = options or ServeOptions()
     presenter = opts.presenter or _default_presenter(opts.result_budget_chars)
     sessions = _Sessions()
+    log_levels = LogLevels()  # what each session chose with logging/setLevel
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
     base_ctx = ToolContext(
         session_id=sessions.process_id,
@@ -212,9 +216,11 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         call_id = str(ctx.request_id) if ctx.request_id is not None else "mcp"
 
         async def run(tool_ctx: ToolContext) -> dict[str, Any]:
-            outcome = await call_with_approval(registry, ctx, params, tool_ctx, call_id)
-            if isinstance(outcome, dict):  # input_required: the client asks the user
-                return outcome
+            with bind_peer(ctx, session_id, log_levels, params.input_responses) as peer:
+                outcome = await registry.execute(params.name, arguments, tool_ctx, call_id=call_id)
+            asked = peer.input_required()  # 2026-07-28: the tool asked the client (peer.py)
+            if asked is not None:
+                return asked
             tool = registry.get(params.name)
             return await _to_mcp_result(outcome, tool, presenter, arguments, emit)
 
@@ -261,7 +267,9 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         ),
         lambda done, args: _to_mcp_result(done, registry.get(done.name), presenter, args, _drop),
     )
-    serve_result_resources(server, registry, sessions.session_id)
+    serve_logging(server, log_levels, sessions.session_id)
+    for install in opts.server_features:
+        install(server)
     return server
 
 
@@ -289,14 +297,12 @@ async def _to_mcp_result(
         text = f"internal error presenting the result of {outcome.name} ({type(exc).__name__})"
         return _wire(text, is_error=True)
     answer = _wire(text, is_error=not result.ok)
-    link = result_link(result)  # a kept result: its handle as a resource too
-    if link is not None:
-        answer["content"].append(link)
     if isinstance(result, Ok) and result.structured is not None:
         answer["structuredContent"] = result.structured
         image = _image_block(result.structured)
         if image is not None:
             answer["content"].append(image)
+        answer["content"].extend(media_blocks(result.structured))  # audio, resources
     return answer
 
 
