@@ -22,6 +22,12 @@ result_budget_chars = 80000
 ttl_s = 3600
 max_chars_per_session = 20000000
 
+[[quotas]]                     # limits checked before a call runs (docs/quotas.md)
+name = "searches"
+toolsets = ["web"]
+calls = 100
+window_s = 3600
+
 [serve]
 host = "127.0.0.1"
 port = 8765
@@ -62,6 +68,8 @@ from typing import Any
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import ResultHandles
+from toolwire.execution.quota_tables import quotas_from_tables
+from toolwire.execution.quotas import Quotas
 from toolwire.mcp.auth.settings import AuthSettings, auth_settings_from_table
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
@@ -118,6 +126,8 @@ class ToolwireConfig:
         result_handles: Keep trimmed results whole behind handles (``[result_handles]``
             ``ttl_s``, ``max_chars_per_session``; see ``docs/result-handles.md``); ``None``:
             plain trims.
+        quotas: The ``[[quotas]]`` tables: limits checked and reserved before each call runs
+            (see ``docs/quotas.md``); ``None``: no quotas.
         warnings: What `load_config` found worth saying but not refusing (a sandbox that is
             the home directory only because toolwire was started there).
     """
@@ -142,6 +152,7 @@ class ToolwireConfig:
     agents: Mapping[str, Any] | None = None
     web_search: Mapping[str, Any] | None = None
     result_handles: ResultHandles | None = None
+    quotas: Quotas | None = None
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -230,7 +241,7 @@ def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
-    check_keys(data, {*_SECTIONS, "agents", "web_search"}, (), at)
+    check_keys(data, {*_SECTIONS, "agents", "web_search", "quotas"}, (), at)
     values: dict[str, Any] = {}
     agents = data.get("agents")
     if agents is not None:  # its keys are checked where the sub-agents are built (wiring)
@@ -277,6 +288,8 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         )
     if "result_handles" in data:
         values["result_handles"] = _result_handles(data["result_handles"], at)
+    if "quotas" in data:
+        values["quotas"] = quotas_from_tables(data["quotas"], at.error)
     serve = data.get("serve", {})
     if "host" in serve:
         values["http_host"] = at.string(serve["host"], ("serve", "host"))

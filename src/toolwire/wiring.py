@@ -157,6 +157,7 @@ def create_registry(
         backends=backends or create_backends_for(config, hooks=hooks),
         hooks=hooks,
         result_handles=config.result_handles,  # [result_handles]: trimmed results kept whole
+        quotas=config.quotas,  # [[quotas]]: limits checked before each call runs
     )
     kinds = registry.backends.kind_backends if registry.backends else {}
     for name in ("browser", "archive"):  # closing the registry closes Chromium, the archive
