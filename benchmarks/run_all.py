@@ -15,9 +15,14 @@
    (``bench_stages_handles.py``).
 9. Quotas, tasks and the effect journal on W1 when configured but not triggered, and what they
    cost once they act (``bench_stages_quotas.py``).
+10. A command in the bubblewrap sandbox (with and without its network) beside the same command
+    unsandboxed (``bench_sandbox.py``).
+11. The browser tools through the egress proxy beside Playwright driving the same Chromium
+    directly, and snapshot characters before/after (``bench_browser.py``).
 
 Each prints a markdown table. Options:
-``--only w,kv,reducers,mcp,regex,guard,extract,handles,quotas`` and ``--repeats N``.
+``--only w,kv,reducers,mcp,regex,guard,extract,handles,quotas,sandbox,browser`` and
+``--repeats N``.
 """
 
 from __future__ import annotations
@@ -75,7 +80,9 @@ def _peer_harness(repeats: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", default="w,kv,reducers,mcp,regex,guard,extract,handles,quotas")
+    parser.add_argument(
+        "--only", default="w,kv,reducers,mcp,regex,guard,extract,handles,quotas,sandbox,browser"
+    )
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     wanted = set(args.only.split(","))
@@ -91,6 +98,8 @@ def main() -> int:
         ("extract", "bench_extract.py", "fetch_url's extractor: HTML → Markdown on real pages"),
         ("handles", "bench_stages_handles.py", "Handles and approvals on W1, not triggered"),
         ("quotas", "bench_stages_quotas.py", "Quotas, tasks, effect journal on W1, not triggered"),
+        ("sandbox", "bench_sandbox.py", "Sandboxed commands beside unsandboxed ones"),
+        ("browser", "bench_browser.py", "Browser tools: proxy cost and snapshot reduction"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)
