@@ -34,64 +34,68 @@ _ID_SUGGESTIONS = ("1", "42", "123")
 
 def install_fixture_resources(server: Server[Any]) -> None:
     """Add the fixture's resource, subscription and completion handlers to ``server``."""
-    subscriptions: dict[int, set[str]] = {}
+    subscriptions = _Subscriptions()
+    server.add_request_handler("resources/list", mt.PaginatedRequestParams, _list_resources)
+    server.add_request_handler(
+        "resources/templates/list", mt.PaginatedRequestParams, _list_templates
+    )
+    server.add_request_handler("resources/read", mt.ReadResourceRequestParams, _read_resource)
+    server.add_request_handler(
+        "resources/subscribe", mt.SubscribeRequestParams, subscriptions.subscribe
+    )
+    server.add_request_handler(
+        "resources/unsubscribe", mt.UnsubscribeRequestParams, subscriptions.unsubscribe
+    )
+    server.add_request_handler("completion/complete", mt.CompleteRequestParams, _complete)
 
-    async def list_resources(
-        ctx: ServerRequestContext[Any, Any], params: mt.PaginatedRequestParams | None
-    ) -> mt.ListResourcesResult:
-        return mt.ListResourcesResult(
-            resources=[
-                mt.Resource(
-                    uri=_TEXT_URI,
-                    name="static-text",
-                    description="A fixed text resource",
-                    mime_type="text/plain",
-                ),
-                mt.Resource(
-                    uri=_BINARY_URI,
-                    name="static-binary",
-                    description="A fixed 1x1 PNG",
-                    mime_type="image/png",
-                ),
-            ]
-        )
 
-    async def list_templates(
-        ctx: ServerRequestContext[Any, Any], params: mt.PaginatedRequestParams | None
-    ) -> mt.ListResourceTemplatesResult:
-        template = mt.ResourceTemplate(
-            uri_template=TEMPLATE_URI,
-            name="template-data",
-            description="JSON data for an id",
-            mime_type="application/json",
-        )
-        return mt.ListResourceTemplatesResult(resource_templates=[template])
+class _Subscriptions:
+    """The URIs each client session subscribed to."""
 
-    async def read_resource(
-        ctx: ServerRequestContext[Any, Any], params: mt.ReadResourceRequestParams
-    ) -> mt.ReadResourceResult:
-        return mt.ReadResourceResult(contents=[_contents(str(params.uri))])
+    def __init__(self) -> None:
+        self.uris: dict[int, set[str]] = {}
 
     async def subscribe(
-        ctx: ServerRequestContext[Any, Any], params: mt.SubscribeRequestParams
+        self, ctx: ServerRequestContext[Any, Any], params: mt.SubscribeRequestParams
     ) -> mt.EmptyResult:
-        subscriptions.setdefault(id(ctx.session), set()).add(str(params.uri))
+        self.uris.setdefault(id(ctx.session), set()).add(str(params.uri))
         return mt.EmptyResult()
 
     async def unsubscribe(
-        ctx: ServerRequestContext[Any, Any], params: mt.UnsubscribeRequestParams
+        self, ctx: ServerRequestContext[Any, Any], params: mt.UnsubscribeRequestParams
     ) -> mt.EmptyResult:
-        subscriptions.get(id(ctx.session), set()).discard(str(params.uri))
+        self.uris.get(id(ctx.session), set()).discard(str(params.uri))
         return mt.EmptyResult()
 
-    server.add_request_handler("resources/list", mt.PaginatedRequestParams, list_resources)
-    server.add_request_handler(
-        "resources/templates/list", mt.PaginatedRequestParams, list_templates
+
+async def _list_resources(
+    ctx: ServerRequestContext[Any, Any], params: mt.PaginatedRequestParams | None
+) -> mt.ListResourcesResult:
+    text = mt.Resource(
+        uri=_TEXT_URI, name="static-text", description="A fixed text", mime_type="text/plain"
     )
-    server.add_request_handler("resources/read", mt.ReadResourceRequestParams, read_resource)
-    server.add_request_handler("resources/subscribe", mt.SubscribeRequestParams, subscribe)
-    server.add_request_handler("resources/unsubscribe", mt.UnsubscribeRequestParams, unsubscribe)
-    server.add_request_handler("completion/complete", mt.CompleteRequestParams, _complete)
+    binary = mt.Resource(
+        uri=_BINARY_URI, name="static-binary", description="A 1x1 PNG", mime_type="image/png"
+    )
+    return mt.ListResourcesResult(resources=[text, binary])
+
+
+async def _list_templates(
+    ctx: ServerRequestContext[Any, Any], params: mt.PaginatedRequestParams | None
+) -> mt.ListResourceTemplatesResult:
+    template = mt.ResourceTemplate(
+        uri_template=TEMPLATE_URI,
+        name="template-data",
+        description="JSON data for an id",
+        mime_type="application/json",
+    )
+    return mt.ListResourceTemplatesResult(resource_templates=[template])
+
+
+async def _read_resource(
+    ctx: ServerRequestContext[Any, Any], params: mt.ReadResourceRequestParams
+) -> mt.ReadResourceResult:
+    return mt.ReadResourceResult(contents=[_contents(str(params.uri))])
 
 
 def _contents(uri: str) -> mt.TextResourceContents | mt.BlobResourceContents:
