@@ -1,7 +1,9 @@
 """MCP both ways: `McpProvider` brings an MCP server's tools in, `serve_registry` serves ours.
 
 `McpConnection` is the supervised connection under `McpProvider` (reconnects, keep-alive,
-``list_changed``), usable on its own for the raw MCP listing and client.
+``list_changed``), usable on its own for the raw MCP listing and client. `ClientHandlers`
+answers a bridged server's sampling, elicitation and roots requests; `current_peer` is the
+client of the ``tools/call`` a served tool is running for.
 
 Names load on first use, so reading a config file (which needs only `McpServerConfig`) does
 not import the MCP SDK. See ``docs/mcp.md``.
@@ -15,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolwire.mcp.bridge import bridge_into
     from toolwire.mcp.client import McpProvider
+    from toolwire.mcp.client_handlers import ClientHandlers
     from toolwire.mcp.connection import McpConnection
     from toolwire.mcp.conversion import result_from_mcp, rewrite_definitions
+    from toolwire.mcp.peer import McpPeer, current_peer
     from toolwire.mcp.server import (
         DEFAULT_HTTP_HOST,
         DEFAULT_HTTP_PORT,
@@ -27,14 +31,17 @@ if TYPE_CHECKING:
     from toolwire.mcp.settings import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpServerConfig
 
 _WHERE = {
+    "ClientHandlers": "client_handlers",
     "DEFAULT_HTTP_HOST": "server",
     "DEFAULT_HTTP_PORT": "server",
     "DEFAULT_MCP_RESULT_LIMIT_CHARS": "settings",
     "McpConnection": "connection",
+    "McpPeer": "peer",
     "McpProvider": "client",
     "McpServerConfig": "settings",
     "ServeOptions": "server",
     "bridge_into": "bridge",
+    "current_peer": "peer",
     "create_http_app": "serving",
     "create_mcp_server": "server",
     "result_from_mcp": "conversion",
@@ -48,13 +55,16 @@ __all__ = [
     "DEFAULT_HTTP_HOST",
     "DEFAULT_HTTP_PORT",
     "DEFAULT_MCP_RESULT_LIMIT_CHARS",
+    "ClientHandlers",
     "McpConnection",
+    "McpPeer",
     "McpProvider",
     "McpServerConfig",
     "ServeOptions",
     "bridge_into",
     "create_http_app",
     "create_mcp_server",
+    "current_peer",
     "result_from_mcp",
     "rewrite_definitions",
     "serve_http",
