@@ -51,10 +51,12 @@ from toolwire.context import (
     ToolContext,
 )
 from toolwire.errors import ConfigurationError
+from toolwire.mcp.approval_requests import call_with_approval
 from toolwire.mcp.conversion import annotations_to_mcp
 from toolwire.mcp.hangups import call_abort_signal
 from toolwire.mcp.media import media_blocks
 from toolwire.mcp.peer import LogLevels, bind_peer, serve_logging
+from toolwire.mcp.result_resources import result_link, serve_result_resources
 from toolwire.mcp.tasks import serve_tasks
 from toolwire.results import Ok
 from toolwire.seams import ReadRecord
@@ -217,10 +219,12 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
 
         async def run(tool_ctx: ToolContext) -> dict[str, Any]:
             with bind_peer(ctx, session_id, log_levels, params.input_responses) as peer:
-                outcome = await registry.execute(params.name, arguments, tool_ctx, call_id=call_id)
+                outcome = await call_with_approval(registry, ctx, params, tool_ctx, call_id)
             asked = peer.input_required()  # 2026-07-28: the tool asked the client (peer.py)
             if asked is not None:
                 return asked
+            if isinstance(outcome, dict):  # input_required: the client asks the user
+                return outcome
             tool = registry.get(params.name)
             return await _to_mcp_result(outcome, tool, presenter, arguments, emit)
 
@@ -267,6 +271,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         ),
         lambda done, args: _to_mcp_result(done, registry.get(done.name), presenter, args, _drop),
     )
+    serve_result_resources(server, registry, sessions.session_id)
     serve_logging(server, log_levels, sessions.session_id)
     for install in opts.server_features:
         install(server)
@@ -297,6 +302,9 @@ async def _to_mcp_result(
         text = f"internal error presenting the result of {outcome.name} ({type(exc).__name__})"
         return _wire(text, is_error=True)
     answer = _wire(text, is_error=not result.ok)
+    link = result_link(result)  # a kept result: its handle as a resource too
+    if link is not None:
+        answer["content"].append(link)
     if isinstance(result, Ok) and result.structured is not None:
         answer["structuredContent"] = result.structured
         image = _image_block(result.structured)
