@@ -90,7 +90,7 @@ _SECTIONS = {
 }
 _SERVER_KEYS = {
     "command", "args", "env", "cwd", "url", "headers", "result_limit_chars", "timeout_s",
-    "connect_timeout_s", "ping_interval_s", "tools", "protocol",
+    "connect_timeout_s", "ping_interval_s", "tools", "protocol", "pin",
 }  # fmt: skip
 
 

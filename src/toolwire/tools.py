@@ -88,6 +88,8 @@ class Tool:
         annotations: MCP behaviour hints.
         cache: Opt-in result caching (``True`` = default `CachePolicy`).
         output_schema: JSON Schema of ``structured``, when the tool returns one.
+        icons: MCP icons (``{"src": ..., "mimeType": ..., "sizes": [...]}``), listed by
+            ``toolwire serve``; a bridged MCP tool keeps its server's.
         requires_approval: ``True``, or an `ApprovalRule`: such a call runs only with an
             approval token bound to it (`toolwire.execution.approvals`).
         long_running: Calls may outlast a turn: one still running after the hand-off time
@@ -112,6 +114,7 @@ class Tool:
     annotations: ToolAnnotations | None = None
     cache: CachePolicy | None = None
     output_schema: Mapping[str, Any] | None = None
+    icons: tuple[Mapping[str, Any], ...] = ()
     requires_approval: bool | ApprovalRule = False
     long_running: bool = False
     side_effects: bool = False

@@ -182,6 +182,7 @@ async def open_registry(
     """
     from toolwire.mcp.bridge import bridge_into
     from toolwire.mcp.client import McpProvider
+    from toolwire.mcp.pinning import DefinitionPins
 
     async with AsyncExitStack() as stack:
         backends = create_backends_for(config)
@@ -189,8 +190,11 @@ async def open_registry(
         registry = create_registry(config, backends=backends)
         stack.push_async_callback(registry.aclose)
         wired = Wired(config=config, registry=registry, backends=backends)
+        kv = backends.kv_backend
+        pins = DefinitionPins.in_backend(kv) if kv is not None else None
         for server in config.mcp_servers:
-            provider = await stack.enter_async_context(McpProvider(server).running())
+            provider = McpProvider(server, pins=pins)
+            provider = await stack.enter_async_context(provider.running())
             bridge_into(registry, provider)
             wired.mcp_providers.append(provider)
         await _wait_all(wired.mcp_providers, connect_timeout_s)

@@ -11,6 +11,7 @@ import typer
 
 from toolwire.cli.call_cmd import call
 from toolwire.cli.doctor_cmd import doctor
+from toolwire.cli.mcp_cmd import mcp_app
 from toolwire.cli.serve import serve
 from toolwire.cli.token_cmd import token_app
 from toolwire.cli.tools_cmd import tools
@@ -61,3 +62,4 @@ app.command(short_help="List the tools, or describe one.")(tools)
 app.command(short_help="Run one call; print what the model reads.")(call)
 app.command(short_help="Check what is usable here; say how to fix.")(doctor)
 app.add_typer(token_app, name="token", short_help="Bearer tokens for serve --http.")
+app.add_typer(mcp_app, name="mcp", short_help="Pinned MCP tool definitions; approve changes.")

@@ -18,7 +18,16 @@ job; this module turns its listings into tools and makes the calls. The abort si
 timeout cancel a call, which the SDK forwards to the server as ``notifications/cancelled``.
 
 A call is never retried: one that was in flight when the link dropped may have run, so it is
-answered ``execution_failed`` saying so, rather than run twice.
+answered ``execution_failed`` saying so, rather than run twice. While a call is in flight the
+keep-alive does not probe the server (`toolwire.mcp.link.Link.calling`): a server busy with a
+long call is not declared dead under it.
+
+A bridged tool keeps the server's ``outputSchema`` (a ``structuredContent`` that does not
+match it is answered ``execution_failed``), its title and its hints. Tools that require task
+augmentation (``execution.taskSupport == "required"``) are not offered: this client calls
+tools directly. Definitions are pinned (`toolwire.mcp.pinning`, the server's ``pin``
+setting): a tool whose definition changed since it was first seen is not served until the
+change is approved (`McpProvider.approve`, ``toolwire mcp approve``).
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ from toolwire.mcp.conversion import (
     result_from_mcp,
     rewrite_definitions,
 )
+from toolwire.mcp.pinning import DefinitionPins
 from toolwire.mcp.settings import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpServerConfig
 from toolwire.providers.base import ProviderContext
 from toolwire.results import Err, ErrorCode, ToolResult
@@ -56,6 +66,7 @@ logger = logging.getLogger("toolwire.mcp")
 ToolsListener = Callable[[Sequence[Tool]], None]
 """Receives a provider's new tool list whenever it changes."""
 _Tools = list[Tool]  # the method `list` shadows the builtin inside the class
+_Names = list[str]
 
 
 class McpProvider:
@@ -73,6 +84,8 @@ class McpProvider:
         handlers: How the host answers the server's sampling, elicitation and roots
             requests, and where its logs go (`toolwire.mcp.client_handlers.ClientHandlers`);
             only the capabilities of the handlers given are declared.
+        pins: Where tool definitions are pinned (`DefinitionPins.in_backend` of the
+            configured store); ``None`` pins them in memory, for this provider's life only.
 
     Attributes:
         config: The server.
@@ -85,8 +98,10 @@ class McpProvider:
         *,
         listen: ToolsListener | None = None,
         handlers: ClientHandlers | None = None,
+        pins: DefinitionPins | None = None,
     ) -> None:
         self.config = config
+        self.pins = pins if pins is not None else _memory_pins()
         self.connection = McpConnection(config, on_tools=self._publish, handlers=handlers)
         self._listeners: list[ToolsListener] = [listen] if listen is not None else []
         self._tools: tuple[Tool, ...] = ()
@@ -158,8 +173,17 @@ class McpProvider:
 
     # -- tools --------------------------------------------------------------------------------
 
-    def _publish(self, remote: Sequence[mt.Tool]) -> None:
-        tools = self._convert(remote)
+    async def approve(self, tool: str | None = None) -> _Names:
+        """Approve the changed definition of ``tool`` (of every changed tool when ``None``) and
+        serve it at once; the remote names approved."""
+        approved = await self.pins.approve(self.config.name, tool)
+        if approved:
+            await self.connection.republish()
+        return approved
+
+    async def _publish(self, remote: Sequence[mt.Tool]) -> None:
+        served = await self.pins.screen(self.config.name, remote, self.config.pin)
+        tools = self._convert(served)
         self._tools = tuple(tools)
         for listener in tuple(self._listeners):
             try:
@@ -170,6 +194,13 @@ class McpProvider:
     def _convert(self, remote: Sequence[mt.Tool]) -> _Tools:
         tools: _Tools = []
         for name, spec in local_names(self.config.name, remote, self.config.tools):
+            if spec.execution is not None and spec.execution.task_support == "required":
+                logger.info(
+                    "MCP server %r: tool %r requires task augmentation; not offered",
+                    self.config.name,
+                    spec.name,
+                )
+                continue
             try:
                 tools.append(self._tool(name, spec))
             except Exception as exc:
@@ -186,6 +217,7 @@ class McpProvider:
 
         schema = rewrite_definitions(spec.input_schema or {})
         schema.setdefault("type", "object")
+        output = rewrite_definitions(spec.output_schema) if spec.output_schema else None
         return Tool(
             name=name,
             description=spec.description or spec.title or spec.name,
@@ -197,6 +229,10 @@ class McpProvider:
             output_is_untrusted=True,
             timeout_s=self.config.timeout_s,
             annotations=annotations_from_mcp(spec.annotations, spec.title),
+            output_schema=output,
+            icons=tuple(
+                icon.model_dump(by_alias=True, exclude_none=True) for icon in spec.icons or ()
+            ),
         )
 
     # -- calls --------------------------------------------------------------------------------
@@ -223,7 +259,7 @@ class McpProvider:
                 )
             )
 
-        with anyio.CancelScope() as scope:
+        with anyio.CancelScope() as scope, link.calling():
             unsubscribe = ctx.abort_signal.subscribe(scope.cancel)
             try:
                 result = await link.client.call_tool(
@@ -236,14 +272,19 @@ class McpProvider:
                 if exc.code == mt.CONNECTION_CLOSED:
                     link.drop()
                 return error_from_mcp(server, exc.code, exc.message, self.config.timeout_s)
+            except RuntimeError as exc:
+                if not _breaks_output_schema(exc):
+                    link.drop()
+                    return _connection_lost(server, exc)
+                return Err(
+                    f"MCP server '{server}': the result of '{remote_name}' does not match the "
+                    f"tool's outputSchema: {exc}",
+                    ErrorCode.EXECUTION_FAILED,
+                    cause="mcp_output_invalid",
+                )
             except Exception as exc:  # the transport broke under the call
                 link.drop()
-                return Err(
-                    f"MCP server '{server}': the connection failed during the call "
-                    f"({describe_error(exc)}); it may or may not have run",
-                    ErrorCode.EXECUTION_FAILED,
-                    cause="mcp_connection_lost",
-                )
+                return _connection_lost(server, exc)
             finally:
                 unsubscribe()
         if scope.cancelled_caught:
@@ -251,3 +292,27 @@ class McpProvider:
                 f"aborted: {ctx.abort_signal.reason}", ErrorCode.EXECUTION_FAILED, cause="aborted"
             )
         return result_from_mcp(result)
+
+
+def _breaks_output_schema(exc: RuntimeError) -> bool:
+    """Whether the SDK raised ``exc`` because a result broke the tool's ``outputSchema`` (it
+    validates every result against it, raising a bare `RuntimeError`)."""
+    message = str(exc)
+    return message.startswith(("Invalid structured content", "Invalid schema for tool")) or (
+        "has an output schema but did not return structured content" in message
+    )
+
+
+def _connection_lost(server: str, exc: BaseException) -> Err:
+    return Err(
+        f"MCP server '{server}': the connection failed during the call "
+        f"({describe_error(exc)}); it may or may not have run",
+        ErrorCode.EXECUTION_FAILED,
+        cause="mcp_connection_lost",
+    )
+
+
+def _memory_pins() -> DefinitionPins:
+    from toolwire.backends.kv.memory import MemoryKeyValueBackend
+
+    return DefinitionPins.in_backend(MemoryKeyValueBackend())

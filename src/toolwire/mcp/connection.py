@@ -18,8 +18,9 @@ task outlives the block. A connection runs once.
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from types import TracebackType
 
@@ -35,8 +36,9 @@ __all__ = ["McpConnection", "ToolsHandler", "describe_error"]
 
 logger = logging.getLogger("toolwire.mcp")
 
-ToolsHandler = Callable[[Sequence[mt.Tool]], None]
-"""Receives the server's tools (as the server lists them) whenever they change."""
+ToolsHandler = Callable[[Sequence[mt.Tool]], Awaitable[None] | None]
+"""Receives the server's tools (as the server lists them) whenever they change; awaited when
+it returns an awaitable."""
 
 _BACKOFF_START_S = 0.25
 _BACKOFF_MAX_S = 5.0
@@ -203,12 +205,18 @@ class McpConnection:
         self._connected.set()
         logger.info("MCP server %r connected (%d tools)", self.config.name, len(self._remote_tools))
 
-    def _on_listing(self, remote: list[mt.Tool]) -> None:
+    async def _on_listing(self, remote: list[mt.Tool]) -> None:
         if remote == self._remote_tools:
             return
         self._remote_tools = remote
+        await self.republish()
+
+    async def republish(self) -> None:
+        """Hand the last listing to ``on_tools`` again (after a pinned definition was approved)."""
         try:
-            self._on_tools(list(remote))
+            outcome = self._on_tools(list(self._remote_tools))
+            if inspect.isawaitable(outcome):
+                await outcome
         except Exception:
             logger.exception("MCP server %r: the tools handler failed", self.config.name)
 

@@ -144,8 +144,9 @@ def result_from_mcp(result: mt.CallToolResult) -> ToolResult:
     Text blocks are joined with newlines; images and audio become ``[Image: <mime>, <n>
     bytes]``; embedded resources give their text (or a summary of their blob); resource links
     their URI. ``structuredContent`` is appended as indented JSON under
-    `STRUCTURED_HEADER` — unless the text already *is* that JSON, which SDK servers send
-    for every structured result and which would double the tokens — and is kept as
+    `STRUCTURED_HEADER` — unless it only repeats the text (the text is its JSON, which SDK
+    servers send for every structured result, or it is ``{"result": <the text>}``), which
+    would double the tokens — and is kept as
     ``Ok.structured`` when it is an object. ``isError`` gives ``execution_failed`` with the
     server's text.
     """
@@ -163,8 +164,14 @@ def result_from_mcp(result: mt.CallToolResult) -> ToolResult:
 
 
 def _text_is_json_of(text: str, structured: Any) -> bool:
+    """Whether ``structured`` only repeats ``text``: the text is its JSON, or it is the SDK's
+    ``{"result": <the text>}`` wrapping of a tool that returned a plain value."""
     if not text:
         return False
+    if isinstance(structured, dict) and len(structured) == 1:
+        (only,) = structured.values()
+        if only == text or (not isinstance(only, str) and _text_is_json_of(text, only)):
+            return True
     try:
         return bool(json.loads(text) == structured)
     except ValueError:
@@ -203,15 +210,16 @@ def _decoded_size(data: str) -> int:
 def error_from_mcp(server: str, code: int, message: str, timeout_s: float) -> Err:
     """The result for an MCP error answered to a ``tools/call``.
 
-    A closed connection is ``not_available`` (the call may or may not have run); a request
-    timeout and any other protocol error are ``execution_failed``.
+    Every one is ``execution_failed``: a connection that closed under the call (cause
+    ``mcp_connection_lost``: the call may have run, so it is not ``not_available``, which
+    says it did not), a request timeout, any other protocol error.
     """
     if code == mt.CONNECTION_CLOSED:
         return Err(
-            f"MCP server '{server}' is not connected (the connection closed; the call may "
-            "or may not have run)",
-            ErrorCode.NOT_AVAILABLE,
-            reason="mcp_disconnected",
+            f"MCP server '{server}': the connection closed during the call; it may or may "
+            "not have run",
+            ErrorCode.EXECUTION_FAILED,
+            cause="mcp_connection_lost",
         )
     if code == mt.REQUEST_TIMEOUT:
         return Err(

@@ -5,8 +5,12 @@ link as up, and then holds it until it is lost, running three loops meanwhile:
 
 - **re-listing** whenever the server says its tools changed (``notifications/tools/list_changed``
   on handshake-era links, a ``subscriptions/listen`` event on 2026-07-28 ones);
-- the **keep-alive**, which notices a silent server: ``ping`` on handshake-era links, a
-  re-listing on 2026-07-28 ones (which dropped ``ping``), answered within 5 s or the link is lost;
+- the **keep-alive**, which notices a silent server: a re-listing of the tools, answered within
+  5 s or the link is lost (``ping`` is gone from 2026-07-28, and the SDK warns on every ping
+  even on handshake-era links; ``tools/list`` exists in both and also catches tool changes a
+  server forgot to announce).
+  It stays quiet while a call is in flight (`Link.calling`): a server busy with a long call may
+  not answer a probe, and the call's own timeout already bounds the wait;
 - the **listen stream** itself (2026-07-28), subscribed *before* the first listing so no change
   can fall in between.
 
@@ -17,7 +21,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +30,6 @@ import anyio
 import anyio.abc
 import mcp_types as mt
 from mcp.client.client import Client
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from toolwire.mcp.client_handlers import ClientHandlers
 from toolwire.mcp.settings import McpServerConfig
@@ -36,8 +40,8 @@ __all__ = ["Link", "ListingHandler", "hold_link", "list_all_tools"]
 
 logger = logging.getLogger("toolwire.mcp")
 
-ListingHandler = Callable[[list[mt.Tool]], None]
-"""Receives every complete listing of a server's tools (all pages)."""
+ListingHandler = Callable[[list[mt.Tool]], Awaitable[None]]
+"""Receives every complete listing of a server's tools (all pages); awaited."""
 
 _MAX_PAGES = 100
 _KEEPALIVE_ANSWER_S = 5.0
@@ -56,6 +60,7 @@ class Link:
     client: Client
     lost: anyio.Event = field(default_factory=anyio.Event)
     refresh_wanted: anyio.Event = field(default_factory=anyio.Event)
+    in_flight: int = 0
 
     @property
     def alive(self) -> bool:
@@ -65,6 +70,15 @@ class Link:
     def drop(self) -> None:
         """Count the link as lost (a call found it broken); the supervisor reconnects."""
         self.lost.set()
+
+    @contextmanager
+    def calling(self) -> Iterator[None]:
+        """Count a call as in flight for the block; the keep-alive does not probe meanwhile."""
+        self.in_flight += 1
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
 
 
 async def hold_link(
@@ -115,7 +129,7 @@ async def hold_link(
                 capability = client.server_capabilities.tools
                 if capability is not None and capability.list_changed:
                     await group.start(_listen_loop, link, config.name)
-                on_listing(await list_all_tools(client))
+                await on_listing(await list_all_tools(client))
                 scope.deadline = math.inf
                 group.start_soon(_refresh_loop, link, config.name, on_listing)
                 if config.ping_interval_s is not None:
@@ -147,25 +161,29 @@ async def _refresh_loop(link: Link, server: str, on_listing: ListingHandler) -> 
         await link.refresh_wanted.wait()
         link.refresh_wanted = anyio.Event()
         try:
-            on_listing(await list_all_tools(link.client))
+            await on_listing(await list_all_tools(link.client))
         except Exception as exc:
             logger.warning("MCP server %r: re-listing tools failed: %s", server, exc)
             link.drop()
 
 
 async def _keepalive_loop(link: Link, interval: float, on_listing: ListingHandler) -> None:
-    modern = link.client.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS
     while True:
         await anyio.sleep(interval)
+        if link.in_flight:  # busy, not silent: the calls' own timeouts bound the wait
+            continue
         try:
             with anyio.fail_after(min(_KEEPALIVE_ANSWER_S, interval)):
-                if modern:
-                    on_listing(await list_all_tools(link.client))
-                else:
-                    await link.client.send_ping()
+                listing = await list_all_tools(link.client)
+        except TimeoutError:
+            if link.in_flight:  # a call began during the probe: the server may just be busy
+                continue
+            link.drop()
+            return
         except Exception:
             link.drop()
             return
+        await on_listing(listing)
 
 
 async def _listen_loop(

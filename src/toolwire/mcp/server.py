@@ -195,6 +195,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
             input_schema=dict(tool.schema),
             output_schema=dict(tool.output_schema) if tool.output_schema is not None else None,
             annotations=annotations_to_mcp(tool.annotations),
+            icons=[mt.Icon.model_validate(icon) for icon in tool.icons] or None,
         )
         listed[tool.name] = (tool, spec)
         return spec

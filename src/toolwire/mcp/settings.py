@@ -59,6 +59,9 @@ class McpServerConfig:
         tools: Only these remote tool names are bridged (``None``: all).
         protocol: ``"auto"`` (2026-07-28 when the server speaks it, else the handshake) or
             ``"legacy"`` (always the initialize handshake).
+        pin: What a tool whose definition changed since it was first seen gets
+            (`toolwire.mcp.pinning`): ``"refuse"`` (not served until approved), ``"warn"``
+            (served, with a warning) or ``"off"`` (definitions are not pinned).
     """
 
     name: str
@@ -74,6 +77,7 @@ class McpServerConfig:
     ping_interval_s: float | None = 30.0
     tools: tuple[str, ...] | None = None
     protocol: Literal["auto", "legacy"] = "auto"
+    pin: Literal["refuse", "warn", "off"] = "refuse"
 
     def __post_init__(self) -> None:
         check_server_name(self.name)
@@ -97,6 +101,10 @@ class McpServerConfig:
             )
         if self.protocol not in ("auto", "legacy"):
             raise ConfigurationError(f"MCP server {self.name!r}: protocol must be auto or legacy")
+        if self.pin not in ("refuse", "warn", "off"):
+            raise ConfigurationError(
+                f"MCP server {self.name!r}: pin must be refuse, warn or off (got {self.pin!r})"
+            )
         object.__setattr__(self, "args", tuple(self.args))
         if self.tools is not None:
             object.__setattr__(self, "tools", tuple(self.tools))

@@ -67,8 +67,13 @@ def source_label(tool_name: str, args: Mapping[str, Any] | None) -> str:
 
     ``path`` → ``file:<path>`` for ``read_file`` and the bare path for other tools; else
     ``url``; else ``cmd:<command>``; else ``query:<query>``; else ``unknown``. Only non-empty
-    string arguments count.
+    string arguments count. A bridged MCP tool (``mcp__<server>__<tool>``) is labelled
+    ``mcp:<server>``, followed by what its arguments name, if anything.
     """
+    if tool_name.startswith("mcp__") and "__" in tool_name[5:]:
+        server = tool_name[5:].split("__", 1)[0]
+        detail = source_label("", args)
+        return f"mcp:{server}" + (f" {detail}" if detail != "unknown" else "")
     if not isinstance(args, Mapping):
         return "unknown"
 
