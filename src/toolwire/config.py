@@ -33,6 +33,8 @@ host = "127.0.0.1"
 port = 8765
 session_idle_timeout_s = 300   # streamable HTTP: an idle session is closed after this
 max_sessions = 1000            # at the cap, the session idle the longest makes room
+title = "ACME tools"           # serverInfo: also description, website_url, icons = [{ src = ... }]
+tools_list_ttl_s = 60          # 2026-07-28 cache hint on tools/list (clients hear of changes)
 
 [auth]                         # required to serve HTTP beyond 127.0.0.1 (docs/mcp.md)
 tokens = true                  # bearer tokens from `toolwire token create`
@@ -71,6 +73,7 @@ from toolwire.execution.handles import ResultHandles
 from toolwire.execution.quota_tables import quotas_from_tables
 from toolwire.execution.quotas import Quotas
 from toolwire.mcp.auth.settings import AuthSettings, auth_settings_from_table
+from toolwire.mcp.identity import IDENTITY_KEYS, ServerIdentity, identity_from_table
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
 
@@ -84,7 +87,14 @@ _SECTIONS = {
     "store": {"url"},
     "tools": {"toolsets", "result_budget_chars"},
     "result_handles": {"ttl_s", "max_chars_per_session"},
-    "serve": {"host", "port", "session_idle_timeout_s", "max_sessions"},
+    "serve": {
+        "host",
+        "port",
+        "session_idle_timeout_s",
+        "max_sessions",
+        "tools_list_ttl_s",
+        *IDENTITY_KEYS,
+    },  # title, description, website_url, icons: toolwire.mcp.identity
     "auth": {"tokens", "token_cache_s", "oauth"},  # checked in toolwire.mcp.auth.settings
     "mcp": {"servers"},
 }
@@ -116,6 +126,9 @@ class ToolwireConfig:
             (``None``: the server's default, 300 s).
         max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
             1,000).
+        serve_identity: The server's title, description, website and icons (``[serve]``).
+        tools_list_ttl_s: How long clients may cache ``tools/list`` (``None``: the server's
+            default, 60 s).
         mcp_servers: MCP servers whose tools are bridged in.
         auth: Who may use ``toolwire serve --http`` (``[auth]``: bearer tokens, OAuth);
             off by default, which only a loopback address allows.
@@ -147,6 +160,8 @@ class ToolwireConfig:
     http_port: int = 8765
     session_idle_timeout_s: float | None = None
     max_sessions: int | None = None
+    serve_identity: ServerIdentity = field(default_factory=ServerIdentity)
+    tools_list_ttl_s: float | None = None
     mcp_servers: tuple[McpServerConfig, ...] = ()
     auth: AuthSettings = field(default_factory=AuthSettings)
     agents: Mapping[str, Any] | None = None
@@ -301,6 +316,12 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     if "max_sessions" in serve:
         cap_key = ("serve", "max_sessions")
         values["max_sessions"] = at.integer(serve["max_sessions"], cap_key, minimum=1)
+    if "tools_list_ttl_s" in serve:  # 0 is allowed: clients must not cache the listing
+        ttl = serve["tools_list_ttl_s"]
+        if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 <= ttl < 1e12:
+            raise at.error(("serve", "tools_list_ttl_s"), f"expected seconds >= 0, got {ttl!r}")
+        values["tools_list_ttl_s"] = float(ttl)
+    values["serve_identity"] = identity_from_table(serve, at.error)
     if "auth" in data:
         values["auth"] = auth_settings_from_table(data["auth"], at.error)
     servers = data.get("mcp", {}).get("servers", {})

@@ -140,6 +140,7 @@ class ToolRegistry:
         self._provider_id = provider_id
         self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
         self._definitions: dict[tuple[Any, ...], list[_Gated]] = {}
+        self._change_listeners: dict[object, Callable[[], None]] = {}
         if backends is not None and backends.processes is not None:
             self.add_cleanup(backends.processes.aclose)  # no background process outlives it
         self.tasks.bind(backends.kv_store_factory if backends is not None else None)
@@ -297,6 +298,20 @@ class ToolRegistry:
             self.result_cache.clear()
         else:
             self.result_cache.clear(name)
+        for listener in list(self._change_listeners.values()):
+            listener()
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` (synchronously, on the caller's thread) after every register,
+        replace or unregister; returns a function that stops it (the MCP server's
+        ``notifications/tools/list_changed``). A listener must be quick and must not raise."""
+        token = object()
+        self._change_listeners[token] = listener
+
+        def remove() -> None:
+            self._change_listeners.pop(token, None)
+
+        return remove
 
     # -- lookup -------------------------------------------------------------------------------
 

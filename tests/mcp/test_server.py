@@ -59,7 +59,9 @@ async def test_list_tools_turns_annotations_into_hints(client: Client) -> None:
     assert echo.input_schema["required"] == ["text"]
     assert tools["structured"].annotations is not None
     assert tools["structured"].annotations.destructive_hint is False
-    assert tools["slow"].annotations is None
+    slow = tools["slow"].annotations  # none declared: every hint explicit, cautious defaults
+    assert slow is not None
+    assert (slow.read_only_hint, slow.destructive_hint, slow.open_world_hint) == (False, True, True)
 
 
 async def test_call_returns_the_presented_result(client: Client) -> None:

@@ -175,8 +175,12 @@ def _with_conformance_fixture(wired: Wired, options: ServeOptions) -> ServeOptio
 
 def _serve_options(config: ToolwireConfig) -> ServeOptions:
     options = ServeOptions(
-        working_dir=config.base_dir, result_budget_chars=config.result_budget_chars
+        working_dir=config.base_dir,
+        result_budget_chars=config.result_budget_chars,
+        identity=config.serve_identity,  # [serve] title, description, website_url, icons
     )
+    if config.tools_list_ttl_s is not None:
+        options = replace(options, tools_list_ttl_s=config.tools_list_ttl_s)
     if config.session_idle_timeout_s is not None:
         options = replace(options, session_idle_timeout_s=config.session_idle_timeout_s)
     if config.max_sessions is not None:

@@ -52,11 +52,19 @@ from toolwire.context import (
 )
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.approval_requests import call_with_approval
-from toolwire.mcp.conversion import annotations_to_mcp
 from toolwire.mcp.hangups import call_abort_signal
+from toolwire.mcp.identity import ServerIdentity
 from toolwire.mcp.media import media_blocks
 from toolwire.mcp.peer import LogLevels, bind_peer, serve_logging
 from toolwire.mcp.result_resources import result_link, serve_result_resources
+from toolwire.mcp.revision import (
+    DEFAULT_TOOLS_LIST_TTL_S,
+    RevisionServer,
+    ToolListNotifier,
+    listing_cache_hints,
+    server_identity_kwargs,
+)
+from toolwire.mcp.rich_results import explicit_hints, structured_text_block
 from toolwire.mcp.tasks import serve_tasks
 from toolwire.results import Ok
 from toolwire.seams import ReadRecord
@@ -116,6 +124,9 @@ class ServeOptions:
             (behind a proxy that authenticates); it warns loudly.
         server_features: Called with the low-level server once toolwire's handlers are on
             it, to add more (``toolwire.mcp.conformance`` adds its fixture's resources).
+        identity: The server's title, description, website and icons (``serverInfo``).
+        tools_list_ttl_s: How long a client may cache ``tools/list`` and ``server/discover``
+            (2026-07-28 ``ttlMs``; ``cacheScope`` is ``private`` when ``auth`` is set).
     """
 
     name: str = "toolwire"
@@ -128,6 +139,8 @@ class ServeOptions:
     auth: ServerAuth | None = None
     insecure_no_auth: bool = False
     server_features: tuple[Callable[[Server[Any]], None], ...] = ()
+    identity: ServerIdentity = field(default_factory=ServerIdentity)
+    tools_list_ttl_s: float = DEFAULT_TOOLS_LIST_TTL_S
 
     def __post_init__(self) -> None:
         if self.result_budget_chars < 1:
@@ -176,6 +189,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     presenter = opts.presenter or _default_presenter(opts.result_budget_chars)
     sessions = _Sessions()
     log_levels = LogLevels()  # what each session chose with logging/setLevel
+    notifier = ToolListNotifier(registry)  # tools/list_changed (toolwire.mcp.revision)
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
     base_ctx = ToolContext(
         session_id=sessions.process_id,
@@ -194,7 +208,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
             description=tool.description,
             input_schema=dict(tool.schema),
             output_schema=dict(tool.output_schema) if tool.output_schema is not None else None,
-            annotations=annotations_to_mcp(tool.annotations),
+            annotations=explicit_hints(tool.annotations),  # every hint set (rich_results)
             icons=[mt.Icon.model_validate(icon) for icon in tool.icons] or None,
         )
         listed[tool.name] = (tool, spec)
@@ -227,7 +241,9 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
             if isinstance(outcome, dict):  # input_required: the client asks the user
                 return outcome
             tool = registry.get(params.name)
-            return await _to_mcp_result(outcome, tool, presenter, arguments, emit)
+            return await _to_mcp_result(
+                outcome, tool, presenter, arguments, emit, opts.result_budget_chars
+            )
 
         # The signal fires when the client cancels or goes away: async tools are cancelled,
         # a sync tool's thread (abandoned by the pipeline) polls it, commands are killed.
@@ -253,12 +269,15 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         tool = registry.get(name)
         return dict(tool.schema) if tool is not None else None
 
-    server: Server[Any] = Server(
+    server: Server[Any] = RevisionServer(  # tools.listChanged on the legacy handshake too
         opts.name,
         version=__version__,
         instructions=opts.instructions,
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
+        lifespan=notifier.lifespan,
+        cache_hints=listing_cache_hints(opts.tools_list_ttl_s, authenticated=opts.auth is not None),
+        **server_identity_kwargs(opts.identity),
     )
     # Registered directly so the handler can answer with the wire dict: the runner validates
     # and dumps every result anyway, and building a model first would do that work twice.
@@ -270,10 +289,13 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         lambda sid: base_ctx.derive(
             session_id=sid, session_key=sid, read_mtimes=sessions.mtimes(sid)
         ),
-        lambda done, args: _to_mcp_result(done, registry.get(done.name), presenter, args, _drop),
+        lambda done, args: _to_mcp_result(
+            done, registry.get(done.name), presenter, args, _drop, opts.result_budget_chars
+        ),
     )
     serve_result_resources(server, registry, sessions.session_id)
     serve_logging(server, log_levels, sessions.session_id)
+    notifier.install(server, sessions.session_id)  # tools/list_changed (revision.py)
     for install in opts.server_features:
         install(server)
     return server
@@ -285,8 +307,10 @@ async def _to_mcp_result(
     presenter: Presenter,
     args: dict[str, Any],
     emit: ProgressEmitter,
+    budget_chars: int | None = None,
 ) -> dict[str, Any]:
-    """The ``tools/call`` result, in its wire shape."""
+    """The ``tools/call`` result, in its wire shape (``budget_chars``: the per-request budget,
+    by default the presenter's ingestion cap)."""
     result = outcome.result
     size = len(result.value) if isinstance(result, Ok) else len(result.error)
 
@@ -308,6 +332,10 @@ async def _to_mcp_result(
         answer["content"].append(link)
     if isinstance(result, Ok) and result.structured is not None:
         answer["structuredContent"] = result.structured
+        budget = budget_chars or presenter.options.ingestion_cap_chars
+        as_json = structured_text_block(result.value, result.structured, budget)
+        if as_json is not None:  # for clients that read only content (rich_results)
+            answer["content"].insert(1, as_json)
         image = _image_block(result.structured)
         if image is not None:
             answer["content"].append(image)
