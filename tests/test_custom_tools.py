@@ -4,8 +4,7 @@ The built-in tools catch a `CapabilityError` and answer ``not_available``
 (``reason="capability_refused"``); a tool of yours that lets it propagate must get the same
 answer, so a model (and a presenter, which shows ``not_available`` as a refusal) cannot tell
 the difference. Exceptions from ``execute`` become results in ``execution/run.py``
-(``_failure``), which the lead changes; until then these tests are expected to fail (strict:
-once the change lands, remove the marker).
+(``_failure``).
 """
 
 from __future__ import annotations
@@ -18,13 +17,7 @@ from toolwire.errors import BinaryNotAllowedError, HostNotAllowedError, PathNotR
 from toolwire.results import Err, ErrorCode
 from toolwire.testing import ToolHarness
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.xfail(
-        strict=True,
-        reason="needs execution/run.py _failure to answer a CapabilityError not_available",
-    ),
-]
+pytestmark = pytest.mark.anyio
 
 
 @tool(capabilities=[fs_reach(read="from-personality")])

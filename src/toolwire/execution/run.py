@@ -18,7 +18,7 @@ from typing import Any, TypeAlias
 import anyio
 
 from toolwire.context import AbortSignal, ToolContext
-from toolwire.errors import AbortedError
+from toolwire.errors import AbortedError, CapabilityError
 from toolwire.execution.batch import Batch, exception_message
 from toolwire.execution.hooks import ToolEvent
 from toolwire.execution.interrupts import (
@@ -190,6 +190,8 @@ def _failure(exc: BaseException, tool: Tool, timeout: float | None, signal: Abor
         raise exc
     if isinstance(exc, WorkerThreadExit):  # sys.exit(), Ctrl-C or any exception: its own call
         exc = exc.original
+    if isinstance(exc, CapabilityError):  # a seam's refusal: what the built-in tools answer
+        return Err(str(exc), ErrorCode.NOT_AVAILABLE, reason="capability_refused"), True
     message = exception_message(exc)
     return Err(message, ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__), True
 
