@@ -124,8 +124,10 @@ async def test_the_hand_written_loop(root: Path) -> None:
             completion(None, tool_call("word_count", {"text": NOTES}, "c2")),
             completion("5 words"),
         )
-        client = AsyncOpenAI(base_url=server.base_url, api_key="test-key")
-        answer = await load("hand_written_loop").main(client, model="test", root=str(root))
+        # closed here: left to the garbage collector, its connections were closed later on
+        # another test's event loop, failing that test ("Event loop is closed")
+        async with AsyncOpenAI(base_url=server.base_url, api_key="test-key") as client:
+            answer = await load("hand_written_loop").main(client, model="test", root=str(root))
     assert answer == "5 words"
     first, second, third = server.requests
     assert "word_count" in first.tool_names
