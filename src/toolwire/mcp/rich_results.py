@@ -6,8 +6,10 @@
   read-only tool is neither destructive nor has additional effect when repeated.
 - **structured results also as JSON text** (`structured_text_block`): a client that reads only
   ``content`` (the spec asks servers to serve those) gets the ``structuredContent`` as a text
-  block of compact JSON after the presented text — unless the tool's text already is that JSON, or
-  the JSON would not fit the per-request budget (the structured data still carries it whole).
+  block of compact JSON after the presented text — unless the tool's text already is that JSON,
+  the JSON would not fit the per-request budget (the structured data still carries it whole),
+  or it carries media (``image``, ``audio``, ``resource(s)``), which arrive as their own blocks
+  and would otherwise be repeated as base64 text.
 
 Images, audio and embedded resources are `toolwire.mcp.media`'s and the server's.
 """
@@ -22,7 +24,10 @@ import mcp_types as mt
 
 from toolwire.tools import ToolAnnotations
 
-__all__ = ["explicit_hints", "structured_text_block"]
+__all__ = ["MEDIA_KEYS", "explicit_hints", "structured_text_block"]
+
+MEDIA_KEYS = ("image", "audio", "resource", "resources")
+"""Keys of a structured result that the server sends as content blocks of their own."""
 
 
 def explicit_hints(annotations: ToolAnnotations | None) -> mt.ToolAnnotations:
@@ -49,7 +54,10 @@ def structured_text_block(
     value: str, structured: Mapping[str, Any], budget_chars: int
 ) -> dict[str, Any] | None:
     """The text block carrying ``structured`` as JSON, or ``None`` when the tool's text
-    (``value``, before presenting) already is that JSON or the JSON is over ``budget_chars``."""
+    (``value``, before presenting) already is that JSON, the JSON is over ``budget_chars``, or
+    ``structured`` carries media (see the module doc)."""
+    if any(key in structured for key in MEDIA_KEYS):
+        return None
     try:
         rendered = json.dumps(structured, ensure_ascii=False, separators=(",", ":"), default=str)
     except (TypeError, ValueError):  # a cycle: the structured content itself will not serialise
