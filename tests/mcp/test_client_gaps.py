@@ -109,6 +109,22 @@ async def test_the_keepalive_spares_a_server_busy_with_a_long_call(
         assert provider.connection.link is link  # never declared dead, never reconnected
 
 
+async def test_the_keepalive_spares_a_busy_http_server(tmp_path: Path) -> None:
+    server = start_http_server(GAPS_SERVER, tmp_path, name="busy-http")
+    try:
+        config = McpServerConfig(
+            name="busyhttp", url=server.url, connect_timeout_s=WAIT_S, ping_interval_s=0.2
+        )
+        async with McpProvider(config) as provider:
+            link = provider.connection.link
+            result = await call(provider, "busy", {"seconds": 1.5})
+            assert isinstance(result, Ok)
+            assert result.value == "done after 1.5 s"
+            assert provider.connection.link is link
+    finally:
+        stop(server.process)
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_the_keepalive_still_notices_a_silent_server(markers: Path, protocol: str) -> None:
     # Once no call is in flight, a server that does not answer is declared dead.
