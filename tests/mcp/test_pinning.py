@@ -57,7 +57,8 @@ async def test_a_changed_definition_is_refused_until_approved(
         assert record.pending != record.pinned
         assert await pins.approve("pinned", "note") == ["note"]
         assert NOTE in await served(markers, changed, pins)
-        assert NOTE not in await served(markers, "Write a note.", pins)  # the old one is a change now
+        # the old definition is now a change from the approved one
+        assert NOTE not in await served(markers, "Write a note.", pins)
 
 
 async def test_warn_serves_the_changed_definition_and_keeps_the_pin(
