@@ -9,6 +9,7 @@ PACKAGES=(
   "go golang-go"
   "curl curl"
   "chromium chromium"
+  "wrk wrk"
 )
 
 missing=()

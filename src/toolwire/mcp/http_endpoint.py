@@ -16,10 +16,13 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from toolwire.mcp.hangups import HangupWatcher
+from toolwire.mcp.lean import LeanPath, lean_enabled
 from toolwire.mcp.server import ServeOptions, create_mcp_server
 from toolwire.mcp.sessions import BoundedSessionManager
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
     from toolwire.registry import ToolRegistry
 
 __all__ = ["ENDPOINT_PATH", "HttpEndpoint", "create_http_endpoint"]
@@ -58,13 +61,17 @@ def create_http_endpoint(
     server = create_mcp_server(registry, opts)
     if opts.auth is not None:  # each credential lists and calls only what it was granted
         server.middleware.append(opts.auth.tool_access(registry))
+    security = _local_only() if host in _LOCAL_HOSTS else None
     sessions = BoundedSessionManager(
         server,
         idle_timeout_s=opts.session_idle_timeout_s,
         max_sessions=opts.max_sessions,
-        security_settings=_local_only() if host in _LOCAL_HOSTS else None,
+        security_settings=security,
     )
-    hangups = HangupWatcher(StreamableHTTPASGIApp(sessions))
+    sdk_app: ASGIApp = StreamableHTTPASGIApp(sessions)
+    if lean_enabled() and not opts.server_features:  # extra SDK features: all on the SDK
+        sdk_app = LeanPath(sdk_app, server, sessions, security)
+    hangups = HangupWatcher(sdk_app)
     endpoint = hangups if opts.auth is None else opts.auth.guard(hangups)
     extra = [] if opts.auth is None else opts.auth.metadata_routes()  # RFC 9728, OAuth mode
     app = Starlette(

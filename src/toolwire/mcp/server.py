@@ -30,6 +30,7 @@ import math
 import os
 import threading
 import uuid
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,7 +82,9 @@ __all__ = [
     "DEFAULT_HTTP_PORT",
     "DEFAULT_MAX_SESSIONS",
     "DEFAULT_SESSION_IDLE_TIMEOUT_S",
+    "CallPlumbing",
     "ServeOptions",
+    "call_plumbing",
     "create_mcp_server",
 ]
 
@@ -294,11 +297,62 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         ),
     )
     serve_result_resources(server, registry, sessions.session_id)
+    _PLUMBING[server] = CallPlumbing(  # toolwire.mcp.lean calls through the same state
+        registry=registry, presenter=presenter, base_ctx=base_ctx, sessions=sessions, as_mcp=as_mcp
+    )
     serve_logging(server, log_levels, sessions.session_id)
     notifier.install(server, sessions.session_id)  # tools/list_changed (revision.py)
     for install in opts.server_features:
         install(server)
     return server
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CallPlumbing:
+    """What a ``tools/call`` or ``tools/list`` answered outside the SDK (`toolwire.mcp.lean`)
+    shares with the server's own handlers, so both paths answer alike.
+
+    Attributes:
+        registry: The served registry.
+        presenter: The presenter the handler uses.
+        base_ctx: The context every call derives its own from.
+        sessions: The per-session read records (``mtimes``) and the stateless session id.
+        as_mcp: A tool as its (cached) MCP definition.
+    """
+
+    registry: ToolRegistry
+    presenter: Presenter
+    base_ctx: ToolContext
+    sessions: _Sessions
+    as_mcp: Callable[[Tool], mt.Tool]
+
+    def session_mtimes(self, session_header: str | None) -> tuple[str, dict[str, ReadRecord]]:
+        """The session id the handler would use for this ``Mcp-Session-Id`` (none: the
+        process's), and its read records."""
+        sid = f"mcp-{session_header}" if session_header else self.sessions.process_id
+        return sid, self.sessions.mtimes(sid)
+
+    async def to_result(
+        self, outcome: CallOutcome, arguments: dict[str, Any], emit: ProgressEmitter
+    ) -> dict[str, Any]:
+        """The wire result of a finished call, exactly as the handler builds it."""
+        tool = self.registry.get(outcome.name)
+        return await _to_mcp_result(outcome, tool, self.presenter, arguments, emit)
+
+
+_PLUMBING: weakref.WeakKeyDictionary[Server[Any], CallPlumbing] = weakref.WeakKeyDictionary()
+
+
+def call_plumbing(server: Server[Any]) -> CallPlumbing:
+    """The `CallPlumbing` of a server `create_mcp_server` built.
+
+    Raises:
+        ConfigurationError: ``server`` was not built by `create_mcp_server`.
+    """
+    plumbing = _PLUMBING.get(server)
+    if plumbing is None:
+        raise ConfigurationError("call_plumbing needs a server built by create_mcp_server")
+    return plumbing
 
 
 async def _to_mcp_result(
