@@ -4,7 +4,8 @@
    raw-Python baseline — and beside the peers when their environment exists (see README).
 2. Key-value stores against their raw drivers (``bench_kv.py``).
 3. Reducers: characters before/after on the captured outputs (``bench_reducers.py``).
-4. The MCP server against the SDK's ``MCPServer`` (``bench_mcp.py``).
+4. The MCP server against the SDK's ``MCPServer`` (``bench_mcp.py``), and under load with
+   ``wrk`` on both revisions plus its stdio cold start (``bench_mcp_load.py``).
 5. Regular expressions: the worst time per KiB of every pattern that meets untrusted text, on
    adversarial input, beside Python's ``re`` (``bench_regex.py``).
 6. The command guard: time per command on its corpus beside tree-sitter's parse alone, and time
@@ -21,7 +22,7 @@
     directly, and snapshot characters before/after (``bench_browser.py``).
 
 Each prints a markdown table. Options:
-``--only w,kv,reducers,mcp,regex,guard,extract,handles,quotas,sandbox,browser`` and
+``--only w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser`` and
 ``--repeats N``.
 """
 
@@ -81,7 +82,8 @@ def _peer_harness(repeats: int) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
-        "--only", default="w,kv,reducers,mcp,regex,guard,extract,handles,quotas,sandbox,browser"
+        "--only",
+        default="w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser",
     )
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
@@ -93,6 +95,11 @@ def main() -> int:
         ("kv", "bench_kv.py", "Key-value stores against their raw drivers"),
         ("reducers", "bench_reducers.py", "Reducers: characters before and after"),
         ("mcp", "bench_mcp.py", "MCP server against the SDK's MCPServer"),
+        (
+            "load",
+            "bench_mcp_load.py",
+            "MCP server under load (wrk) and cold start, beside the SDK's",
+        ),
         ("regex", "bench_regex.py", "Regular expressions: worst µs per KiB on adversarial input"),
         ("guard", "bench_guard.py", "Command guard: µs per command and per KiB"),
         ("extract", "bench_extract.py", "fetch_url's extractor: HTML → Markdown on real pages"),
