@@ -124,7 +124,8 @@ def test_empty_source_falls_back_to_unknown() -> None:
         ("web_extract", {"url": "https://e.com/a"}, "https://e.com/a"),
         ("terminal", {"command": "ls -la"}, "cmd:ls -la"),
         ("web_search", {"query": "python"}, "query:python"),
-        ("mcp__s__t", {"other": 1}, "unknown"),
+        ("mcp__s__t", {"other": 1}, "mcp:s"),  # a bridged tool names its server
+        ("mcp__s__t", {"path": "a.txt"}, "mcp:s a.txt"),
         ("read_file", {"path": 5, "url": "https://e.com"}, "https://e.com"),
         ("read_file", None, "unknown"),
     ],
