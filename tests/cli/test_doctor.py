@@ -14,6 +14,7 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
+from service_checks import IN_CI
 from toolwire.cli import doctor_checks
 from toolwire.cli.app import app
 from toolwire.cli.doctor_checks import (
@@ -180,7 +181,7 @@ def test_the_sandbox_mode_comes_from_the_config_file(project: Path) -> None:
 
 def test_node_is_found_with_its_version() -> None:
     if shutil.which("node") is None:
-        pytest.skip("node is not installed here")
+        pytest.fail("node is missing") if IN_CI else pytest.skip("node is not installed here")
     check = check_node(ToolwireConfig())
     assert check.status == "ok"
     assert check.detail.startswith("v")
@@ -212,7 +213,9 @@ def test_chromium_is_reported_with_how_to_get_it(
 
 def test_the_chromium_here_is_found_with_its_version() -> None:
     if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
-        pytest.skip("Chromium is not installed here")
+        pytest.fail("Chromium is missing: make sysdeps") if IN_CI else pytest.skip(
+            "Chromium is not installed here"
+        )
     check = check_chromium(ToolwireConfig())
     assert "Chromium" in check.detail
     assert check.status in ("ok", "warn")  # warn: Playwright is not installed
