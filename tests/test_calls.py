@@ -80,3 +80,15 @@ def test_a_tool_calls_repr_never_prints_its_arguments(args: object, shown: str) 
     text = repr(call)
     assert SECRET not in text
     assert text == f"ToolCall(id='c1', name='deploy', {shown})"
+
+
+def test_tool_call_keeps_its_dataclass_contract_with_its_own_init() -> None:
+    call = ToolCall(id="c1", name="add")
+    assert call.args == "{}"
+    assert call == ToolCall(id="c1", name="add", args="{}")
+    assert hash(call) == hash(ToolCall(id="c1", name="add", args="{}"))
+    assert dataclasses.replace(call, args='{"a": 1}').args == '{"a": 1}'
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        call.name = "other"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        ToolCall("c1", "add")  # type: ignore[call-arg]

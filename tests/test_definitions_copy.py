@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections import OrderedDict
 from typing import Any
 
@@ -43,3 +44,32 @@ def test_copies_keep_every_value_of_the_schema() -> None:
     copy = registry.definitions()[0]["parameters"]
     assert copy == schema
     assert copy is not registry.definitions()[0]["parameters"]
+
+
+def test_definitions_pause_the_collector_only_while_copying_and_restore_it() -> None:
+    seen: list[bool] = []
+
+    def available() -> bool:
+        seen.append(gc.isenabled())
+        return True
+
+    registry = ToolRegistry()
+    registry.register(
+        define_tool(
+            name="probe",
+            description="Probe.",
+            schema={"type": "object", "properties": {"a": {"type": "string"}}},
+            execute=_noop,
+            is_available=available,
+        )
+    )
+    assert gc.isenabled()
+    registry.definitions()
+    assert seen == [False]  # paused while the schemas were copied
+    assert gc.isenabled()  # and enabled again
+    gc.disable()
+    try:
+        registry.definitions()
+        assert not gc.isenabled()  # a collector someone else disabled stays disabled
+    finally:
+        gc.enable()

@@ -33,7 +33,7 @@ from toolwire.errors import ToolDefinitionError
 from toolwire.results import Err, Ok, ToolResult, ok
 from toolwire.schema import ArgsValidator, PydanticValidator
 from toolwire.threads import run_in_worker
-from toolwire.tools import ApprovalRule, CachePolicy, Tool, ToolAnnotations
+from toolwire.tools import ApprovalRule, CachePolicy, DirectCall, Tool, ToolAnnotations
 from toolwire.typeschema import fast_type_schema
 
 __all__ = ["to_tool_result", "tool"]
@@ -87,9 +87,10 @@ class _LazyValidator:
 
 
 def _context_param(annotation: Any) -> bool:
-    return annotation is ToolContext or (
-        typing.get_origin(annotation) in (typing.Union, types.UnionType)
-        and ToolContext in typing.get_args(annotation)
+    if type(annotation) is type:  # a plain class (int, str, a model): no union to look into
+        return annotation is ToolContext
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType) and (
+        ToolContext in typing.get_args(annotation)
     )
 
 
@@ -288,6 +289,8 @@ def _make_execute(
                 args = {**args, ctx_name: ctx}
             return to_tool_result(await fn(**args))
 
+        if ctx_name is None:  # the pipeline may call ``fn`` itself, a frame less per call
+            return DirectCall(fn, to_tool_result).attach(execute_async)
         return execute_async
 
     async def execute_in_thread(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -298,10 +301,21 @@ def _make_execute(
     return execute_in_thread
 
 
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
+
+
+def _is_generator_function(fn: Callable[..., Any]) -> bool:
+    """``inspect.isgeneratorfunction or isasyncgenfunction``, read once from a plain
+    function's code flags (W4 decorates 2,000 functions)."""
+    if type(fn) is types.FunctionType:
+        return bool(fn.__code__.co_flags & _GENERATOR_FLAGS)
+    return inspect.isasyncgenfunction(fn) or inspect.isgeneratorfunction(fn)
+
+
 def _decorate(fn: Callable[..., Any], options: dict[str, Any]) -> Tool:
     if not callable(fn):
         raise ToolDefinitionError(f"@tool needs a function, got {fn!r}")
-    if inspect.isasyncgenfunction(fn) or inspect.isgeneratorfunction(fn):
+    if _is_generator_function(fn):
         raise ToolDefinitionError(
             f"@tool {fn.__name__!r}: generators cannot be tools; return a value"
         )

@@ -18,10 +18,12 @@ __all__ = [
     "TOOL_NAME_PATTERN",
     "ApprovalRule",
     "CachePolicy",
+    "DirectCall",
     "ExecuteFn",
     "Tool",
     "ToolAnnotations",
     "define_tool",
+    "direct_call_of",
 ]
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -31,6 +33,38 @@ ExecuteFn: TypeAlias = Callable[[dict[str, Any], ToolContext], Awaitable[ToolRes
 ApprovalRule: TypeAlias = Callable[[Mapping[str, Any], ToolContext], bool]
 """``requires_approval`` as a predicate over the validated arguments and the context: only
 ``False`` lets the call run unapproved (see `toolwire.execution.approvals`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DirectCall:
+    """What an ``execute`` that only wraps a coroutine function does, in two parts, so the
+    pipeline can run the function's coroutine itself (one coroutine frame less per call).
+
+    ``execute(args, ctx)`` must be equivalent to ``convert(await function(**args))``, the
+    exceptions included. ``@tool`` attaches one to the ``execute`` it builds for an async
+    function without a context parameter (see `direct_call_of`).
+
+    Attributes:
+        function: Called with the validated arguments as keywords; returns an awaitable.
+        convert: Maps the awaited value to the `ToolResult` ``execute`` would have returned.
+    """
+
+    function: Callable[..., Awaitable[Any]]
+    convert: Callable[[Any], ToolResult]
+
+    def attach(self, execute: ExecuteFn) -> ExecuteFn:
+        """Mark ``execute`` as equivalent to this call; returns ``execute``."""
+        setattr(execute, _DIRECT_CALL, self)
+        return execute
+
+
+_DIRECT_CALL = "__toolwire_direct_call__"
+
+
+def direct_call_of(execute: ExecuteFn) -> DirectCall | None:
+    """The `DirectCall` attached to ``execute``, if any."""
+    direct = getattr(execute, _DIRECT_CALL, None)
+    return direct if isinstance(direct, DirectCall) else None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -138,7 +172,7 @@ class Tool:
                 f"tool {self.name!r}: is_available must be a function returning bool (or None), "
                 f"got {type(self.is_available).__name__}"
             )
-        if inspect.iscoroutinefunction(self.is_available):
+        if self.is_available is not None and inspect.iscoroutinefunction(self.is_available):
             raise ToolDefinitionError(
                 f"tool {self.name!r}: is_available must be a plain function returning bool; it is "
                 "called on every listing and call, so it cannot be async (cache the answer)"

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from toolwire.backends.kv import MemoryKeyValueBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.context import ToolContext
+from toolwire.decorator import tool
 from toolwire.errors import ConfigurationError
 from toolwire.execution.budget import truncation_marker
 from toolwire.execution.handles import (
@@ -334,3 +335,28 @@ async def test_the_presenters_cap_keeps_the_handle_line_last_and_reading_on_wher
     assert kept.text == outcome.result.value  # within the cap: unchanged
     cut = Presenter(replace(options, ingestion_cap_chars=300)).present(outcome, registry.get("big"))
     assert cut.text == TEXT[:300] + truncation_marker(len(TEXT)) + handle_line(handle, 300)
+
+
+async def test_a_directly_run_tool_keeps_its_trimmed_result_behind_a_handle() -> None:
+    # an @tool function without a context parameter runs without one (DirectCall): the
+    # call's context is made only for the handle, with the call's session and budget
+    @tool
+    async def long_text(n: int) -> str:
+        """Return a long text.
+
+        Args:
+            n: Unused.
+        """
+        return TEXT
+
+    registry, _ = _registry()
+    registry.register(long_text)
+    context = ctx(result_budget_chars=1000)
+    outcome = await registry.execute("long_text", {"n": 1}, context)
+    assert isinstance(outcome.result, Ok)
+    handle = find_handle(outcome.result.value)
+    assert handle is not None
+    assert outcome.result.value == TEXT[:1000] + truncation_marker(len(TEXT)) + handle_line(
+        handle, 1000
+    )
+    assert await _read_all(registry, handle, context, 1000) == TEXT[1000:]

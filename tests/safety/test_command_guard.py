@@ -344,3 +344,44 @@ def test_a_long_chain_is_walked_flat_not_refused_as_too_deep() -> None:
     verdict = check_command("true && " * 2_000 + "rm -rf ~")
     assert verdict is not None
     assert verdict.rule == "rm-recursive-root"
+
+
+@pytest.mark.parametrize(
+    "command", ["sudo { rm -rf /; }", "nohup { sudo { rm -rf /; }; }", "sudo { env A=1 rm -rf /; }"]
+)
+def test_a_group_brace_after_a_wrapper_is_looked_through(command: str) -> None:
+    # found by the respelling property test: bash would refuse the line, but what it means
+    # to run is plain, and the guard judges that
+    verdict = check_command(command)
+    assert verdict is not None
+    assert verdict.rule == "rm-recursive-root"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo if true; then rm -rf /; fi",
+        "sudo while true; do rm -rf /; done",
+        "sudo until false; do rm -rf /; done",
+        "time -p rm -rf /",
+    ],
+)
+def test_keywords_left_in_a_commands_place_are_looked_through(command: str) -> None:
+    # the parser reads ``then rm -rf /`` after ``sudo if true;`` as a command named ``then``
+    verdict = check_command(command)
+    assert verdict is not None
+    assert verdict.rule == "rm-recursive-root"
+
+
+def test_a_redirection_cut_by_a_newline_does_not_swallow_the_next_line() -> None:
+    # found by the appending property test: tree-sitter takes ``rm`` as the target of ``<``,
+    # bash refuses the first line and runs the next
+    verdict = check_command("<\n\nrm -rf ~")
+    assert verdict is not None
+    assert verdict.rule == "rm-recursive-root"
+    assert check_command("cat <\\\nfile") is None  # a continued line is one redirection
+
+
+@pytest.mark.parametrize("command", ['echo "a >\nrm -rf ~"', "cat <<EOF\nrm -rf ~\nEOF"])
+def test_a_newline_after_a_redirection_inside_data_passes(command: str) -> None:
+    assert check_command(command) is None

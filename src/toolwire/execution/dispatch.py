@@ -26,10 +26,9 @@ from toolwire.execution.cache import CacheKey
 from toolwire.execution.effects import journaled
 from toolwire.execution.finish import Finishing, finish
 from toolwire.execution.gates import RegisteredTool
-from toolwire.execution.hooks import ToolEvent
 from toolwire.execution.quotas import Reservation, StoreFactory, reserve
 from toolwire.execution.resolve import call_context
-from toolwire.execution.run import Attempt, execute_tool
+from toolwire.execution.run import observed_attempt
 from toolwire.execution.settings import PipelineSettings
 from toolwire.execution.tasks import DEFAULT_HAND_OFF_S
 from toolwire.results import Err, ToolResult
@@ -99,7 +98,7 @@ async def _rest(
         if isinstance(call_ctx, Err):
             result = call_ctx
             return result
-        attempt = functools.partial(_attempt, own, entry, args, call_ctx)
+        attempt = functools.partial(observed_attempt, own, entry.tool, args, call_ctx)
         started = time.perf_counter()
         if tool.side_effects:
             factory = store_factory(settings)
@@ -115,31 +114,6 @@ async def _rest(
             own.close()
         if reservation is not None:
             await reservation.release(result)
-
-
-async def _attempt(batch: Batch, entry: RegisteredTool, args: dict[str, Any], ctx: Any) -> Attempt:
-    """The tool's `Attempt`, with ``tool:pre`` and ``tool:error`` for the observers."""
-    hooks = batch.settings.hooks
-    tool = entry.tool
-    call_id = ctx.tool_call_id or ""
-    if hooks.has_observers:
-        await hooks.emit(
-            ToolEvent(
-                name="tool:pre", tool_name=tool.name, tool_call_id=call_id, data={"input": args}
-            )
-        )
-    result, failed = await execute_tool(batch, tool, args, ctx)
-    if failed and hooks.has_observers:
-        assert isinstance(result, Err)
-        await hooks.emit(
-            ToolEvent(
-                name="tool:error",
-                tool_name=tool.name,
-                tool_call_id=call_id,
-                data={"error": result.error},
-            )
-        )
-    return result, failed
 
 
 def _detached(batch: Batch, signal: AbortSignal) -> Batch:

@@ -15,7 +15,7 @@ from typing import Any
 
 from toolwire.errors import ConfigurationError
 from toolwire.results import Err, ErrorCode
-from toolwire.tools import Tool
+from toolwire.tools import DirectCall, Tool, direct_call_of
 
 __all__ = [
     "FilterOptions",
@@ -32,16 +32,19 @@ __all__ = [
 class RegisteredTool:
     """A tool and the plugin that registered it (``None`` for built-ins and MCP tools).
 
-    ``declares_capabilities`` is worked out once, at registration, for the gate every call
-    passes.
+    ``declares_capabilities`` (for the gate every call passes) and ``direct`` (the tool's
+    `DirectCall`, which the run stage takes instead of ``execute``) are worked out once, at
+    registration.
     """
 
     tool: Tool
     plugin_id: str | None = None
     declares_capabilities: bool = field(init=False, compare=False, repr=False)
+    direct: DirectCall | None = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "declares_capabilities", not self.tool.capabilities.is_empty)
+        object.__setattr__(self, "direct", direct_call_of(self.tool.execute))
 
     @property
     def is_builtin(self) -> bool:

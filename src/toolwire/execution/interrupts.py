@@ -4,7 +4,7 @@ A tool that finishes in its first step (most tools that never wait) cannot be in
 all — cancellation lands at an ``await`` — so neither driver arms anything until the tool
 first suspends:
 
-- **asyncio** (`resume_on_asyncio`): the first step runs with no cancel scope around it, and
+- **asyncio** (`NativeGuard`): the first step runs with no cancel scope around it, and
   only when the coroutine suspends is a deadline timer armed and the call registered with the
   batch's abort signal. Interrupting it is a native ``Task.cancel()`` that the driver takes
   back with ``Task.uncancel()``, exactly as ``asyncio.timeout`` does, so anyio scopes and task
@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
+import types
 from collections.abc import Coroutine, Generator
 from typing import Any
 
@@ -29,13 +31,20 @@ import anyio
 
 from toolwire.execution.batch import Batch
 
+if sys.version_info < (3, 12):
+    # asyncio's own table of the task running on each loop: a dict lookup, where
+    # ``asyncio.current_task()`` is a Python-level function before 3.12 (C from 3.12 on)
+    _current_tasks: dict[asyncio.AbstractEventLoop, asyncio.Task[Any]] = (
+        asyncio.tasks._current_tasks  # type: ignore[attr-defined]
+    )
+
 __all__ = [
     "Interrupted",
     "NativeGuard",
     "Resume",
+    "current_asyncio_task",
     "drive_in_scope",
     "is_closing",
-    "resume_on_asyncio",
 ]
 
 _CLOSING = "_toolwire_closing"
@@ -48,7 +57,7 @@ class Interrupted(Exception):
 
 
 class Resume:
-    """Awaits the rest of a coroutine whose first step already ran.
+    """The rest of a coroutine whose first step already ran: ``await resume.run()``.
 
     Values and exceptions pass straight through, so the event loop and any cancel scope around
     this await see exactly what they would have seen awaiting the coroutine itself.
@@ -66,34 +75,60 @@ class Resume:
         self._task = task if task is not None else _running_task()
         self.closing = False
 
-    def __await__(self) -> Generator[Any, Any, Any]:
+    @types.coroutine  # awaitable itself, and free to ``yield from`` the tool's coroutine
+    def run(self) -> Generator[Any, Any, Any]:
+        """Await this for the rest of the coroutine (see `returned` and `raised`).
+
+        The first value goes to the awaiting task by hand; once the task answers it the way
+        asyncio does (``send(None)``), the rest is delegated with ``yield from``: resumed in C,
+        and ending without a ``StopIteration`` of ours.
+        """
         coro, value = self._coro, self._first
-        while True:
-            try:
-                sent = yield value
-            except BaseException as exc:  # cancellation and everything else go to the coroutine
-                if isinstance(exc, GeneratorExit) and _running_task() is not self._task:
-                    self.closing = True
-                    setattr(exc, _CLOSING, True)
+        try:
+            while True:
                 try:
+                    sent = yield value
+                except BaseException as exc:  # cancellation and everything else go to the coroutine
+                    self._note_closing(exc)
                     value = coro.throw(exc)
-                except StopIteration as done:
-                    return done.value
-            else:
-                try:
-                    value = coro.send(sent)
-                except StopIteration as done:
-                    return done.value
+                    continue
+                if sent is None:  # what a task sends: hand the coroutine over, as ``await`` does
+                    return self.returned((yield from coro))
+                value = coro.send(sent)
+        except StopIteration as done:  # the coroutine's own end, after a throw or a send
+            return self.returned(done.value)
+        except BaseException as exc:
+            self._note_closing(exc)
+            return self.raised(exc)
+
+    def _note_closing(self, exc: BaseException) -> None:
+        """Mark a ``GeneratorExit`` thrown in while another task runs: the caller closing the
+        coroutine, not the tool failing."""
+        # ``!=``, not ``is not``: anyio's task ids (trio) are ints, equal but not the same object
+        if isinstance(exc, GeneratorExit) and _running_task() != self._task:
+            self.closing = True
+            setattr(exc, _CLOSING, True)
+
+    def returned(self, value: Any) -> Any:
+        """What awaiting gives when the coroutine returned ``value`` (``value`` itself here)."""
+        return value
+
+    def raised(self, exc: BaseException) -> Any:
+        """What awaiting gives when the coroutine raised ``exc`` (raises it again here)."""
+        raise exc
 
 
 class NativeGuard(Resume):
-    """The rest of one call on asyncio (await it), interrupted natively; it knows which
+    """The rest of one call on asyncio (``await guard.run()``), interrupted natively; it knows which
     cancellations were its own.
 
-    Made once the tool's first step has suspended (see `resume_on_asyncio`): it puts the
+    Made once the tool's first step has suspended, in the task running the call: it puts the
     call's deadline in the batch's `DeadlineQueue` and registers the call with the batch's
     abort signal. Interrupting is ``Task.cancel()``, repeated every 50 ms while the tool swallows
-    it; `settle` takes the requests back with ``Task.uncancel()``.
+    it; when the coroutine ends, the guard takes the requests back with ``Task.uncancel()``
+    (`settle`), leaves the batch (`release`), and awaiting it gives the coroutine's value or
+    raises `Interrupted` for an interruption of its own (every other exception unchanged).
+    Subclasses turn the end into something else by overriding `returned` and `raised`.
     """
 
     __slots__ = ("_base", "_batch", "_done", "_handles", "_native", "_requests")
@@ -106,8 +141,11 @@ class NativeGuard(Resume):
         timeout: float | None,
         batch: Batch,
     ) -> None:
-        super().__init__(coro, first, task)
-        self._native = task
+        # Resume's fields set here rather than through super(): every waiting call makes one
+        self._coro = coro
+        self._first = first
+        self._task = self._native = task
+        self.closing = False
         self._batch = batch
         self._base = task.cancelling()
         self._requests = 0
@@ -115,8 +153,20 @@ class NativeGuard(Resume):
         self._handles: list[asyncio.Handle] | None = None
         if timeout is not None and timeout != math.inf:
             # the queue drops the deadline lazily once the call is over (``_fire`` checks)
-            batch.deadlines(task.get_loop()).add(timeout, self._fire)
+            queue = batch.deadline_queue or batch.deadlines(task.get_loop())
+            queue.add(timeout, self._fire)
         batch.track(self)  # an abort that already fired interrupts at the first await
+
+    def returned(self, value: Any) -> Any:
+        """The coroutine returned ``value``: release the call, and give ``value``."""
+        self.release()
+        return value
+
+    def raised(self, exc: BaseException) -> Any:
+        """The coroutine raised ``exc``: release the call and raise what it means (`settle`)."""
+        meaning = self.settle(exc)
+        self.release()
+        raise meaning
 
     def cancel(self) -> None:
         """Interrupt the call (the abort path); deferred when called from the call itself."""
@@ -164,16 +214,15 @@ class NativeGuard(Resume):
             self._requests -= 1
 
 
-def resume_on_asyncio(
-    coro: Coroutine[Any, Any, Any], first: Any, timeout: float | None, batch: Batch
-) -> NativeGuard:
-    """Arm the interruption of ``coro``, whose first step ran outside any scope and yielded
-    ``first``, on the running asyncio task. The caller awaits the guard, passes any
-    exception through ``guard.settle`` and calls ``guard.release()`` in a ``finally``; one
-    coroutine frame for the whole driver (see the module docstring)."""
-    task = asyncio.current_task()
-    assert task is not None  # a coroutine suspending on asyncio runs in a task
-    return NativeGuard(task, coro, first, timeout, batch)
+def current_asyncio_task() -> asyncio.Task[Any]:
+    """The asyncio task running now; call it only from inside one (a suspended coroutine
+    always is)."""
+    if sys.version_info < (3, 12):
+        task = _current_tasks.get(asyncio._get_running_loop())  # type: ignore[arg-type]
+    else:
+        task = asyncio.current_task()
+    assert task is not None, "current_asyncio_task() called outside an asyncio task"
+    return task
 
 
 async def drive_in_scope(
@@ -194,7 +243,7 @@ async def drive_in_scope(
             if timeout is not None:
                 scope.deadline = anyio.current_time() + timeout
             batch.track(scope)  # an abort that already fired cancels the scope right here
-            value = await Resume(coro, first)
+            value = await Resume(coro, first).run()
     finally:
         batch.untrack(scope)
     if scope.cancelled_caught:

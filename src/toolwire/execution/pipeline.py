@@ -32,9 +32,10 @@ from toolwire.execution.cache import look_up
 from toolwire.execution.dispatch import dispatch
 from toolwire.execution.dry_run import dry_run_result
 from toolwire.execution.finish import Finishing, finish
+from toolwire.execution.gates import RegisteredTool
 from toolwire.execution.handles import keep_trimmed
 from toolwire.execution.interrupts import is_closing
-from toolwire.execution.resolve import call_context
+from toolwire.execution.resolve import call_context, plain_call_context
 from toolwire.execution.run import is_caller_cancellation, run_tool, start_tool
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.execution.validate import validate_args
@@ -248,26 +249,66 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
     controlled = tool.long_running or tool.side_effects or ctx.hand_off_s is not None
     if controlled or (q is not None and q.covering(tool)):
         return await dispatch(batch, entry, call.id, args, budget, cache_key)
-    call_ctx = call_context(batch, entry, call.id, budget)
+    if not (hooks.has_observers or hooks.has_after):  # nobody to tell: the short way
+        direct = entry.direct
+        own: ToolContext | None = None
+        if direct is not None and not entry.declares_capabilities and batch.seam_reset is None:
+            # the function never sees a context: the call's own is made below only if needed
+            attempt = start_tool(batch, tool, args, ctx, direct)
+        else:
+            resolved = call_context(batch, entry, call.id, budget)
+            if isinstance(resolved, Err):
+                return resolved
+            own = resolved
+            attempt = start_tool(batch, tool, args, own, direct)
+        result = attempt[0] if isinstance(attempt, tuple) else (await attempt)[0]
+        ended = _short_finish(batch, tool, call.id, args, own, budget, cache_key, result)
+        return ended if isinstance(ended, Ok | Err) else await ended
+    return await _observed(batch, entry, call.id, args, budget, cache_key)
+
+
+async def _observed(
+    batch: Batch,
+    entry: RegisteredTool,
+    call_id: str,
+    args: dict[str, Any],
+    budget: int,
+    cache_key: tuple[str, str, str] | None,
+) -> ToolResult:
+    """Run and finish a call that observers or after-hooks are told about (timed)."""
+    call_ctx = call_context(batch, entry, call_id, budget)
     if isinstance(call_ctx, Err):
         return call_ctx
-    if not (hooks.has_observers or hooks.has_after):  # nobody to tell: the short way
-        attempt = start_tool(batch, tool, args, call_ctx)
-        result = attempt[0] if isinstance(attempt, tuple) else (await attempt)[0]
-        reducers = settings.reducers
-        if cache_key is None and (reducers is None or reducers.get(tool.name) is None):
-            if settings.result_handles and type(result) is Ok and len(result.value) > budget:
-                return await _keep_trimmed(settings, tool, call_ctx, result, budget)
-            return trim_result(result, budget)[0]  # nothing to reduce or store: trim only
-        return await finish(
-            settings, Finishing(tool, call.id, args, call_ctx, budget, 0.0, cache_key), result
-        )
+    tool = entry.tool
     started = time.perf_counter()
     result = await run_tool(batch, tool, args, call_ctx)
     duration_ms = (time.perf_counter() - started) * 1000.0
-    return await finish(
-        settings, Finishing(tool, call.id, args, call_ctx, budget, duration_ms, cache_key), result
-    )
+    finishing = Finishing(tool, call_id, args, call_ctx, budget, duration_ms, cache_key)
+    return await finish(batch.settings, finishing, result)
+
+
+def _short_finish(
+    batch: Batch,
+    tool: Tool,
+    call_id: str,
+    args: dict[str, Any],
+    own: ToolContext | None,
+    budget: int,
+    cache_key: tuple[str, str, str] | None,
+    result: ToolResult,
+) -> ToolResult | Awaitable[ToolResult]:
+    """The short way's end: the trimmed result, or what still needs awaiting (a handle for a
+    trimmed value, reducers, the cache). ``own`` is the call's context, made here when the
+    tool ran without one."""
+    settings = batch.settings
+    reducers = settings.reducers
+    if cache_key is None and (reducers is None or reducers.get(tool.name) is None):
+        if not (settings.result_handles and type(result) is Ok and len(result.value) > budget):
+            return trim_result(result, budget)[0]  # nothing to reduce or store: trim only
+        own = own or plain_call_context(batch.ctx, call_id, budget)
+        return _keep_trimmed(settings, tool, own, result, budget)
+    own = own or plain_call_context(batch.ctx, call_id, budget)
+    return finish(settings, Finishing(tool, call_id, args, own, budget, 0.0, cache_key), result)
 
 
 async def _approval(batch: Batch, tool: Tool, args: Mapping[str, Any]) -> Err | None:

@@ -16,9 +16,15 @@ from toolwire.execution.gates import RegisteredTool
 from toolwire.execution.hooks import HookRegistry
 from toolwire.results import Err, ErrorCode
 
-__all__ = ["call_context"]
+__all__ = ["call_context", "plain_call_context"]
 
 logger = logging.getLogger("toolwire.execution")
+
+
+def plain_call_context(ctx: ToolContext, call_id: str, budget: int) -> ToolContext:
+    """The context of a call whose tool declared nothing, with nobody observing and no seams
+    in the caller's context to clear: the caller's, with the call's budget and id."""
+    return ctx.derive(result_budget_chars=budget, tool_call_id=call_id)
 
 
 def call_context(
@@ -29,7 +35,7 @@ def call_context(
     settings = batch.settings
     declares = entry.declares_capabilities
     if not declares and batch.seam_reset is None and not settings.hooks.has_observers:
-        return ctx.derive(result_budget_chars=budget, tool_call_id=call_id)  # the common case
+        return plain_call_context(ctx, call_id, budget)  # the common case
     tool = entry.tool
     capabilities = tool.capabilities
     changes: dict[str, Any] = {"result_budget_chars": budget, "tool_call_id": call_id}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from types import CoroutineType
 from typing import Any, TypeAlias
 
@@ -23,19 +23,21 @@ from toolwire.execution.batch import Batch, exception_message
 from toolwire.execution.hooks import ToolEvent
 from toolwire.execution.interrupts import (
     Interrupted,
+    NativeGuard,
+    current_asyncio_task,
     drive_in_scope,
     is_closing,
-    resume_on_asyncio,
 )
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.threads import WorkerThreadExit
-from toolwire.tools import Tool
+from toolwire.tools import DirectCall, Tool
 
 __all__ = [
     "Attempt",
     "checked_result",
     "execute_tool",
     "is_caller_cancellation",
+    "observed_attempt",
     "run_tool",
     "start_tool",
 ]
@@ -81,6 +83,14 @@ async def _awaiting(pending: Awaitable[Any]) -> Any:
 
 async def run_tool(batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Run ``tool`` for one call, emitting ``tool:pre`` and, on failure, ``tool:error``."""
+    return (await observed_attempt(batch, tool, args, ctx))[0]
+
+
+async def observed_attempt(
+    batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolContext
+) -> Attempt:
+    """The tool's `Attempt`, with ``tool:pre`` and, on failure, ``tool:error`` for the
+    observers."""
     hooks = batch.settings.hooks
     call_id = ctx.tool_call_id or ""
     if hooks.has_observers:
@@ -100,8 +110,11 @@ async def run_tool(batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolCont
                 data={"error": result.error},
             )
         )
-    return result
+    return result, failed
 
+
+Convert: TypeAlias = Callable[[Any], ToolResult]
+"""A `DirectCall`'s conversion of the function's value."""
 
 Attempt: TypeAlias = tuple[ToolResult, bool]
 """A call's result, and whether it failed (an exception, a timeout, an abort, a malformed
@@ -115,57 +128,86 @@ async def execute_tool(batch: Batch, tool: Tool, args: dict[str, Any], ctx: Tool
 
 
 def start_tool(
-    batch: Batch, tool: Tool, args: dict[str, Any], ctx: ToolContext
-) -> Attempt | Coroutine[Any, Any, Attempt]:
+    batch: Batch,
+    tool: Tool,
+    args: dict[str, Any],
+    ctx: ToolContext,
+    direct: DirectCall | None = None,
+) -> Attempt | Awaitable[Attempt]:
     """Start the tool: its `Attempt` when it finished in its first step (most tools that never
-    wait), else a coroutine that runs the rest under the timeout and the abort signal.
+    wait), else an awaitable that runs the rest under the timeout and the abort signal.
 
     On asyncio the first step runs right here, outside any scope (it cannot be interrupted:
-    cancellation lands at an ``await``), so a tool that never waits costs no coroutine of ours.
+    cancellation lands at an ``await``), so a tool that never waits costs no coroutine of ours,
+    and one that waits costs one guard object (`_RestOfCall`), which is also the awaitable.
+    With ``direct`` (the tool's `DirectCall`) the function's own coroutine runs, not
+    ``execute``'s wrapper around it.
     """
     signal = ctx.abort_signal
     if signal.aborted:
         return _aborted(signal.reason), True
     timeout = tool.timeout_s if tool.timeout_s is not None else batch.settings.default_timeout_s
+    convert = None
     try:
-        pending = tool.execute(args, ctx)
+        if direct is None:
+            pending = tool.execute(args, ctx)
+        else:
+            convert = direct.convert
+            pending = direct.function(**args)
         if type(pending) is not CoroutineType:
             if not inspect.isawaitable(pending):
-                return _checked(tool.name, pending)
+                return _ended(tool, pending, convert, timeout, signal)
             pending = _awaiting(pending)
         if asyncio._get_running_loop() is None:  # cheap; trio runs no asyncio loop
-            return _rest_in_scope(batch, tool, pending, timeout, signal)
+            return _rest_in_scope(batch, tool, pending, convert, timeout, signal)
         try:
             first = pending.send(None)
         except StopIteration as done:
-            return _checked(tool.name, done.value)
+            return _ended(tool, done.value, convert, timeout, signal)
     except BaseException as exc:
         return _failure(exc, tool, timeout, signal)
-    return _rest_on_asyncio(batch, tool, pending, first, timeout, signal)
+    return _RestOfCall(pending, first, tool, convert, timeout, signal, batch).run()
 
 
-async def _rest_on_asyncio(
-    batch: Batch,
-    tool: Tool,
-    pending: Coroutine[Any, Any, Any],
-    first: Any,
-    timeout: float | None,
-    signal: AbortSignal,
-) -> Attempt:
-    guard = resume_on_asyncio(pending, first, timeout, batch)
-    try:
-        value = await guard
-    except BaseException as exc:
-        return _failure(guard.settle(exc), tool, timeout, signal)
-    finally:
-        guard.release()
-    return _checked(tool.name, value)
+class _RestOfCall(NativeGuard):
+    """The rest of a call on asyncio whose first step suspended, under its deadline and the
+    abort signal: awaiting it gives the call's `Attempt` (one frame, no coroutine of ours)."""
+
+    __slots__ = ("_convert", "_signal", "_timeout", "_tool")
+
+    def __init__(
+        self,
+        pending: Coroutine[Any, Any, Any],
+        first: Any,
+        tool: Tool,
+        convert: Convert | None,
+        timeout: float | None,
+        signal: AbortSignal,
+        batch: Batch,
+    ) -> None:
+        NativeGuard.__init__(self, current_asyncio_task(), pending, first, timeout, batch)
+        self._tool = tool
+        self._convert = convert
+        self._timeout = timeout
+        self._signal = signal
+
+    def returned(self, value: Any) -> Attempt:
+        self.release()
+        if self._convert is None:
+            return _checked(self._tool.name, value)
+        return _ended(self._tool, value, self._convert, self._timeout, self._signal)
+
+    def raised(self, exc: BaseException) -> Attempt:
+        meaning = self.settle(exc)
+        self.release()
+        return _failure(meaning, self._tool, self._timeout, self._signal)
 
 
 async def _rest_in_scope(
     batch: Batch,
     tool: Tool,
     pending: Coroutine[Any, Any, Any],
+    convert: Convert | None,
     timeout: float | None,
     signal: AbortSignal,
 ) -> Attempt:
@@ -173,6 +215,19 @@ async def _rest_in_scope(
         value = await drive_in_scope(pending, timeout, batch)
     except BaseException as exc:
         return _failure(exc, tool, timeout, signal)
+    return _ended(tool, value, convert, timeout, signal)
+
+
+def _ended(
+    tool: Tool, value: Any, convert: Convert | None, timeout: float | None, signal: AbortSignal
+) -> Attempt:
+    """The `Attempt` of a tool that returned ``value`` (through its `DirectCall`'s conversion
+    when it ran directly: what fails there fails the call, as it would inside ``execute``)."""
+    if convert is not None:
+        try:
+            value = convert(value)
+        except BaseException as exc:
+            return _failure(exc, tool, timeout, signal)
     return _checked(tool.name, value)
 
 

@@ -4,7 +4,8 @@
 (``sudo``, ``doas``, ``env`` with ``-i``/``-u``/``-S``/``VAR=val``, ``nice``, ``nohup``,
 ``timeout``, ``stdbuf``, ``command``, ``builtin``, ``exec``, ``time``, ``chroot``, ``setsid``,
 ``ionice``, ``unbuffer``, ``strace``, ``taskset``, ...), skipping their options and the
-arguments they take before the command. ``command -v rm`` and ``sudo -l`` run nothing.
+arguments they take before the command, and the keywords (``{``, ``then``, ``do``...) a
+misparsed line leaves in a command's place. ``command -v rm`` and ``sudo -l`` run nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from toolwire.safety.bash.syntax import Node, node_text
 from toolwire.safety.bash.words import Word, expand_word
 from toolwire.safety.linear_regex import linear
 
-__all__ = ["WRAPPERS", "command_words", "redirect_of", "unwrap"]
+__all__ = ["RESERVED_WORDS", "WRAPPERS", "command_words", "redirect_of", "unwrap"]
+
+RESERVED_WORDS = frozenset({"{", "}", "!", "then", "do", "else", "elif", "if", "while", "until"})
+"""Words bash reads as keywords where a command starts: never the name of what runs
+(``time``, a keyword too, is looked through as a wrapper, with its options)."""
 
 _ASSIGNMENT = linear(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 
@@ -79,6 +84,12 @@ def unwrap(words: Sequence[Word]) -> tuple[Word, ...]:
     rest = list(words)
     index = 0
     while index < len(rest):
+        if rest[index].text in RESERVED_WORDS:
+            # ``sudo { rm -rf /; }``, ``sudo if true; then rm -rf /; fi``: bash refuses these
+            # lines, and the parser reads ``{`` or ``then`` as a command's name; what they
+            # were meant to run is plain, so judge that
+            index += 1
+            continue
         name = rest[index].text.rsplit("/", 1)[-1]
         spec = WRAPPERS.get(name)
         if spec is None:

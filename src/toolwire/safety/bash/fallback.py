@@ -8,13 +8,13 @@ start of a word read as the home folder.
 
 from __future__ import annotations
 
+from toolwire.safety.bash.commands import RESERVED_WORDS
 from toolwire.safety.bash.words import HOME, Word, brace_words
 from toolwire.safety.linear_regex import linear
 
 __all__ = ["fallback_commands"]
 
 _PIECES = linear(r"[^;&|()<>\n]+")
-_KEYWORDS = frozenset({"{", "}", "!", "then", "do", "else", "elif", "if", "while", "until", "time"})
 
 
 def fallback_commands(source: str) -> list[list[Word]]:
@@ -26,7 +26,7 @@ def fallback_commands(source: str) -> list[list[Word]]:
     commands: list[list[Word]] = []
     for piece in _PIECES.findall(source):
         parts = [word for part in piece.split() for word in brace_words(part)]
-        while parts and parts[0] in _KEYWORDS:
+        while parts and parts[0] in RESERVED_WORDS:
             parts.pop(0)
         if parts:
             commands.append([_plain_word(part) for part in parts])

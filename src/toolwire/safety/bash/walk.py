@@ -62,6 +62,25 @@ _COLON_FORK_BOMB = linear(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:")
 _ENDLESS = frozenset({"true", ":", "[ 1 ]", "((1))", "(( 1 ))", "/bin/true"})
 _HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_body", "heredoc_end", "herestring_redirect"})
 _QUOTES = str.maketrans("", "", "'\"`")
+_MAYBE_SPLIT_REDIRECT = linear(r"[<>][ \t]*\n")
+
+
+def _split_redirect(root: Node) -> bool:
+    """Whether a redirection's target stands on a later line than its operator (``<`` then a
+    newline). bash refuses that line and goes on with the next, where tree-sitter takes the
+    next line's first word as the target: the line is then read as one the parser could not."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "file_redirect":
+            target = node.child_by_field_name("destination")
+            if target is not None and target.start_byte > node.start_byte:
+                data = node.text or b""
+                gap = data[: target.start_byte - node.start_byte].replace(b"\\\n", b"")
+                if b"\n" in gap:
+                    return True
+        stack.extend(node.children)
+    return False
 
 
 class Refused(Exception):
@@ -145,7 +164,7 @@ class Walker:
         root = tree.root_node
         _check_depth(root)
         self._visit(root, ctx)
-        if root.has_error:
+        if root.has_error or (_MAYBE_SPLIT_REDIRECT.search(source) and _split_redirect(root)):
             self._unparsed(source, ctx)
 
     def _visit(self, node: Node, ctx: _Context) -> Flow:
