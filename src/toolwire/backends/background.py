@@ -18,6 +18,10 @@ exits, is stopped, or the manager closes.
   tracked until they are gone, not the managers.
 
 A process is owned by the owner that started it: the others cannot see, read or stop it.
+With replicas (`ProcessManager.replica`), its id also names the replica it runs on
+(``3f9c0a1b2d4e@api-1``), and an id of another replica raises
+`toolwire.replicas.ElsewhereError` (a `LookupError`) saying whose it is and whether that
+replica is alive.
 Tools reach the manager only through the process seam (``ctx.scoped_process.background``),
 which binds the owner to the call's personality; `LocalProcessBackend` holds the manager.
 Output is pumped by one thread per process, so the manager does not belong to any event loop
@@ -36,6 +40,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
@@ -53,6 +58,9 @@ from toolwire.backends.background_process import (
 from toolwire.backends.process_logs import RotatingLog, line_matcher, read_from, tail_lines
 from toolwire.backends.processes import scrubbed_env
 from toolwire.errors import CapabilityError, ConfigurationError
+
+if TYPE_CHECKING:
+    from toolwire.replicas.owners import ResourceOwner
 
 __all__ = [
     "DEFAULT_MAX_PER_OWNER",
@@ -103,6 +111,8 @@ class ProcessManager:
         stop_grace_s: Seconds between ``SIGTERM`` and ``SIGKILL`` when stopping (default 5).
         env_allowlist: Host variables (names or ``fnmatch`` patterns) passed on beyond the
             safe set.
+        replica: The replica this manager runs on, named in every id it hands out (``None``:
+            one server, plain ids). Settable until the first process starts.
 
     Raises:
         ConfigurationError: a relative ``base_dir`` or a non-positive limit.
@@ -117,6 +127,7 @@ class ProcessManager:
         log_backups: int = 5,
         stop_grace_s: float = 5.0,
         env_allowlist: Sequence[str] = (),
+        replica: ResourceOwner | None = None,
     ) -> None:
         if not os.path.isabs(base_dir):
             raise ConfigurationError(f"ProcessManager(base_dir={base_dir!r}) must be absolute")
@@ -131,6 +142,7 @@ class ProcessManager:
         self.log_backups = log_backups
         self.stop_grace_s = stop_grace_s
         self._env_allowlist = tuple(env_allowlist)
+        self.replica = replica
         self._entries: dict[str, RunningProcess] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -194,8 +206,9 @@ class ProcessManager:
                     f"PROCESS_CAP_EXCEEDED: max {self.max_per_owner} concurrent processes per "
                     "personality; stop one with process_stop first"
                 )
-            process_id = uuid.uuid4().hex[:12]
-            log_dir = os.path.join(self.base_dir, process_id)
+            local_id = uuid.uuid4().hex[:12]
+            log_dir = os.path.join(self.base_dir, local_id)
+            process_id = local_id if self.replica is None else self.replica.name(local_id)
             os.makedirs(log_dir, mode=0o700, exist_ok=True)
             logs = {
                 s: RotatingLog(
@@ -258,6 +271,8 @@ class ProcessManager:
         )
 
     def _entry(self, process_id: str, owner: str) -> RunningProcess:
+        if self.replica is not None:  # another replica's process: say whose, not "unknown"
+            self.replica.check(process_id, "background process")
         entry = self._entries.get(process_id)
         if entry is None or entry.info.owner != owner:
             raise LookupError(f"no background process with id {process_id!r}")

@@ -11,7 +11,7 @@ import math
 from abc import ABC, abstractmethod
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Self
+from typing import NamedTuple, Self
 
 from toolwire.errors import StoreError
 from toolwire.seams.archive import ArchiveHit, ArchiveScope
@@ -22,9 +22,11 @@ __all__ = [
     "SNIPPET_CHARS",
     "ArchiveHit",
     "ArchiveScope",
+    "ArchivedMessage",
     "SessionArchive",
     "check_limit",
     "check_max_text_chars",
+    "checked_message",
     "clean_text",
     "clip_snippet",
     "moment",
@@ -72,6 +74,44 @@ def moment(at: datetime | float | None) -> datetime:
     if isinstance(at, int | float) and not isinstance(at, bool) and math.isfinite(at):
         return datetime.fromtimestamp(at, UTC)
     raise StoreError(f"archive: at must be a datetime or Unix seconds, got {at!r}")
+
+
+class ArchivedMessage(NamedTuple):
+    """One message as a backend stores it, checked and cleaned (`checked_message`)."""
+
+    session: str
+    role: str
+    text: str
+    at: datetime
+    personality: str | None
+    user: str | None
+
+
+def checked_message(
+    session: object,
+    role: object,
+    text: object,
+    at: datetime | float | None,
+    personality: object,
+    user: object,
+    max_text_chars: int,
+) -> ArchivedMessage:
+    """What `SessionArchive.record` was given, checked and cleaned, the text cut to
+    ``max_text_chars``.
+
+    Raises:
+        StoreError: a session or role that is not a non-empty string, a text that is not a
+            string, a bad ``at``, or a personality or user that is neither ``None`` nor a
+            non-empty string.
+    """
+    return ArchivedMessage(
+        session=clean_text("session", session, empty=False),
+        role=clean_text("role", role, empty=False),
+        text=clean_text("text", text)[:max_text_chars],
+        at=moment(at),
+        personality=optional_name("personality", personality),
+        user=optional_name("user", user),
+    )
 
 
 def clip_snippet(snippet: str) -> str:

@@ -22,10 +22,9 @@ from toolwire.backends.archive.base import (
     SessionArchive,
     check_limit,
     check_max_text_chars,
+    checked_message,
     clean_text,
     clip_snippet,
-    moment,
-    optional_name,
 )
 from toolwire.backends.archive.query import parse_query
 from toolwire.backends.kv.loops import require_asyncio
@@ -190,14 +189,7 @@ class PostgresSessionArchive(SessionArchive):
         personality: str | None = None,
         user: str | None = None,
     ) -> None:
-        row = (
-            clean_text("session", session, empty=False),
-            clean_text("role", role, empty=False),
-            clean_text("text", text)[: self._max_text_chars],
-            moment(at),
-            optional_name("personality", personality),
-            optional_name("user", user),
-        )
+        row = checked_message(session, role, text, at, personality, user, self._max_text_chars)
         async with self._operation("record") as pool:
             await pool.execute(self._sql["insert"], *row)
 

@@ -21,10 +21,9 @@ from toolwire.backends.archive.base import (
     SessionArchive,
     check_limit,
     check_max_text_chars,
+    checked_message,
     clean_text,
     clip_snippet,
-    moment,
-    optional_name,
 )
 from toolwire.backends.archive.query import parse_query
 from toolwire.backends.kv.sqlite_thread import ConnectionThread
@@ -137,13 +136,14 @@ class SqliteSessionArchive(SessionArchive):
         personality: str | None = None,
         user: str | None = None,
     ) -> None:
+        message = checked_message(session, role, text, at, personality, user, self._max_text_chars)
         row = (
-            clean_text("session", session, empty=False),
-            clean_text("role", role, empty=False),
-            clean_text("text", text)[: self._max_text_chars],
-            moment(at).timestamp(),
-            optional_name("personality", personality),
-            optional_name("user", user),
+            message.session,
+            message.role,
+            message.text,
+            message.at.timestamp(),
+            message.personality,
+            message.user,
         )
 
         def insert(connection: sqlite3.Connection) -> None:

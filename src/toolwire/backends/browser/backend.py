@@ -13,18 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 from typing import TYPE_CHECKING
 
 from toolwire.backends.browser.session import BrowserSession
 from toolwire.backends.browser.settings import BrowserSettings
 from toolwire.backends.network.resolvers import Resolver
-from toolwire.errors import ConfigurationError
+from toolwire.errors import ConfigurationError, StoreError
 from toolwire.seams import NetworkPolicy
 
 if TYPE_CHECKING:
     from toolwire.backends.browser.runtime import BrowserRuntime
+    from toolwire.replicas.claims import SessionClaims
 
 __all__ = ["BrowserBackend", "SessionBrowser", "playwright_installed"]
+
+
+logger = logging.getLogger("toolwire.backends.browser")
 
 
 def playwright_installed() -> bool:
@@ -50,6 +55,8 @@ class BrowserBackend:
         self._sessions: dict[str, BrowserSession] = {}
         self._lock = asyncio.Lock()
         self._closed = False
+        self.claims: SessionClaims | None = None
+        """With replicas: which replica holds each session's browser (set before first use)."""
 
     @property
     def available(self) -> bool:
@@ -78,6 +85,8 @@ class BrowserBackend:
             ConfigurationError: no Chromium or Playwright, not on asyncio, the backend is
                 closed, or it is used from another event loop than the one that started Chromium.
             OSError: Chromium failed to start.
+            toolwire.replicas.ElsewhereError: with replicas, another live replica holds the
+                session's browser.
         """
         try:
             asyncio.get_running_loop()
@@ -86,6 +95,8 @@ class BrowserBackend:
                 "the browser tools need an asyncio event loop (Playwright runs on asyncio)"
             ) from exc
         async with self._lock:
+            if self.claims is not None and session_id not in self._sessions:
+                await self.claims.claim(session_id)  # replicas: not another live one's
             runtime = await self._running()
             found = self._sessions.get(session_id)
             if found is not None and not found.closed and found.policy == policy:
@@ -110,6 +121,11 @@ class BrowserBackend:
         if found is None:
             return False
         await found.aclose()
+        if self.claims is not None:  # another replica may open this session's browser now
+            try:
+                await self.claims.release(session_id)
+            except StoreError as exc:
+                logger.warning("browser of %s: could not release its claim: %s", session_id, exc)
         return True
 
     async def aclose(self) -> None:

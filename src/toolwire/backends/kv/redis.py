@@ -7,6 +7,10 @@ unambiguous, so no tool name, scope id or key (whatever separators it holds) can
 another namespace. `list` walks ``SCAN MATCH`` with the namespace and prefix escaped for Redis's
 glob syntax, so ``*``, ``?``, ``[``, ``]`` and ``\\`` match literally.
 
+``redis://host:6379/0?prefix=team-a`` puts every key under ``team-a:`` instead of the default
+``toolwire:kv:``, so several clusters (or teams) can share one Redis database without ever
+reading each other's keys.
+
 Connections come from a pool that waits: an operation that finds all ``max_connections`` busy
 waits for one to come back, up to ``pool_timeout_s``, so a burst of concurrent operations queues
 instead of failing with redis-py's "Too many connections".
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
     import redis.asyncio
 
 __all__ = [
+    "DEFAULT_KEY_PREFIX",
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_POOL_TIMEOUT_S",
     "RedisKeyValueBackend",
@@ -38,6 +43,9 @@ DEFAULT_MAX_CONNECTIONS = 50
 """Connections one backend opens at most (``max_connections``)."""
 DEFAULT_POOL_TIMEOUT_S = 10.0
 """How long an operation waits for a free connection (``pool_timeout_s``)."""
+
+DEFAULT_KEY_PREFIX = "toolwire:kv"
+"""What every Redis key starts with unless ``key_prefix`` or ``?prefix=`` says otherwise."""
 
 _GLOB_SPECIALS = frozenset("\\*?[]")
 # Creates an absent key with the default TTL; an existing key keeps its own expiry.
@@ -71,6 +79,26 @@ def escape_glob(text: str) -> str:
     return "".join("\\" + char if char in _GLOB_SPECIALS else char for char in text)
 
 
+def _key_prefix(given: object, from_url: str | None) -> str:
+    """The key prefix: the keyword, else ``?prefix=``, else `DEFAULT_KEY_PREFIX`.
+
+    Raises:
+        ConfigurationError: it is empty, or the keyword is not a string.
+    """
+    if given is None:
+        if from_url is None:
+            return DEFAULT_KEY_PREFIX
+        if not from_url:
+            raise ConfigurationError(
+                "?prefix= in the Redis URL is empty; give a name (redis://host:6379/0?prefix=team-a)"
+                " or leave the parameter out for the default 'toolwire:kv'"
+            )
+        return from_url
+    if not isinstance(given, str) or not given:
+        raise ConfigurationError(f"key_prefix={given!r} must be a non-empty string")
+    return given
+
+
 def _unreachable(error: Exception) -> StoreError:
     return StoreError(f"cannot reach Redis ({error}); check the URL and that the server is running")
 
@@ -84,9 +112,10 @@ class RedisKeyValueBackend(KeyValueBackend):
 
     Args:
         url: A ``redis://`` or ``rediss://`` URL (database index as the path: ``/0``). The
-            query parameters ``max_connections`` and ``pool_timeout`` (seconds) set the two
-            options below; redis-py reads the others.
-        key_prefix: Prepended to every Redis key; lets several stores share a database.
+            query parameters ``prefix``, ``max_connections`` and ``pool_timeout`` (seconds)
+            set the options below; redis-py reads the others.
+        key_prefix: Prepended to every Redis key (``<key_prefix>:...``); lets several stores
+            or clusters share a database. Default ``toolwire:kv``; wins over ``?prefix=``.
         connect_timeout_s: How long to wait for a connection.
         max_connections: Connections the backend opens at most (default 50); more concurrent
             operations wait for one to come back. Wins over ``?max_connections=``.
@@ -105,7 +134,7 @@ class RedisKeyValueBackend(KeyValueBackend):
         self,
         url: str = "redis://127.0.0.1:6379/0",
         *,
-        key_prefix: str = "toolwire:kv",
+        key_prefix: str | None = None,
         connect_timeout_s: float = 5.0,
         max_connections: int | None = None,
         pool_timeout_s: float | None = None,
@@ -118,7 +147,7 @@ class RedisKeyValueBackend(KeyValueBackend):
             raise ConfigurationError(
                 "RedisKeyValueBackend needs redis-py: pip install 'toolwire[redis]'"
             ) from None
-        settings = UrlSettings(url, ("max_connections", "pool_timeout"))
+        settings = UrlSettings(url, ("prefix", "max_connections", "pool_timeout"))
         self._max_connections = settings.count(
             "max_connections",
             max_connections,
@@ -141,12 +170,17 @@ class RedisKeyValueBackend(KeyValueBackend):
                 f"bad Redis URL: {error}; expected redis://host:port/db"
             ) from None
         self._client: redis.asyncio.Redis = redis.asyncio.Redis.from_pool(pool)
-        self._key_prefix = key_prefix
+        self._key_prefix = _key_prefix(key_prefix, settings.text("prefix"))
         self._increment_with_ttl = self._client.register_script(_INCREMENT_WITH_TTL)
         self._compare_and_set = self._client.register_script(_COMPARE_AND_SET)
 
     def _repr_arguments(self) -> list[str]:
         return [f"key_prefix={self._key_prefix!r}"]
+
+    @property
+    def key_prefix(self) -> str:
+        """What every Redis key of this backend starts with (before ``:``)."""
+        return self._key_prefix
 
     @property
     def max_connections(self) -> int:

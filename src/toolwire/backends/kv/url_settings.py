@@ -44,6 +44,10 @@ class UrlSettings:
         self.url = base + (question if kept else "") + "&".join(kept) + hash_mark + fragment
         """The URL without the backend's parameters, for the driver."""
 
+    def text(self, query: str) -> str | None:
+        """The URL's ``?<query>=`` value as given (decoded); ``None`` when absent."""
+        return self._values.get(query)
+
     def count(self, keyword: str, given: object, *, query: str, default: int) -> int:
         """A whole number of at least 1, from ``given``, else the URL, else ``default``.
 

@@ -30,8 +30,10 @@ def create_kv_backend(url: str, *, isolate_tools: bool = False) -> KeyValueBacke
 
     Query parameters tune the networked stores: ``max_connections`` and ``pool_timeout`` on a
     Redis URL, ``max_connections``, ``connect_timeout`` and ``command_timeout`` on a PostgreSQL
-    one (seconds; ``redis://cache:6379/0?max_connections=200``). The backend reads them and
-    passes the rest of the URL to its driver.
+    one (seconds; ``redis://cache:6379/0?max_connections=200``). A Redis URL also takes
+    ``prefix`` (``redis://cache:6379/0?prefix=team-a``): every key goes under ``team-a:``, so
+    several clusters can share one database. The backend reads them and passes the rest of the
+    URL to its driver.
 
     Raises:
         ConfigurationError: the scheme is unknown, the SQLite path is missing, the driver

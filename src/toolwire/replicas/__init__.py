@@ -1,0 +1,36 @@
+"""Several ``toolwire serve`` replicas on one shared store, behaving as one server.
+
+- `ReplicaSettings`: whether this server is a replica, its id and address (``[replicas]``);
+- `ReplicaState`: the shared store, the heartbeats and the session records of one replica;
+- `ReplicaDirectory`: which replicas are alive (heartbeat records with a time to live);
+- `SessionRecords`: handshake-era MCP sessions on the store, so any replica answers them;
+- `StoredReadRecords`: the read records behind ``STALE_WRITE``, per session, on the store;
+- `ResourceOwner` and `ElsewhereError`: local resources name their replica, and a call that
+  lands elsewhere is answered ``not_available`` naming it.
+
+See docs/scaling.md.
+"""
+
+from __future__ import annotations
+
+from toolwire.replicas.directory import ReplicaDirectory, ReplicaInfo
+from toolwire.replicas.owners import ElsewhereError, ResourceOwner, owner_of
+from toolwire.replicas.read_records import LocalReadRecords, StoredReadRecords
+from toolwire.replicas.session_records import SessionRecord, SessionRecords
+from toolwire.replicas.settings import ReplicaSettings, default_replica_id
+from toolwire.replicas.state import ReplicaState
+
+__all__ = [
+    "ElsewhereError",
+    "LocalReadRecords",
+    "ReplicaDirectory",
+    "ReplicaInfo",
+    "ReplicaSettings",
+    "ReplicaState",
+    "ResourceOwner",
+    "SessionRecord",
+    "SessionRecords",
+    "StoredReadRecords",
+    "default_replica_id",
+    "owner_of",
+]
