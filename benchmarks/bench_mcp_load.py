@@ -28,11 +28,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Literal
 
 HERE = Path(__file__).resolve()
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"
 SERVER_CPU, WRK_CPU = "1", "0"
+COALESCE_ENV = "TOOLWIRE_MCP_HTTP_COALESCE"  # toolwire.mcp.coalesce (the driver imports none)
+_LOOP_ENV = "BENCH_MCP_LOOP"  # set for the server processes: "uvloop" (SDK) or "asyncio"
 ACCEPT = "application/json, text/event-stream"
 CALL = {"name": "add", "arguments": {"a": 2, "b": 3}}
 LUA = """
@@ -65,8 +68,18 @@ def serve(kind: str, transport: str, port: int) -> None:
 
         registry = ToolRegistry()
         registry.register(add)
-        anyio.run(lambda: serve_registry(registry, transport=transport, port=port))  # type: ignore[arg-type]
+        from toolwire.mcp.serving import event_loop_options
+
+        kind_of: Literal["stdio", "http"] = "http" if transport == "http" else "stdio"
+        loop = event_loop_options(kind_of) if os.environ.get(_LOOP_ENV) != "asyncio" else {}
+        anyio.run(
+            lambda: serve_registry(registry, transport=kind_of, port=port), backend_options=loop
+        )
         return
+    if os.environ.get(_LOOP_ENV) == "uvloop":  # the SDK's anyio.run then runs on uvloop too
+        import uvloop
+
+        uvloop.install()
     import logging
 
     from mcp.server.mcpserver import MCPServer
@@ -74,8 +87,8 @@ def serve(kind: str, transport: str, port: int) -> None:
     logging.disable(logging.INFO)
     server = MCPServer("sdk-bench", log_level="WARNING")
 
-    @server.tool()
-    async def add(a: int, b: int) -> int:
+    @server.tool(name="add")
+    async def sdk_add(a: int, b: int) -> int:
         """Add two integers."""
         return a + b
 
@@ -94,10 +107,16 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_http(kind: str) -> tuple[subprocess.Popen[bytes], str]:
+def start_http(
+    kind: str, loop: str = "", env_extra: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start a server (``loop``: ``uvloop`` puts the SDK's on uvloop, ``asyncio`` keeps
+    toolwire's off it; by default each runs on what it picks itself; ``env_extra`` is added
+    to its environment)."""
     port = free_port()
     argv = ["taskset", "-c", SERVER_CPU, sys.executable, str(HERE), "--serve", kind]
-    process = subprocess.Popen([*argv, "--transport", "http", "--port", str(port)])
+    env = {**os.environ, _LOOP_ENV: loop, **(env_extra or {})}
+    process = subprocess.Popen([*argv, "--transport", "http", "--port", str(port)], env=env)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -149,8 +168,17 @@ def request_for(url: str, revision: str) -> tuple[dict[str, object], dict[str, s
     return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": CALL}, headers
 
 
-def wrk(url: str, revision: str, seconds: int, connections: int) -> tuple[float, float]:
-    """calls/s and p99 (ms) of ``connections`` connections for ``seconds``."""
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU time process ``pid`` has used (``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wrk(
+    url: str, revision: str, seconds: int, connections: int, pid: int
+) -> tuple[float, float, float]:
+    """calls/s, p99 (ms) and the server's CPU µs per call, of ``connections`` connections
+    for ``seconds`` (the CPU time is the steadier figure on a shared machine)."""
     body, headers = request_for(url, revision)
     status, _, content = post(url, body, headers)
     if status != 200 or b'"isError":false' not in content.replace(b" ", b""):
@@ -164,21 +192,25 @@ def wrk(url: str, revision: str, seconds: int, connections: int) -> tuple[float,
     argv = [
         os.environ.get("WRK", "wrk"),
         "-t1",
+        "--timeout",
+        "10s",
         f"-c{connections}",
         f"-d{seconds}s",
         "-s",
         script.name,
         url,
     ]
+    used = cpu_seconds(pid)
     out = subprocess.run(
         ["taskset", "-c", WRK_CPU, *argv], capture_output=True, text=True, check=True
     )
+    used = cpu_seconds(pid) - used
     os.unlink(script.name)
     fields = next(line for line in out.stdout.splitlines() if line.startswith("RESULT")).split()
     requests, duration_us, p99_us, bad = (int(f) for f in fields[1:])
     if bad:
         raise RuntimeError(f"{bad} failed requests under load:\n{out.stdout}")
-    return requests / (duration_us / 1e6), p99_us / 1000
+    return requests / (duration_us / 1e6), p99_us / 1000, used * 1e6 / max(requests, 1)
 
 
 # -- cold start ------------------------------------------------------------------------------
@@ -241,6 +273,18 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--sdk-uvloop", action="store_true", help="run the SDK's server on uvloop too"
+    )
+    parser.add_argument(
+        "--toolwire-asyncio", action="store_true", help="keep toolwire's server off uvloop"
+    )
+    parser.add_argument("--no-cold-start", action="store_true", help="skip the stdio cold start")
+    parser.add_argument(
+        "--compare-coalesce",
+        action="store_true",
+        help=f"also run toolwire with {COALESCE_ENV}=0 (uvicorn's two writes per answer)",
+    )
     args = parser.parse_args()
     if args.serve:
         serve(args.serve, args.transport, args.port)
@@ -250,27 +294,36 @@ def main() -> int:
         return 0
     os.chdir(tempfile.mkdtemp(prefix="toolwire-bench-"))
     print(f"wrk, {args.connections} connections, {args.seconds} s, median of {args.repeats}\n")
-    print("| revision | SDK calls/s | toolwire calls/s | ratio | SDK p99 ms | toolwire p99 ms |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    sdk_loop = "uvloop" if args.sdk_uvloop else ""
+    our_loop = "asyncio" if args.toolwire_asyncio else ""
+    kinds = {"sdk": ("sdk", sdk_loop, {}), "toolwire": ("toolwire", our_loop, {})}
+    if args.compare_coalesce:
+        kinds["toolwire, 2 writes"] = ("toolwire", our_loop, {COALESCE_ENV: "0"})
+    print("| revision | server | calls/s | ratio | p99 ms | CPU µs/call | CPU ratio |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     for revision in (MODERN, LEGACY):
-        figures: dict[str, list[tuple[float, float]]] = {"sdk": [], "toolwire": []}
-        for kind in ("sdk", "toolwire"):
-            process, url = start_http(kind)
-            try:
-                for _ in range(args.repeats):
-                    figures[kind].append(wrk(url, revision, args.seconds, args.connections))
-            finally:
+        figures: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in kinds}
+        servers = {name: start_http(*spec) for name, spec in kinds.items()}
+        try:
+            for _ in range(args.repeats):  # interleaved: the machine's load drifts
+                for name, (process, url) in servers.items():
+                    figures[name].append(
+                        wrk(url, revision, args.seconds, args.connections, process.pid)
+                    )
+        finally:
+            for process, _ in servers.values():
                 process.terminate()
                 process.wait()
-        sdk_rate = statistics.median(f[0] for f in figures["sdk"])
-        our_rate = statistics.median(f[0] for f in figures["toolwire"])
-        sdk_p99 = statistics.median(f[1] for f in figures["sdk"])
-        our_p99 = statistics.median(f[1] for f in figures["toolwire"])
-        print(
-            f"| {revision} | {sdk_rate:,.0f} | {our_rate:,.0f} | {our_rate / sdk_rate:.2f}x "
-            f"| {sdk_p99:.1f} | {our_p99:.1f} |",
-            flush=True,
-        )
+        sdk_rate, _, sdk_cpu = (statistics.median(f[i] for f in figures["sdk"]) for i in range(3))
+        for name, runs in figures.items():
+            rate, p99, cpu = (statistics.median(f[i] for f in runs) for i in range(3))
+            print(
+                f"| {revision} | {name} | {rate:,.0f} | {rate / sdk_rate:.2f}x | {p99:.1f} "
+                f"| {cpu:,.0f} | {sdk_cpu / cpu:.2f}x |",
+                flush=True,
+            )
+    if args.no_cold_start:
+        return 0
     starts = {
         kind: statistics.median(cold_start_ms(kind) for _ in range(5))
         for kind in ("sdk", "toolwire")

@@ -20,10 +20,16 @@
     unsandboxed (``bench_sandbox.py``).
 11. The browser tools through the egress proxy beside Playwright driving the same Chromium
     directly, and snapshot characters before/after (``bench_browser.py``).
+12. ``toolwire serve`` replicas behind HAProxy on Redis and PostgreSQL: calls/s with one, two
+    and three, and the store operations per call (``bench_replicas.py``).
+13. Resumable SSE streams: storing an event and replaying a stream, beside the store's bare
+    ``set`` (``bench_event_store.py``).
+14. The stdio cold start of ``serve_registry`` and ``toolwire serve --stdio``, with and without
+    the lean loop, beside the SDK's ``MCPServer`` (``bench_stdio_cold_start.py``).
 
-Each prints a markdown table. Options:
-``--only w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser`` and
-``--repeats N``.
+Each prints a markdown table. Options: ``--repeats N``, and ``--only`` with a comma-separated
+list of ``w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser,replicas,``
+``events,cold``.
 """
 
 from __future__ import annotations
@@ -83,7 +89,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--only",
-        default="w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser",
+        default=(
+            "w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser,replicas,"
+            "events,cold"
+        ),
     )
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
@@ -107,6 +116,9 @@ def main() -> int:
         ("quotas", "bench_stages_quotas.py", "Quotas, tasks, effect journal on W1, not triggered"),
         ("sandbox", "bench_sandbox.py", "Sandboxed commands beside unsandboxed ones"),
         ("browser", "bench_browser.py", "Browser tools: proxy cost and snapshot reduction"),
+        ("replicas", "bench_replicas.py", "Replicas behind HAProxy: calls/s, store ops per call"),
+        ("events", "bench_event_store.py", "Resumable SSE streams: event store beside bare set"),
+        ("cold", "bench_stdio_cold_start.py", "stdio cold start beside the SDK's MCPServer"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)

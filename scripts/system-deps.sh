@@ -10,6 +10,7 @@ PACKAGES=(
   "curl curl"
   "chromium chromium"
   "wrk wrk"
+  "haproxy haproxy"
 )
 
 missing=()

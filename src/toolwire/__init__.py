@@ -7,8 +7,7 @@ one `CallOutcome` per call, in order, never raising. See the README and ``docs/`
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities import ToolCapabilities
@@ -24,6 +23,7 @@ from toolwire.execution.hooks import (
     deny,
     replace_args,
 )
+from toolwire.lazy import lazy_exports as _lazy_exports
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry, ToolResultReducer
 from toolwire.registry import ToolDefinition, ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
@@ -92,17 +92,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolwire' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _lazy_exports("toolwire", _LAZY, globals())
 
 
 __all__ = [

@@ -52,7 +52,8 @@ the config file, or the current directory when there is none. Environment variab
 the file: ``TOOLWIRE_CONFIG`` (the file), ``TOOLWIRE_SANDBOX_ROOTS`` (``os.pathsep``-separated),
 ``TOOLWIRE_NETWORK_ALLOW`` / ``TOOLWIRE_NETWORK_DENY`` (comma-separated),
 ``TOOLWIRE_STORE_URL``, ``TOOLWIRE_TOOLSETS`` (comma-separated), ``TOOLWIRE_RESULT_BUDGET_CHARS``,
-``TOOLWIRE_HOST``, ``TOOLWIRE_PORT``, ``TOOLWIRE_SANDBOX_MODE``. A bad file or variable
+``TOOLWIRE_HOST``, ``TOOLWIRE_PORT``, ``TOOLWIRE_SANDBOX_MODE``, and ``TOOLWIRE_AUTH_*`` for
+each ``[auth]`` key (`toolwire.mcp.auth.env`). A bad file or variable
 raises `ConfigurationError` naming the key and the line (``toolwire.toml:7: store.url:
 expected a string``), never a traceback from deep inside.
 """
@@ -72,7 +73,8 @@ from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import ResultHandles
 from toolwire.execution.quota_tables import quotas_from_tables
 from toolwire.execution.quotas import Quotas
-from toolwire.mcp.auth.settings import AuthSettings, auth_settings_from_table
+from toolwire.mcp.auth.env import auth_settings_from_config
+from toolwire.mcp.auth.settings import AuthSettings
 from toolwire.mcp.identity import IDENTITY_KEYS, ServerIdentity, identity_from_table
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
@@ -141,6 +143,9 @@ class ToolwireConfig:
             plain trims.
         quotas: The ``[[quotas]]`` tables: limits checked and reserved before each call runs
             (see ``docs/quotas.md``); ``None``: no quotas.
+        replicas: The ``[replicas]`` table (``toolwire serve`` as one of several replicas on
+            the shared store; keys checked by `toolwire.replicas.ReplicaSettings`, see
+            ``docs/scaling.md``); ``None``: one server.
         warnings: What `load_config` found worth saying but not refusing (a sandbox that is
             the home directory only because toolwire was started there).
     """
@@ -168,6 +173,7 @@ class ToolwireConfig:
     web_search: Mapping[str, Any] | None = None
     result_handles: ResultHandles | None = None
     quotas: Quotas | None = None
+    replicas: Mapping[str, Any] | None = None
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -211,6 +217,7 @@ def load_config(
         base = file.resolve().parent
     values = _from_file(data, located, base)
     values.update(_from_env(env, base))
+    values["auth"] = auth_settings_from_config(data.get("auth"), env, located.error)
     if (mode := values.pop("sandbox_mode", None)) is not None:
         values["sandbox"] = replace(values.get("sandbox", SandboxSettings()), mode=mode)
     roots_named = "sandbox_write" in values or "sandbox_read" in values
@@ -256,7 +263,7 @@ def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
-    check_keys(data, {*_SECTIONS, "agents", "web_search", "quotas"}, (), at)
+    check_keys(data, {*_SECTIONS, "agents", "web_search", "quotas", "replicas"}, (), at)
     values: dict[str, Any] = {}
     agents = data.get("agents")
     if agents is not None:  # its keys are checked where the sub-agents are built (wiring)
@@ -268,6 +275,11 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         if not isinstance(web_search, dict):
             raise at.error(("web_search",), "expected a table ([web_search])")
         values["web_search"] = web_search
+    replicas = data.get("replicas")
+    if replicas is not None:  # its keys are checked where serving starts (toolwire.replicas)
+        if not isinstance(replicas, dict):
+            raise at.error(("replicas",), "expected a table ([replicas], see docs/scaling.md)")
+        values["replicas"] = replicas
     for section, keys in _SECTIONS.items():
         table = data.get(section, {})
         if not isinstance(table, dict):
@@ -322,8 +334,6 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
             raise at.error(("serve", "tools_list_ttl_s"), f"expected seconds >= 0, got {ttl!r}")
         values["tools_list_ttl_s"] = float(ttl)
     values["serve_identity"] = identity_from_table(serve, at.error)
-    if "auth" in data:
-        values["auth"] = auth_settings_from_table(data["auth"], at.error)
     servers = data.get("mcp", {}).get("servers", {})
     if not isinstance(servers, dict):
         raise at.error(("mcp", "servers"), "expected a table of servers ([mcp.servers.<name>])")

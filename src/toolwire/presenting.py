@@ -20,6 +20,7 @@ order (every step on by default, each can be switched off in `PresenterOptions`)
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -111,8 +112,16 @@ class PresentedResult:
     injection_rules: tuple[str, ...] = ()
 
 
+@functools.lru_cache(maxsize=1024)
+def _frame_name(name: str) -> str:
+    """``name`` as the result frame shows it (tool names repeat: each is scanned once)."""
+    return _FRAME_NAME.sub("_", name)
+
+
 def defuse_sentinels(text: str) -> str:
     """Insert U+200B after the first ``=`` of every ``===TOOL_RESULT_START|END`` look-alike."""
+    if "===" not in text:  # every look-alike has one: no scan
+        return text
     return _SENTINEL.sub(lambda sentinel: "=\u200b" + sentinel.group(1), text)
 
 
@@ -183,7 +192,7 @@ class Presenter:
             with contextlib.suppress(Exception):  # a broken emitter must not lose the result
                 emit(warning)
         if opts.delimit_results and (not is_error or untrusted):
-            name = _FRAME_NAME.sub("_", tool.name if tool is not None else outcome.name)
+            name = _frame_name(tool.name if tool is not None else outcome.name)
             text = (
                 f"===TOOL_RESULT_START:{name}===\n{defuse_sentinels(text)}\n===TOOL_RESULT_END==="
             )
@@ -216,6 +225,8 @@ def _cap(text: str, limit: int) -> str:
     Text the registry already trimmed (ending with its marker) keeps the original total and
     loses only what the cap needs, so one result never carries two markers or a wrong size.
     """
+    if len(text) <= limit:  # nothing to cut, and a marker it has is already right
+        return text
     body, handle = split_handle_line(text)  # a kept result's handle line stays last
     body, pointer = split_spill_pointer(body)
     total = len(text)

@@ -181,7 +181,6 @@ async def open_registry(
     appear in the registry once it connects.
     """
     from toolwire.mcp.bridge import bridge_into
-    from toolwire.mcp.client import McpProvider
     from toolwire.mcp.pinning import DefinitionPins
 
     async with AsyncExitStack() as stack:
@@ -193,6 +192,8 @@ async def open_registry(
         kv = backends.kv_backend
         pins = DefinitionPins.in_backend(kv) if kv is not None else None
         for server in config.mcp_servers:
+            from toolwire.mcp.client import McpProvider  # the SDK: only with servers to bridge
+
             provider = McpProvider(server, pins=pins)
             provider = await stack.enter_async_context(provider.running())
             bridge_into(registry, provider)

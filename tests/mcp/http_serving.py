@@ -84,14 +84,15 @@ async def serving(options: ServeOptions, gate: Gate | None = None) -> AsyncItera
         group.cancel_scope.cancel()
 
 
-async def open_session(http: httpx.AsyncClient, url: str) -> str:
-    """Initialize a session over raw HTTP (no GET stream, never closed); its id."""
+async def open_session(http: httpx.AsyncClient, url: str, protocol: str = PROTOCOL) -> str:
+    """Initialize a session on ``protocol`` over raw HTTP (no GET stream, never closed); its
+    id."""
     hello = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
         "params": {
-            "protocolVersion": PROTOCOL,
+            "protocolVersion": protocol,
             "capabilities": {},
             "clientInfo": {"name": "http-test", "version": "1"},
         },
@@ -100,13 +101,14 @@ async def open_session(http: httpx.AsyncClient, url: str) -> str:
     assert answer.status_code == 200, answer.text
     session_id = answer.headers["mcp-session-id"]
     done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await http.post(url, json=done, headers=session_headers(session_id))).status_code == 202
+    headers = session_headers(session_id, protocol)
+    assert (await http.post(url, json=done, headers=headers)).status_code == 202
     return session_id
 
 
-def session_headers(session_id: str) -> dict[str, str]:
-    """The headers of a request in the session."""
-    return {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": PROTOCOL}
+def session_headers(session_id: str, protocol: str = PROTOCOL) -> dict[str, str]:
+    """The headers of a request in the session, labelled with ``protocol``."""
+    return {**HEADERS, "mcp-session-id": session_id, "mcp-protocol-version": protocol}
 
 
 async def status_of(http: httpx.AsyncClient, url: str, session_id: str) -> int:

@@ -79,8 +79,12 @@ async def test_a_call_in_flight_when_an_http_server_dies_is_execution_failed(
 # -- tools that require task augmentation -------------------------------------------------
 
 
-async def test_a_tool_that_requires_a_task_is_not_offered(markers: Path) -> None:
+async def test_a_tool_that_requires_a_task_is_not_offered_by_a_server_without_tasks(
+    markers: Path,
+) -> None:
     # ``execution.taskSupport`` is a handshake-era field: 2026-07-28 listings do not carry it.
+    # The SDK's MCPServer declares no ``capabilities.tasks``, so the tool could never be called;
+    # a server that takes task calls has it offered and called as a task (test_task_calls.py).
     config = stdio_config("tasky", GAPS_SERVER, markers, protocol="legacy")
     async with McpProvider(config) as provider:
         names = {t.name for t in provider.tools}

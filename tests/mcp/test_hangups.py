@@ -1,9 +1,12 @@
 """A call ends with the HTTP request that carried it: a client that closes the request's stream
-aborts the call, and a stopping server aborts every call and closes every stream."""
+aborts the call (unless the stream is resumable: then the answer is kept for the client to
+resume), and a stopping server aborts every call and closes every stream."""
 
 from __future__ import annotations
 
 import contextlib
+import json
+from collections.abc import AsyncIterator
 
 import anyio
 import httpx
@@ -12,8 +15,12 @@ from http_serving import HEADERS, HOLD_CALL, Gate, open_session, serving, sessio
 from mcp_helpers import WAIT_S
 
 from toolwire.mcp import ServeOptions
+from toolwire.mcp.lean import LEAN_ENV
+from toolwire.mcp.resumable import RESUMABLE_SINCE, RETRY_INTERVAL_MS
 
 pytestmark = pytest.mark.anyio
+
+RESUMABLE = RESUMABLE_SINCE
 
 
 async def test_closing_the_calls_stream_aborts_the_call() -> None:
@@ -69,3 +76,71 @@ async def test_a_newcomer_after_stop_finds_nothing_listening() -> None:
             await server.finished.wait()
         with pytest.raises(httpx.ConnectError):
             await http.post(server.url, json={}, headers=HEADERS)
+
+
+async def _events(lines: AsyncIterator[str]) -> AsyncIterator[dict[str, str]]:
+    """The SSE events of a response, as their fields."""
+    event: dict[str, str] = {}
+    async for line in lines:
+        if not line:
+            if event:
+                yield event
+            event = {}
+            continue
+        name, _, value = line.partition(":")
+        event[name] = value.removeprefix(" ")
+
+
+@pytest.mark.parametrize("label", [RESUMABLE, "2025-03-26"])
+async def test_closing_a_resumable_stream_leaves_the_call_running_and_its_answer_kept(
+    label: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2025-11-25 session's stream starts with a priming event, so a client that closes it
+    can resume it: the call goes on, and its answer is replayed after ``Last-Event-ID`` (also
+    when the request is labelled with an older revision than the session's)."""
+    monkeypatch.setenv(LEAN_ENV, "0")  # the SDK's SSE path (the fast path answers JSON)
+    gate = Gate()
+    async with serving(ServeOptions(), gate) as server, httpx.AsyncClient(timeout=WAIT_S) as http:
+        session = await open_session(http, server.url, RESUMABLE)
+        headers = session_headers(session, label)
+        async with http.stream("POST", server.url, json=HOLD_CALL, headers=headers) as stream:
+            with anyio.fail_after(WAIT_S):
+                priming = await anext(_events(stream.aiter_lines()))
+                await gate.entered.wait()
+        assert priming["data"] == ""
+        assert priming["retry"] == str(RETRY_INTERVAL_MS)
+        await anyio.sleep(0.2)  # the hang-up would have aborted the call by now
+        assert not gate.left.is_set()
+        gate.opened.set()
+        with anyio.fail_after(WAIT_S):
+            await gate.left.wait()
+        assert gate.reasons == [None]  # never aborted
+        resume = {**headers, "last-event-id": priming["id"]}
+        answers = []
+        with anyio.fail_after(WAIT_S):
+            async with http.stream("GET", server.url, headers=resume) as replay:
+                async for event in _events(replay.aiter_lines()):
+                    if event.get("data"):
+                        answers.append(json.loads(event["data"]))
+                        break
+    assert answers[0]["id"] == HOLD_CALL["id"]
+    assert "released" in answers[0]["result"]["content"][0]["text"]
+
+
+async def test_an_older_session_s_stream_is_not_resumable_and_closing_it_aborts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No priming event before 2025-11-25: the closed stream's answer could never arrive."""
+    monkeypatch.setenv(LEAN_ENV, "0")
+    gate = Gate()
+    async with serving(ServeOptions(), gate) as server, httpx.AsyncClient(timeout=WAIT_S) as http:
+        session = await open_session(http, server.url)  # 2025-06-18
+        async with http.stream(
+            "POST", server.url, json=HOLD_CALL, headers=session_headers(session)
+        ) as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            with anyio.fail_after(WAIT_S):
+                await gate.entered.wait()
+        with anyio.fail_after(WAIT_S):
+            await gate.left.wait()
+    assert gate.reasons == ["cancelled by the MCP client (it disconnected)"]

@@ -1,6 +1,10 @@
-"""MCP Tasks (protocol 2025-11-25) on a served registry, driven by the SDK's client over stdio
-and streamable HTTP: a task-augmented ``tools/call`` creates a task of ``registry.tasks``;
-``tasks/get``, ``tasks/result``, ``tasks/cancel`` and ``tasks/list`` follow it.
+"""MCP Tasks on a served registry, driven by the SDK's client over stdio and streamable HTTP.
+
+2025-11-25: a task-augmented ``tools/call`` creates a task of ``registry.tasks``;
+``tasks/get``, ``tasks/result``, ``tasks/cancel`` and ``tasks/list`` follow it. 2026-07-28: the
+``io.modelcontextprotocol/tasks`` extension (the client side is toolwire's
+`TasksClientExtension`): a long call of a declaring client is answered with a task that
+``tasks/get`` follows to its result; ``tasks/cancel`` and ``tasks/update`` are acknowledged.
 
 SDK 2.3's client checks every ``tools/call`` answer against ``CallToolResult``, so it cannot
 receive the ``CreateTaskResult`` a task-augmented call answers through ``send_request``; that
@@ -22,6 +26,18 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import SERVERS, HttpServer, start_http_server, stop
+
+from toolwire.mcp.task_client import TasksClientExtension
+from toolwire.mcp.task_extension import (
+    TASKS_EXTENSION,
+    CancelTaskRequest,
+    CreateTaskResult,
+    GetTaskRequest,
+    GetTaskResult,
+    TaskIdParams,
+    UpdateTaskParams,
+    UpdateTaskRequest,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -59,11 +75,11 @@ def _target(request: pytest.FixtureRequest, kv_path: Path) -> Any:
 @pytest.fixture(scope="module", params=["stdio", "http"])
 async def client(request: pytest.FixtureRequest, kv_path: Path) -> AsyncIterator[Client]:
     """An SDK client on the 2025-11-25 protocol (the one whose core has Tasks)."""
-    with anyio.fail_after(CALL_TIMEOUT_S):
-        async with Client(
-            _target(request, kv_path), mode="legacy", read_timeout_seconds=CALL_TIMEOUT_S
-        ) as connected:
-            yield connected
+    # No deadline scope around the yield: it would stay armed over the module's tests.
+    async with Client(
+        _target(request, kv_path), mode="legacy", read_timeout_seconds=CALL_TIMEOUT_S
+    ) as connected:
+        yield connected
 
 
 async def _create(client: Client, name: str, arguments: dict[str, Any]) -> mt.Task:
@@ -206,3 +222,135 @@ async def test_a_quota_refuses_over_mcp_saying_which_limit(client: Client) -> No
     task = await _create(client, "limited", {"seconds": 0})  # a task refused at once
     assert task.status == "failed"
     assert "quota 'limited'" in (task.status_message or "")
+
+
+# -- 2026-07-28: the io.modelcontextprotocol/tasks extension -------------------------------
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+async def modern(request: pytest.FixtureRequest, kv_path: Path) -> AsyncIterator[Client]:
+    """An SDK client on 2026-07-28 declaring the Tasks extension (toolwire's own)."""
+    async with Client(
+        _target(request, kv_path),
+        read_timeout_seconds=CALL_TIMEOUT_S,
+        extensions=[TasksClientExtension()],
+    ) as connected:
+        yield connected
+
+
+@pytest.fixture(scope="module")
+async def undeclared(tasks_http: HttpServer) -> AsyncIterator[Client]:
+    """An SDK client on 2026-07-28 that does not declare the extension."""
+    async with Client(tasks_http.url, read_timeout_seconds=CALL_TIMEOUT_S) as connected:
+        yield connected
+
+
+async def _state(client: Client, task_id: str) -> GetTaskResult:
+    request = GetTaskRequest(params=TaskIdParams(taskId=task_id))
+    return await client.session.send_request(request, GetTaskResult)
+
+
+async def _ended(client: Client, task_id: str) -> GetTaskResult:
+    while not (state := await _state(client, task_id)).done:
+        await anyio.sleep(0.05)
+    return state
+
+
+async def _created(client: Client, name: str, arguments: dict[str, Any]) -> CreateTaskResult:
+    answer = await client.session.call_tool(name, arguments, allow_claimed=True)
+    assert isinstance(answer, CreateTaskResult), answer
+    return answer
+
+
+async def test_2026_discovery_declares_the_extension(modern: Client) -> None:
+    assert modern.protocol_version == "2026-07-28"
+    assert TASKS_EXTENSION in (modern.server_capabilities.extensions or {})
+
+
+async def test_2026_a_long_call_is_answered_with_a_task_that_ends_with_its_result(
+    modern: Client,
+) -> None:
+    with anyio.fail_after(CALL_TIMEOUT_S):
+        created = await _created(modern, "build", {"seconds": 0.4, "label": "docs"})
+        assert created.result_type == "task"
+        assert created.status == "working"
+        assert created.ttl_ms == 86_400_000
+        assert created.poll_interval_ms == 500
+        assert (await _state(modern, created.task_id)).status == "working"
+        ended = await _ended(modern, created.task_id)
+        followed = await modern.call_tool("build", {"seconds": 0.2, "label": "api"})
+    assert ended.status == "completed"
+    assert ended.result is not None
+    assert "built docs" in mt.CallToolResult.model_validate(ended.result).content[0].text  # type: ignore[union-attr]
+    assert "built api" in _text(followed)  # the client extension polled it to the end
+
+
+async def test_2026_a_tool_failure_is_a_completed_task_whose_result_is_an_error(
+    modern: Client,
+) -> None:
+    with anyio.fail_after(CALL_TIMEOUT_S):
+        created = await _created(modern, "fail", {"seconds": 0.1})
+        ended = await _ended(modern, created.task_id)
+    assert ended.status == "completed"  # failed is for JSON-RPC errors
+    assert ended.result is not None
+    result = mt.CallToolResult.model_validate(ended.result)
+    assert result.is_error
+    assert "the build broke" in _text(result)
+
+
+async def test_2026_a_quick_call_is_answered_directly(modern: Client) -> None:
+    with anyio.fail_after(CALL_TIMEOUT_S):
+        answer = await modern.session.call_tool("echo", {"text": "now"}, allow_claimed=True)
+    assert isinstance(answer, mt.CallToolResult)
+    assert "now" in _text(answer)
+
+
+async def test_2026_cancel_stops_the_tool_and_update_is_acknowledged(modern: Client) -> None:
+    with anyio.fail_after(CALL_TIMEOUT_S):
+        created = await _created(modern, "build", {"seconds": 60})
+        update = UpdateTaskRequest(
+            params=UpdateTaskParams(taskId=created.task_id, inputResponses={"unasked": {}})
+        )
+        await modern.session.send_request(update, mt.EmptyResult)
+        cancel = CancelTaskRequest(params=TaskIdParams(taskId=created.task_id))
+        await modern.session.send_request(cancel, mt.EmptyResult)
+        ended = await _ended(modern, created.task_id)
+        await modern.session.send_request(cancel, mt.EmptyResult)  # an ended one: still acked
+    assert ended.status == "cancelled"
+    assert ended.result is None
+
+
+async def test_2026_an_unknown_task_is_invalid_params(modern: Client) -> None:
+    unknown = TaskIdParams(taskId="task-000000000000000000000000")
+    requests: list[Any] = [
+        GetTaskRequest(params=unknown),
+        CancelTaskRequest(params=unknown),
+        UpdateTaskRequest(params=UpdateTaskParams(taskId=unknown.task_id)),
+    ]
+    for request in requests:
+        with pytest.raises(MCPError) as refused:
+            await modern.session.send_request(request, mt.EmptyResult)
+        assert refused.value.error.code == mt.INVALID_PARAMS
+
+
+async def test_2026_has_no_tasks_result_or_list(modern: Client) -> None:
+    with pytest.raises(MCPError) as no_result:
+        await _result(modern, "task-000000000000000000000000")
+    with pytest.raises(MCPError) as no_list:
+        await _list(modern)
+    assert no_result.value.error.code == mt.METHOD_NOT_FOUND
+    assert no_list.value.error.code == mt.METHOD_NOT_FOUND
+
+
+async def test_2026_a_client_without_the_extension_gets_no_task(undeclared: Client) -> None:
+    with anyio.fail_after(CALL_TIMEOUT_S):
+        pending = await undeclared.call_tool("build", {"seconds": 0.3, "label": "plain"})
+        assert pending.structured_content is not None
+        task_id = pending.structured_content["task"]["id"]
+        with pytest.raises(MCPError) as refused:
+            await _state(undeclared, task_id)
+    assert "still running" in _text(pending)
+    assert refused.value.error.code == mt.MISSING_REQUIRED_CLIENT_CAPABILITY
+    assert refused.value.error.data == {
+        "requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}
+    }

@@ -46,6 +46,13 @@ async def start(
     return holder
 
 
+async def hand_over(inside: Holder, waiting: Holder) -> None:
+    """``waiting`` is kept out until ``inside`` leaves; then it gets in."""
+    assert not waiting.inside.is_set()
+    inside.leave.set()
+    await waiting.entered()
+
+
 async def test_a_reader_inside_does_not_block_another_reader_of_the_path() -> None:
     locks = PathLocks()
     async with anyio.create_task_group() as group:
@@ -64,9 +71,7 @@ async def test_a_writer_waits_for_the_readers_inside() -> None:
         reader = await start(group, locks, "reading")
         writer = await start(group, locks, "writing")
         assert reader.inside.is_set()
-        assert not writer.inside.is_set()
-        reader.leave.set()
-        await writer.entered()
+        await hand_over(reader, writer)
         writer.leave.set()
     assert len(locks) == 0
 
@@ -76,9 +81,7 @@ async def test_readers_wait_for_the_writer_inside() -> None:
     async with anyio.create_task_group() as group:
         writer = await start(group, locks, "writing")
         reader = await start(group, locks, "reading")
-        assert not reader.inside.is_set()
-        writer.leave.set()
-        await reader.entered()
+        await hand_over(writer, reader)
         reader.leave.set()
 
 
@@ -87,9 +90,7 @@ async def test_writers_take_turns() -> None:
     async with anyio.create_task_group() as group:
         first = await start(group, locks, "writing")
         second = await start(group, locks, "writing")
-        assert not second.inside.is_set()
-        first.leave.set()
-        await second.entered()
+        await hand_over(first, second)
         second.leave.set()
 
 
@@ -100,11 +101,8 @@ async def test_a_waiting_writer_goes_before_readers_that_come_after_it() -> None
         writer = await start(group, locks, "writing")
         late = await start(group, locks, "reading")
         assert not late.inside.is_set()  # a stream of readers cannot starve the writer
-        reader.leave.set()
-        await writer.entered()
-        assert not late.inside.is_set()
-        writer.leave.set()
-        await late.entered()
+        await hand_over(reader, writer)
+        await hand_over(writer, late)
         late.leave.set()
 
 

@@ -12,7 +12,7 @@ from toolbox_helpers import GatedFs, error_of, ok_value, run, start_call
 from toolwire.calls import ToolCall
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
-from toolwire.results import ErrorCode, Ok
+from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.files import read_file
 from toolwire.toolbox.stale import format_time
 
@@ -27,16 +27,30 @@ def _bump(path: Path, seconds: float = 10.0) -> float:
     return path.stat().st_mtime
 
 
+async def _read(
+    registry: ToolRegistry, ctx: ToolContext, work: Path, text: str, name: str = "f.txt"
+) -> Path:
+    """``work/name`` holding ``text``, read by the model (``read_file``)."""
+    target = work / name
+    target.write_text(text)
+    await run(registry, ctx, "read_file", path=name)
+    return target
+
+
+def _stale(result: ToolResult) -> Err:
+    """The ``STALE_WRITE`` error; fails the test on any other answer."""
+    error = error_of(result)
+    assert error.code is ErrorCode.STALE_WRITE, error
+    return error
+
+
 async def test_external_change_after_read_refuses_write_naming_both_times(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    target = work / "f.txt"
-    target.write_text("original")
-    await run(registry, ctx, "read_file", path="f.txt")
+    target = await _read(registry, ctx, work, "original")
     read_mtime = target.stat().st_mtime
     changed_mtime = _bump(target)
-    error = error_of(await run(registry, ctx, "write_file", path="f.txt", content="mine"))
-    assert error.code is ErrorCode.STALE_WRITE
+    error = _stale(await run(registry, ctx, "write_file", path="f.txt", content="mine"))
     assert error.conflict_key == str(target)
     assert format_time(read_mtime) in error.error
     assert format_time(changed_mtime) in error.error
@@ -46,26 +60,18 @@ async def test_external_change_after_read_refuses_write_naming_both_times(
 async def test_patch_is_refused_the_same_way(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    target = work / "f.txt"
-    target.write_text("a = 1\n")
-    await run(registry, ctx, "read_file", path="f.txt")
+    target = await _read(registry, ctx, work, "a = 1\n")
     _bump(target)
-    error = error_of(
-        await run(registry, ctx, "patch_file", path="f.txt", old_text="1", new_text="2")
-    )
-    assert error.code is ErrorCode.STALE_WRITE
+    _stale(await run(registry, ctx, "patch_file", path="f.txt", old_text="1", new_text="2"))
     assert target.read_text() == "a = 1\n"
 
 
 async def test_deleted_after_read_is_stale(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    target = work / "f.txt"
-    target.write_text("x")
-    await run(registry, ctx, "read_file", path="f.txt")
+    target = await _read(registry, ctx, work, "x")
     target.unlink()
-    error = error_of(await run(registry, ctx, "write_file", path="f.txt", content="y"))
-    assert error.code is ErrorCode.STALE_WRITE
+    error = _stale(await run(registry, ctx, "write_file", path="f.txt", content="y"))
     assert "no longer exists" in error.error
     assert not target.exists()
 
@@ -73,8 +79,7 @@ async def test_deleted_after_read_is_stale(
 async def test_write_right_after_read_succeeds(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    (work / "f.txt").write_text("x")
-    await run(registry, ctx, "read_file", path="f.txt")
+    await _read(registry, ctx, work, "x")
     ok_value(await run(registry, ctx, "write_file", path="f.txt", content="y"))
 
 
@@ -90,9 +95,7 @@ async def test_never_read_file_is_writable_even_if_it_changes(
 async def test_own_write_refreshes_the_record_so_the_next_edit_goes_through(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    target = work / "f.txt"
-    target.write_text("one\n")
-    await run(registry, ctx, "read_file", path="f.txt")
+    target = await _read(registry, ctx, work, "one\n")
     os.utime(target, (1, 1))  # the tool's own write must not be judged against this old time
     await run(registry, ctx, "read_file", path="f.txt")
     ok_value(await run(registry, ctx, "write_file", path="f.txt", content="two\n"))
@@ -105,9 +108,7 @@ async def test_own_write_refreshes_the_record_so_the_next_edit_goes_through(
 async def test_re_reading_clears_the_conflict(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    target = work / "f.txt"
-    target.write_text("x")
-    await run(registry, ctx, "read_file", path="f.txt")
+    target = await _read(registry, ctx, work, "x")
     _bump(target)
     await run(registry, ctx, "read_file", path="f.txt")
     ok_value(await run(registry, ctx, "write_file", path="f.txt", content="y"))
@@ -115,9 +116,7 @@ async def test_re_reading_clears_the_conflict(
 
 async def test_checks_are_off_without_a_record_map(registry: ToolRegistry, work: Path) -> None:
     ctx = ToolContext(session_id="s", working_dir=str(work), read_mtimes=None)
-    target = work / "f.txt"
-    target.write_text("x")
-    await run(registry, ctx, "read_file", path="f.txt")
+    target = await _read(registry, ctx, work, "x")
     _bump(target)
     ok_value(await run(registry, ctx, "write_file", path="f.txt", content="y"))
 
@@ -125,9 +124,7 @@ async def test_checks_are_off_without_a_record_map(registry: ToolRegistry, work:
 async def test_two_patches_racing_in_one_batch_both_apply(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    target = work / "f.py"
-    target.write_text("a = 1\nb = 2\n")
-    await run(registry, ctx, "read_file", path="f.py")
+    target = await _read(registry, ctx, work, "a = 1\nb = 2\n", "f.py")
     outcomes = await registry.execute_parallel(
         [
             ToolCall(
@@ -150,9 +147,7 @@ async def test_two_patches_racing_in_one_batch_both_apply(
 async def test_external_change_refuses_every_write_of_a_racing_batch(
     registry: ToolRegistry, ctx: ToolContext, work: Path
 ) -> None:
-    target = work / "f.txt"
-    target.write_text("original")
-    await run(registry, ctx, "read_file", path="f.txt")
+    target = await _read(registry, ctx, work, "original")
     _bump(target)
     outcomes = await registry.execute_parallel(
         [
@@ -234,13 +229,12 @@ async def test_a_change_after_a_read_through_an_alias_refuses_the_write(
     ok_value(await run(registry, ctx, "read_file", path=read_as))
     target.write_text("changed by someone else\n")  # in place: the inode stays
     _bump(target)
-    error = error_of(await run(registry, ctx, "write_file", path=write_as, content="mine\n"))
-    assert error.code is ErrorCode.STALE_WRITE, kind
+    _stale(await run(registry, ctx, "write_file", path=write_as, content="mine\n"))
     assert target.read_text() == "changed by someone else\n"
     patch = await run(
         registry, ctx, "patch_file", path=write_as, old_text="changed", new_text="mine"
     )
-    assert error_of(patch).code is ErrorCode.STALE_WRITE
+    _stale(patch)
 
 
 @pytest.mark.parametrize("kind", ALIASES)
@@ -265,6 +259,5 @@ async def test_a_file_replaced_by_another_program_after_a_read_is_stale(
     replacement.write_text("saved elsewhere\n")
     os.utime(replacement, (1, 1))
     replacement.rename(target)
-    error = error_of(await run(registry, ctx, "write_file", path="f.txt", content="mine\n"))
-    assert error.code is ErrorCode.STALE_WRITE
+    _stale(await run(registry, ctx, "write_file", path="f.txt", content="mine\n"))
     assert target.read_text() == "saved elsewhere\n"

@@ -12,9 +12,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from toolwire.cli.tool_words import tool_annotations, tool_capabilities
 from toolwire.config import ToolwireConfig, load_config
 from toolwire.errors import ConfigurationError, StoreError
-from toolwire.tools import Tool
 
 __all__ = ["EXIT_ERR", "EXIT_USAGE", "did_you_mean", "fail_usage", "load", "nearest_names",
            "run_configured", "stderr", "tool_annotations", "tool_capabilities"]  # fmt: skip
@@ -57,25 +57,6 @@ def run_configured(main: Callable[[Unpack[Args]], Awaitable[T]], *args: *Args) -
         return anyio.run(main, *args)
     except (ConfigurationError, StoreError) as exc:
         fail_usage(str(exc))
-
-
-def tool_annotations(tool: Tool) -> str:
-    """``read-only, idempotent`` ... from a tool's annotations."""
-    hints = tool.annotations
-    if hints is None:
-        return ""
-    words = [
-        ("read-only", hints.read_only),
-        ("destructive", hints.destructive),
-        ("idempotent", hints.idempotent),
-        ("open-world", hints.open_world),
-    ]
-    return ", ".join(word for word, flag in words if flag)
-
-
-def tool_capabilities(tool: Tool) -> str:
-    """``network, fs_reach, process`` ... from a tool's declaration."""
-    return ", ".join(tool.capabilities.declared)
 
 
 def nearest_names(name: str, names: Iterable[str], limit: int = 3) -> list[str]:

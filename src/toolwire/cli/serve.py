@@ -9,25 +9,22 @@ process ends at once).
 
 from __future__ import annotations
 
-import signal
-import sys
-from dataclasses import replace
-from typing import Annotated
-from urllib.parse import urlsplit, urlunsplit
+from functools import partial
+from typing import TYPE_CHECKING, Annotated
 
 import anyio
 import typer
+from rich.markup import escape
 
-from toolwire.cli.common import fail_usage, load, stderr, tool_annotations
-from toolwire.config import ToolwireConfig
+from toolwire.cli.common import fail_usage, load, stderr
+from toolwire.cli.serving import banner_lines, serve_until_stopped
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.auth.exposure import check_exposure
-from toolwire.mcp.auth.server_auth import server_auth_for
-from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.server import ServeOptions
-from toolwire.mcp.serving import serve_registry
-from toolwire.sandbox.modes import sandbox_status
-from toolwire.wiring import Wired, open_registry
+from toolwire.mcp.serving import event_loop_options
+
+if TYPE_CHECKING:
+    from toolwire.config import ToolwireConfig
+    from toolwire.wiring import Wired
 
 __all__ = ["parse_address", "serve"]
 
@@ -69,13 +66,14 @@ def serve(
         _check_exposure(config, host, insecure_no_auth)
     try:
         stopped_by = anyio.run(
-            _serve,
+            partial(serve_until_stopped, banner=_banner),
             config,
             "stdio" if stdio else "http",
             host,
             port,
             insecure_no_auth,
             conformance_fixture,
+            backend_options=event_loop_options("stdio" if stdio else "http"),
         )
     except ConfigurationError as exc:
         fail_usage(str(exc))
@@ -105,125 +103,9 @@ def _check_exposure(config: ToolwireConfig, host: str, insecure_no_auth: bool) -
         stderr.print(f"warning: {warning}", markup=False, style="bold red")
 
 
-async def _serve(
-    config: ToolwireConfig,
-    transport: str,
-    host: str,
-    port: int,
-    insecure_no_auth: bool = False,
-    conformance_fixture: bool = False,
-) -> str | None:
-    """Serve until the client leaves (stdio) or a signal arrives; the signal's name, if one."""
-    stop = _StopOnSignal()
-    problem: ConfigurationError | None = None
-    async with anyio.create_task_group() as group:
-        group.start_soon(stop.watch)
-        try:
-            async with (
-                open_registry(config) as wired,
-                server_auth_for(  # stdio needs none: its client started this process
-                    config.auth if transport == "http" else AuthSettings(),
-                    wired.backends.kv_backend,
-                ) as auth,
-            ):
-                with stop.serving:  # cancelled by the signal; the registry closes after it
-                    options = replace(
-                        _serve_options(config), auth=auth, insecure_no_auth=insecure_no_auth
-                    )
-                    if conformance_fixture:
-                        options = _with_conformance_fixture(wired, options)
-                    await serve_registry(
-                        wired.registry,
-                        transport="stdio" if transport == "stdio" else "http",
-                        host=host,
-                        port=port,
-                        options=options,
-                        on_ready=lambda address: _banner(wired, address),
-                    )
-        except ConfigurationError as exc:  # raised as itself, not in an exception group
-            problem = exc
-        finally:
-            group.cancel_scope.cancel()
-    if problem is not None:
-        raise problem
-    return stop.received
-
-
-class _StopOnSignal:
-    """Turns the first SIGTERM or SIGINT into cancelling `serving`."""
-
-    def __init__(self) -> None:
-        self.serving = anyio.CancelScope()
-        self.received: str | None = None
-
-    async def watch(self) -> None:
-        if sys.platform == "win32":  # no signal receivers there: Ctrl+C stays KeyboardInterrupt
-            return
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            async for signum in signals:
-                self.received = signal.Signals(signum).name
-                self.serving.cancel()
-                return
-
-
-def _with_conformance_fixture(wired: Wired, options: ServeOptions) -> ServeOptions:
-    from toolwire.mcp.conformance import fixture_tools, with_fixture_features
-
-    wired.registry.register_all(fixture_tools())
-    return with_fixture_features(options)
-
-
-def _serve_options(config: ToolwireConfig) -> ServeOptions:
-    options = ServeOptions(
-        working_dir=config.base_dir,
-        result_budget_chars=config.result_budget_chars,
-        identity=config.serve_identity,  # [serve] title, description, website_url, icons
-    )
-    if config.tools_list_ttl_s is not None:
-        options = replace(options, tools_list_ttl_s=config.tools_list_ttl_s)
-    if config.session_idle_timeout_s is not None:
-        options = replace(options, session_idle_timeout_s=config.session_idle_timeout_s)
-    if config.max_sessions is not None:
-        options = replace(options, max_sessions=config.max_sessions)
-    return options
-
-
 def _banner(wired: Wired, address: str) -> None:
-    config = wired.config
-    where = "stdio" if address == "stdio" else f"streamable HTTP at {address}"
-    tools = list(wired.registry)
-    stderr.print(f"[bold]toolwire[/] serving {len(tools)} tools over {where}", markup=True)
-    lines = [f"  sandbox  {path} ({mode})" for path, mode in config.sandbox_roots]
-    status = sandbox_status(wired.backends.processes, wired.backends.sandbox_settings.mode)
-    lines.append(f"  commands {status.line}")
-    lines.append(f"  store    {_without_password(config.store_url)}")
-    if address != "stdio":
-        lines.append(f"  auth     {_auth_line(config)}")
-    if config.source:
-        lines.append(f"  config   {config.source}")
-    for provider in wired.mcp_providers:
-        state = "connected" if provider.connected else "connecting"
-        lines.append(f"  mcp      {provider.config.name} ({state})")
-    for tool in tools:
-        hints = tool_annotations(tool)
-        lines.append(f"  tool     {tool.name}" + (f"  [{hints}]" if hints else ""))
-    for line in lines:
-        loud = line.startswith("  commands ") and not status.sandboxed
-        stderr.print(line, markup=False, style="bold red" if loud else None, soft_wrap=True)
-
-
-def _auth_line(config: ToolwireConfig) -> str:
-    ways = ["bearer tokens"] if config.auth.tokens else []
-    if config.auth.tokens and config.store_url.lower().startswith("memory:"):
-        ways = ["bearer tokens (but the store is memory://, which no `toolwire token` reaches)"]
-    if config.auth.oauth is not None:
-        ways.append(f"OAuth (issuer {config.auth.oauth.issuer})")
-    return ", ".join(ways) or "none: every client that reaches the port is let in"
-
-
-def _without_password(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
+    for number, (line, loud) in enumerate(banner_lines(wired, address)):
+        if number == 0:  # "toolwire serving N tools over ...", the name in bold
+            stderr.print(f"[bold]toolwire[/]{escape(line.removeprefix('toolwire'))}", markup=True)
+        else:
+            stderr.print(line, markup=False, style="bold red" if loud else None, soft_wrap=True)

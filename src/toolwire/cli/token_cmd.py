@@ -94,7 +94,8 @@ def create(
     )
     if not config.auth.tokens:
         stderr.print(
-            "note: servers accept it once toolwire.toml has [auth] tokens = true",
+            "note: servers accept it once toolwire.toml has [auth] tokens = true "
+            "(or TOOLWIRE_AUTH_TOKENS=true)",
             markup=False,
             style="yellow",
         )

@@ -19,8 +19,9 @@ the extra to install.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from toolwire.lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from toolwire.integrations._binding import BoundOutcome, BoundTool, ToolBinding
@@ -42,17 +43,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolwire.integrations' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _lazy_exports("toolwire.integrations", _LAZY, globals())
 
 
 __all__ = [

@@ -23,9 +23,14 @@ keep-alive does not probe the server (`toolwire.mcp.link.Link.calling`): a serve
 long call is not declared dead under it.
 
 A bridged tool keeps the server's ``outputSchema`` (a ``structuredContent`` that does not
-match it is answered ``execution_failed``), its title and its hints. Tools that require task
-augmentation (``execution.taskSupport == "required"``) are not offered: this client calls
-tools directly. Definitions are pinned (`toolwire.mcp.pinning`, the server's ``pin``
+match it is answered ``execution_failed``), its title and its hints. A tool that requires task
+augmentation (``execution.taskSupport == "required"``, 2025-11-25) is offered when the server
+takes task-augmented calls, and called as a task: created, polled at the server's interval,
+its result fetched, and cancelled on the server (``tasks/cancel``) when the toolwire call is
+aborted or times out (`toolwire.mcp.task_client`). Other tools are called directly; on
+2026-07-28 the client declares the Tasks extension, so a server may still answer any call with
+a task, which is followed the same way. A task that may have run and gives no result is
+``execution_failed``. Definitions are pinned (`toolwire.mcp.pinning`, the server's ``pin``
 setting): a tool whose definition changed since it was first seen is not served until the
 change is approved (`McpProvider.approve`, ``toolwire mcp approve``).
 """
@@ -55,6 +60,7 @@ from toolwire.mcp.conversion import (
 )
 from toolwire.mcp.pinning import DefinitionPins
 from toolwire.mcp.settings import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpServerConfig
+from toolwire.mcp.task_client import TaskFailure, call_as_task, task_status_to
 from toolwire.providers.base import ProviderContext
 from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.tools import Tool
@@ -194,9 +200,10 @@ class McpProvider:
     def _convert(self, remote: Sequence[mt.Tool]) -> _Tools:
         tools: _Tools = []
         for name, spec in local_names(self.config.name, remote, self.config.tools):
-            if spec.execution is not None and spec.execution.task_support == "required":
+            if _requires_task(spec) and not self.connection.task_calls:
                 logger.info(
-                    "MCP server %r: tool %r requires task augmentation; not offered",
+                    "MCP server %r: tool %r requires task augmentation, which the server "
+                    "does not take on this connection; not offered",
                     self.config.name,
                     spec.name,
                 )
@@ -211,9 +218,10 @@ class McpProvider:
 
     def _tool(self, name: str, spec: mt.Tool) -> Tool:
         remote_name = spec.name
+        as_task = _requires_task(spec)
 
         async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-            return await self.call(remote_name, args, ctx)
+            return await self.call(remote_name, args, ctx, as_task=as_task)
 
         schema = rewrite_definitions(spec.input_schema or {})
         schema.setdefault("type", "object")
@@ -237,8 +245,14 @@ class McpProvider:
 
     # -- calls --------------------------------------------------------------------------------
 
-    async def call(self, remote_name: str, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Call ``remote_name`` on the server; failures are results, never exceptions."""
+    async def call(
+        self, remote_name: str, args: dict[str, Any], ctx: ToolContext, *, as_task: bool = False
+    ) -> ToolResult:
+        """Call ``remote_name`` on the server; failures are results, never exceptions.
+
+        ``as_task``: call it with task augmentation (a tool that requires it, 2025-11-25);
+        the whole call, polling included, is bounded by the server's call timeout.
+        """
         link = self.connection.link
         server = self.config.name
         if link is None:
@@ -259,14 +273,36 @@ class McpProvider:
                 )
             )
 
-        with anyio.CancelScope() as scope, link.calling():
+        async def on_status(message: str) -> None:  # a remote task's statusMessage
+            await on_progress(0.0, None, message)
+
+        timeout = self.config.timeout_s
+        with anyio.CancelScope() as scope, link.calling(), task_status_to(on_status):
             unsubscribe = ctx.abort_signal.subscribe(scope.cancel)
             try:
-                result = await link.client.call_tool(
-                    remote_name,
-                    args,
-                    read_timeout_seconds=self.config.timeout_s,
-                    progress_callback=on_progress,
+                with anyio.move_on_after(timeout) as deadline:  # a task's polls included
+                    if as_task:
+                        result = await call_as_task(
+                            link.client,
+                            remote_name,
+                            args,
+                            read_timeout_s=timeout,
+                            progress_callback=on_progress,
+                        )
+                    else:
+                        result = await link.client.call_tool(
+                            remote_name,
+                            args,
+                            read_timeout_seconds=timeout,
+                            progress_callback=on_progress,
+                        )
+                if deadline.cancelled_caught:
+                    return error_from_mcp(server, mt.REQUEST_TIMEOUT, "", timeout)
+            except TaskFailure as exc:
+                return Err(
+                    f"MCP server '{server}': {exc}; the call may or may not have run",
+                    ErrorCode.EXECUTION_FAILED,
+                    cause=exc.cause,
                 )
             except MCPError as exc:
                 if exc.code == mt.CONNECTION_CLOSED:
@@ -292,6 +328,10 @@ class McpProvider:
                 f"aborted: {ctx.abort_signal.reason}", ErrorCode.EXECUTION_FAILED, cause="aborted"
             )
         return result_from_mcp(result)
+
+
+def _requires_task(spec: mt.Tool) -> bool:
+    return spec.execution is not None and spec.execution.task_support == "required"
 
 
 def _breaks_output_schema(exc: RuntimeError) -> bool:

@@ -26,11 +26,13 @@ from types import TracebackType
 
 import anyio
 import mcp_types as mt
+from mcp.client.client import Client
 
 from toolwire.errors import ProviderError
 from toolwire.mcp.client_handlers import ClientHandlers
 from toolwire.mcp.link import Link, hold_link
 from toolwire.mcp.settings import McpServerConfig
+from toolwire.mcp.task_client import supports_task_calls
 
 __all__ = ["McpConnection", "ToolsHandler", "describe_error"]
 
@@ -65,6 +67,8 @@ class McpConnection:
         self._handlers = handlers
         self._on_tools = on_tools
         self._remote_tools: list[mt.Tool] = []
+        self._task_calls = False
+        self._listed_task_calls = False
         self._link: Link | None = None
         self._connected = anyio.Event()
         self._last_error: BaseException | None = None
@@ -92,6 +96,12 @@ class McpConnection:
     def last_error(self) -> BaseException | None:
         """Why the last attempt to connect failed; ``None`` once connected."""
         return self._last_error
+
+    @property
+    def task_calls(self) -> bool:
+        """Whether the server takes task-augmented ``tools/call`` on the current link
+        (2025-11-25 core tasks; `toolwire.mcp.task_client.supports_task_calls`)."""
+        return self._task_calls
 
     @property
     def remote_tools(self) -> list[mt.Tool]:
@@ -183,6 +193,7 @@ class McpConnection:
                     on_listing=self._on_listing,
                     on_up=self._on_up,
                     handlers=self._handlers,
+                    on_connected=self._on_connected,
                 )
                 backoff = _BACKOFF_START_S
                 if not self._stopping:
@@ -205,10 +216,14 @@ class McpConnection:
         self._connected.set()
         logger.info("MCP server %r connected (%d tools)", self.config.name, len(self._remote_tools))
 
+    def _on_connected(self, client: Client) -> None:
+        self._task_calls = supports_task_calls(client)
+
     async def _on_listing(self, remote: list[mt.Tool]) -> None:
-        if remote == self._remote_tools:
+        if remote == self._remote_tools and self._task_calls == self._listed_task_calls:
             return
         self._remote_tools = remote
+        self._listed_task_calls = self._task_calls  # which tools are offered depends on it
         await self.republish()
 
     async def republish(self) -> None:

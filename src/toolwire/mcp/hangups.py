@@ -10,6 +10,15 @@ wraps the ASGI app and gives every HTTP request a hang-up signal that fires when
   for it has nobody left to answer, or
 - `HangupWatcher.hang_up_all` is called (the server is stopping).
 
+Except on a **resumable** stream: an SSE response that has sent an event with an id (the
+priming event of a 2025-11-25 session, `toolwire.mcp.resumable`) keeps every later event in
+the event store, and its client comes back for them with ``GET`` and ``Last-Event-ID``. Such a
+client may close the stream to poll later (SEP-1699), or the server may close it for it
+(``close_sse_stream``); as the 2025-11-25 transport says, a disconnection is then not a
+cancellation. Neither aborts the call: the answer waits in the store. What still ends it is
+``notifications/cancelled``, the session ending (``DELETE``, its idle timeout) and the server
+stopping.
+
 The ``tools/call`` handler takes its call's abort signal from `call_abort_signal`, the one
 place a served call gets it: linked to the request's hang-up, and fired when the handler is
 cancelled (``notifications/cancelled``, stdin closing, a 2026-07-28 request's stream closing,
@@ -68,24 +77,53 @@ class HangupWatcher:
             return
         hangup = AbortSignal()
         scope[HANGUP_SCOPE_KEY] = hangup
+        stream = _StreamWatch()
 
         async def watched_receive() -> Message:
             message = await receive()
-            if message["type"] == "http.disconnect":
+            if message["type"] == "http.disconnect" and not stream.resumable:
                 hangup.abort(CLIENT_GONE)
             return message
 
+        async def watched_send(message: Message) -> None:
+            if not stream.resumable:
+                stream.see(message)
+            await send(message)
+
         self._live.add(hangup)
         try:
-            await self._app(scope, watched_receive, send)
+            await self._app(scope, watched_receive, watched_send)
         finally:
             self._live.discard(hangup)
-            hangup.abort(CLIENT_GONE)
+            if not stream.resumable:
+                hangup.abort(CLIENT_GONE)
 
     def hang_up_all(self, reason: str) -> None:
         """Fire the hang-up of every request in flight (their calls are aborted)."""
         for hangup in list(self._live):
             hangup.abort(reason)
+
+
+class _StreamWatch:
+    """Whether a response is a resumable SSE stream: it has sent an event with an id."""
+
+    __slots__ = ("resumable", "sse")
+
+    def __init__(self) -> None:
+        self.sse = False
+        self.resumable = False
+
+    def see(self, message: Message) -> None:
+        kind = message["type"]
+        if kind == "http.response.start":
+            headers = dict(message.get("headers") or ())
+            self.sse = headers.get(b"content-type", b"").startswith(b"text/event-stream")
+        elif kind == "http.response.body" and self.sse:
+            body = message.get("body", b"")
+            # sse-starlette writes one event per chunk; a field starts a line
+            self.resumable = body.startswith(b"id:") or any(
+                sep + b"id:" in body for sep in (b"\n", b"\r")
+            )
 
 
 def request_hangup(request: Any) -> AbortSignal | None:

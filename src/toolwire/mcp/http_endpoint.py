@@ -1,8 +1,12 @@
 """The streamable HTTP endpoint of a served registry: the ASGI app and what stops it.
 
 ``/mcp`` is the SDK's streamable HTTP transport with toolwire's bounded sessions
-(`toolwire.mcp.sessions`) behind a hang-up watcher (`toolwire.mcp.hangups`), so a client that
-goes away aborts its calls. `HttpEndpoint.stop` is the first step of a graceful shutdown.
+(`toolwire.mcp.sessions`), whose SSE streams are resumable (events kept in the registry's
+key-value store, `toolwire.mcp.event_store`), behind a hang-up watcher
+(`toolwire.mcp.hangups`), so a client that goes away aborts its calls (unless it can resume
+the call's stream). ``/healthz`` (`toolwire.mcp.health`) answers a load balancer's check,
+probing the store, without authentication. `HttpEndpoint.stop` is the first step of a
+graceful shutdown.
 """
 
 from __future__ import annotations
@@ -15,8 +19,11 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from toolwire.mcp.event_store import DEFAULT_EVENT_TTL_S, KvEventStore
 from toolwire.mcp.hangups import HangupWatcher
-from toolwire.mcp.lean import LeanPath, lean_enabled
+from toolwire.mcp.health import health_route
+from toolwire.mcp.lean import LeanFront, LeanPath, lean_enabled
+from toolwire.mcp.replica_sessions import shared_sessions
 from toolwire.mcp.server import ServeOptions, create_mcp_server
 from toolwire.mcp.sessions import BoundedSessionManager
 
@@ -36,12 +43,13 @@ class HttpEndpoint:
     """The app to serve, and its sessions and hang-ups.
 
     Attributes:
-        app: The Starlette app (its lifespan runs the sessions).
+        app: The ASGI app (a Starlette app, whose lifespan runs the sessions, behind
+            `toolwire.mcp.lean.LeanFront` when the fast path is on).
         sessions: The open MCP sessions.
         hangups: The hang-up signals of the HTTP requests in flight.
     """
 
-    app: Starlette
+    app: ASGIApp
     sessions: BoundedSessionManager
     hangups: HangupWatcher
 
@@ -67,18 +75,34 @@ def create_http_endpoint(
         idle_timeout_s=opts.session_idle_timeout_s,
         max_sessions=opts.max_sessions,
         security_settings=security,
+        shared=shared_sessions(opts.replicas, opts.session_idle_timeout_s),  # replicas
+        events=KvEventStore.for_registry(  # resumable SSE streams (toolwire.mcp.resumable)
+            registry, ttl_s=min(opts.session_idle_timeout_s, DEFAULT_EVENT_TTL_S)
+        ),
     )
     sdk_app: ASGIApp = StreamableHTTPASGIApp(sessions)
-    if lean_enabled() and not opts.server_features:  # extra SDK features: all on the SDK
+    lean = lean_enabled() and not opts.server_features  # extra SDK features: all on the SDK
+    if lean:
         sdk_app = LeanPath(sdk_app, server, sessions, security)
     hangups = HangupWatcher(sdk_app)
     endpoint = hangups if opts.auth is None else opts.auth.guard(hangups)
     extra = [] if opts.auth is None else opts.auth.metadata_routes()  # RFC 9728, OAuth mode
-    app = Starlette(
-        routes=[Route(ENDPOINT_PATH, endpoint=endpoint), *extra],
+    app: ASGIApp = Starlette(
+        routes=[Route(ENDPOINT_PATH, endpoint=endpoint), _health(registry, opts), *extra],
         lifespan=lambda _: sessions.run(),
     )
+    if lean:  # POST /mcp past Starlette's routing and middleware
+        app = LeanFront(app, ENDPOINT_PATH, endpoint)
     return HttpEndpoint(app=app, sessions=sessions, hangups=hangups)
+
+
+def _health(registry: ToolRegistry, opts: ServeOptions) -> Route:
+    """``/healthz``, probing the store the server runs on (the replicas' shared one)."""
+    backends = registry.backends
+    backend = opts.replicas.backend if opts.replicas is not None else None
+    if backend is None and backends is not None:
+        backend = backends.kv_backend
+    return health_route(backend)
 
 
 def _local_only() -> TransportSecuritySettings:

@@ -33,6 +33,7 @@ from mcp.client.client import Client
 
 from toolwire.mcp.client_handlers import ClientHandlers
 from toolwire.mcp.settings import McpServerConfig
+from toolwire.mcp.task_client import TasksClientExtension, route_task_progress
 from toolwire.mcp.transports import open_transport
 from toolwire.version import __version__
 
@@ -87,6 +88,7 @@ async def hold_link(
     on_listing: ListingHandler,
     on_up: Callable[[Link], None],
     handlers: ClientHandlers | None = None,
+    on_connected: Callable[[Client], None] | None = None,
 ) -> None:
     """Connect to ``config``'s server and hold the link until it is lost, then return.
 
@@ -97,6 +99,8 @@ async def hold_link(
         on_up: Called once the link is connected, subscribed and listed.
         handlers: The host's answers to the server's sampling, elicitation and roots
             requests, and where its logs go (`toolwire.mcp.client_handlers`).
+        on_connected: Called with the client once it is connected, before the first
+            listing (its protocol revision and the server's capabilities are known then).
 
     Raises:
         TimeoutError: Connecting, subscribing and the first listing together took longer
@@ -109,6 +113,8 @@ async def hold_link(
     async def on_message(message: Any) -> None:
         if isinstance(message, mt.ToolListChangedNotification) and link is not None:
             link.refresh_wanted.set()
+        elif isinstance(message, mt.ProgressNotification):  # a task's (task_client.py)
+            await route_task_progress(client, message)
         elif isinstance(message, Exception) and link is not None:
             logger.debug("MCP server %r: transport error %r", config.name, message)
 
@@ -119,12 +125,15 @@ async def hold_link(
         message_handler=on_message,
         client_info=mt.Implementation(name="toolwire", version=__version__),
         cache=None,
+        extensions=[TasksClientExtension()],  # 2026-07-28 tasks (toolwire.mcp.task_client)
         **(handlers or ClientHandlers()).client_options(),
     )
     with anyio.CancelScope(deadline=anyio.current_time() + config.connect_timeout_s) as scope:
         async with client, anyio.create_task_group() as group:
             link = Link(client=client)
             try:
+                if on_connected is not None:
+                    on_connected(client)
                 group.start_soon(_forward_event, ended, link.lost)
                 capability = client.server_capabilities.tools
                 if capability is not None and capability.list_changed:

@@ -32,12 +32,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-import mcp_types as mt
-
 from toolwire.errors import ConfigurationError
 from toolwire.seams.storage import AtomicKeyValueStore, KeyValueStore
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the SDK's types only annotate here (opening a registry needs no SDK)
+    import mcp_types as mt
+
     from toolwire.backends.kv.base import KeyValueBackend
 
 __all__ = ["PIN_MODES", "DefinitionPins", "PinMode", "PinnedTool", "definition_hash"]

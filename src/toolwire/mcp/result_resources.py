@@ -16,11 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import mcp_types as mt
-from mcp.server import Server
-from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError
-
 from toolwire.execution.handles import (
     HandleRecord,
     find_handle,
@@ -33,8 +28,13 @@ from toolwire.safety.redaction import redact_secrets
 from toolwire.safety.untrusted import strip_template_tokens, wrap_untrusted
 from toolwire.seams import KeyValueStore
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the SDK loads when the resources are served (result_link needs none)
+    from mcp.server import Server
+    from mcp.server.context import ServerRequestContext
+
     from toolwire.registry import ToolRegistry
+
+    SessionOf = Callable[[ServerRequestContext[Any, Any]], str]
 
 __all__ = ["RESOURCE_NOT_FOUND", "RESULT_URI_PREFIX", "result_link", "serve_result_resources"]
 
@@ -42,8 +42,6 @@ RESULT_URI_PREFIX = "toolwire://results/"
 """The URI of a kept result is this prefix and its handle."""
 RESOURCE_NOT_FOUND = -32002
 """The JSON-RPC error code MCP gives an unknown resource."""
-
-SessionOf = Callable[[ServerRequestContext[Any, Any]], str]
 
 
 def result_link(result: ToolResult) -> dict[str, Any] | None:
@@ -69,6 +67,8 @@ def serve_result_resources(
 
     Does nothing when the registry keeps none (no ``result_handles`` or no key-value store).
     """
+    import mcp_types as mt
+
     backends = registry.backends
     factory = backends.kv_store_factory if backends is not None else None
     store = handle_store(factory)
@@ -108,6 +108,8 @@ async def _record(store: KeyValueStore, session_id: str, uri: str) -> HandleReco
     handle = uri[len(RESULT_URI_PREFIX) :] if uri.startswith(RESULT_URI_PREFIX) else ""
     record = await load_record(store, session_id, handle) if handle else None
     if record is None:
+        from mcp.shared.exceptions import MCPError
+
         raise MCPError(
             RESOURCE_NOT_FOUND,
             f"Resource not found: {uri} (it expired, was evicted, or belongs to another session)",

@@ -35,6 +35,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.identity import ServerIdentity
+from toolwire.mcp.listing import DEFAULT_TOOLS_LIST_TTL_S
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -53,8 +54,6 @@ __all__ = [
 
 logger = logging.getLogger("toolwire.mcp.revision")
 
-DEFAULT_TOOLS_LIST_TTL_S = 60.0
-"""How long a client may keep a ``tools/list`` answer (it is told when the tools change)."""
 SESSIONS_TOLD = 1000
 """Handshake-era sessions remembered for ``notifications/tools/list_changed``."""
 _NOTICE_TIMEOUT_S = 5.0

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
-
-import mcp_types as mt
+from typing import TYPE_CHECKING, Any
 
 from toolwire.tools import ToolAnnotations
+
+if TYPE_CHECKING:  # the SDK loads with explicit_hints (structured_text_block needs none)
+    import mcp_types as mt
 
 __all__ = ["MEDIA_KEYS", "explicit_hints", "structured_text_block"]
 
@@ -33,6 +34,8 @@ MEDIA_KEYS = ("image", "audio", "resource", "resources")
 def explicit_hints(annotations: ToolAnnotations | None) -> mt.ToolAnnotations:
     """MCP annotations with all four hints set (see the module doc); the title when there is
     one."""
+    import mcp_types as mt
+
     known = annotations or ToolAnnotations()
     read_only = bool(known.read_only)
     destructive = known.destructive

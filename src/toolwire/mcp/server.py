@@ -29,20 +29,14 @@ import logging
 import math
 import os
 import threading
-import uuid
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
-import mcp_types as mt
 from anyio.lowlevel import current_token
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.server import Server
-from mcp.server.context import ServerRequestContext
 
 from toolwire.calls import CallOutcome
 from toolwire.context import (
@@ -52,30 +46,28 @@ from toolwire.context import (
     ToolContext,
 )
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.approval_requests import call_with_approval
 from toolwire.mcp.hangups import call_abort_signal
 from toolwire.mcp.identity import ServerIdentity
+from toolwire.mcp.listing import DEFAULT_TOOLS_LIST_TTL_S
 from toolwire.mcp.media import media_blocks
-from toolwire.mcp.peer import LogLevels, bind_peer, serve_logging
-from toolwire.mcp.result_resources import result_link, serve_result_resources
-from toolwire.mcp.revision import (
-    DEFAULT_TOOLS_LIST_TTL_S,
-    RevisionServer,
-    ToolListNotifier,
-    listing_cache_hints,
-    server_identity_kwargs,
-)
-from toolwire.mcp.rich_results import explicit_hints, structured_text_block
-from toolwire.mcp.tasks import serve_tasks
+from toolwire.mcp.replica_records import SessionReadRecords
+from toolwire.mcp.result_resources import result_link
+from toolwire.mcp.rich_results import structured_text_block
 from toolwire.results import Ok
 from toolwire.seams import ReadRecord
 from toolwire.tools import Tool
 from toolwire.version import __version__
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the SDK loads when a server is built (the lean stdio loop needs none)
+    import mcp_types as mt
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+    from mcp.server import Server
+    from mcp.server.context import ServerRequestContext
+
     from toolwire.mcp.auth.server_auth import ServerAuth
     from toolwire.presenting import Presenter
     from toolwire.registry import ToolRegistry
+    from toolwire.replicas.state import ReplicaState
 
 __all__ = [
     "DEFAULT_HTTP_HOST",
@@ -97,7 +89,6 @@ DEFAULT_SESSION_IDLE_TIMEOUT_S = 300.0
 DEFAULT_MAX_SESSIONS = 1000
 """How many HTTP sessions may be open at once (each costs tens of kilobytes)."""
 _PROGRESS_BUFFER = 64
-_SESSIONS_KEPT = 256
 _PRESENT_IN_THREAD_CHARS = 200_000
 
 
@@ -130,6 +121,9 @@ class ServeOptions:
         identity: The server's title, description, website and icons (``serverInfo``).
         tools_list_ttl_s: How long a client may cache ``tools/list`` and ``server/discover``
             (2026-07-28 ``ttlMs``; ``cacheScope`` is ``private`` when ``auth`` is set).
+        replicas: This server as one of several replicas on a shared store
+            (`toolwire.replicas.ReplicaState`): handshake-era sessions and read records on
+            the store, the stateless session shared (docs/scaling.md); ``None``: one server.
     """
 
     name: str = "toolwire"
@@ -144,6 +138,7 @@ class ServeOptions:
     server_features: tuple[Callable[[Server[Any]], None], ...] = ()
     identity: ServerIdentity = field(default_factory=ServerIdentity)
     tools_list_ttl_s: float = DEFAULT_TOOLS_LIST_TTL_S
+    replicas: ReplicaState | None = None
 
     def __post_init__(self) -> None:
         if self.result_budget_chars < 1:
@@ -154,33 +149,6 @@ class ServeOptions:
             raise ConfigurationError("ServeOptions.max_sessions must be >= 1")
 
 
-@dataclass(slots=True)
-class _Sessions:
-    """STALE_WRITE read records per MCP session (the newest few hundred sessions)."""
-
-    process_id: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:12]}")
-    read_mtimes: OrderedDict[str, dict[str, ReadRecord]] = field(default_factory=OrderedDict)
-
-    def session_id(self, ctx: ServerRequestContext[Any, Any]) -> str:
-        request = ctx.request
-        headers = getattr(request, "headers", None)
-        if headers is not None:
-            value = headers.get("mcp-session-id")
-            if value:
-                return f"mcp-{value}"
-        return self.process_id
-
-    def mtimes(self, session_id: str) -> dict[str, ReadRecord]:
-        records = self.read_mtimes.get(session_id)
-        if records is None:
-            records = self.read_mtimes[session_id] = {}
-            while len(self.read_mtimes) > _SESSIONS_KEPT:
-                self.read_mtimes.popitem(last=False)
-        else:
-            self.read_mtimes.move_to_end(session_id)
-        return records
-
-
 def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = None) -> Server[Any]:
     """A low-level MCP `Server` whose tools are ``registry``'s.
 
@@ -188,9 +156,24 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         registry: The tools to serve (its definitions are re-read on every ``tools/list``).
         options: Name, budget, presenter.
     """
+    import mcp_types as mt
+
+    from toolwire.mcp.approval_requests import call_with_approval
+    from toolwire.mcp.auth.access import caller_allows
+    from toolwire.mcp.peer import LogLevels, bind_peer, serve_logging
+    from toolwire.mcp.result_resources import serve_result_resources
+    from toolwire.mcp.revision import (
+        RevisionServer,
+        ToolListNotifier,
+        listing_cache_hints,
+        server_identity_kwargs,
+    )
+    from toolwire.mcp.rich_results import explicit_hints
+    from toolwire.mcp.tasks import serve_tasks
+
     opts = options or ServeOptions()
     presenter = opts.presenter or _default_presenter(opts.result_budget_chars)
-    sessions = _Sessions()
+    sessions = SessionReadRecords(opts.replicas)  # STALE_WRITE records (replica_records.py)
     log_levels = LogLevels()  # what each session chose with logging/setLevel
     notifier = ToolListNotifier(registry)  # tools/list_changed (toolwire.mcp.revision)
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
@@ -250,27 +233,29 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
 
         # The signal fires when the client cancels or goes away: async tools are cancelled,
         # a sync tool's thread (abandoned by the pipeline) polls it, commands are killed.
-        with call_abort_signal(ctx.request) as signal:
-            tool_ctx = base_ctx.derive(  # the fast path: the changes are ours, already valid
-                session_id=session_id,
-                session_key=session_id,
-                abort_signal=signal,
-                emit=emit,
-                read_mtimes=sessions.mtimes(session_id),
-            )
-            if send is None:
-                return await run(tool_ctx)
-            async with anyio.create_task_group() as group:
-                group.start_soon(_forward_progress, ctx, receive)
-                try:
-                    answer = await run(tool_ctx)
-                finally:
-                    send.close()
-            return answer
+        # The read records are kept (on the store, with replicas) before the answer leaves.
+        async with sessions.open(session_id, registry.get(params.name)) as mtimes:
+            with call_abort_signal(ctx.request) as signal:
+                tool_ctx = base_ctx.derive(  # the fast path: the changes are ours, valid
+                    session_id=session_id,
+                    session_key=session_id,
+                    abort_signal=signal,
+                    emit=emit,
+                    read_mtimes=mtimes,
+                )
+                if send is None:
+                    return await run(tool_ctx)
+                async with anyio.create_task_group() as group:
+                    group.start_soon(_forward_progress, ctx, receive)
+                    try:
+                        answer = await run(tool_ctx)
+                    finally:
+                        send.close()
+                return answer
 
     def input_schema(name: str) -> dict[str, Any] | None:
-        tool = registry.get(name)
-        return dict(tool.schema) if tool is not None else None
+        tool = registry.get(name)  # a tool hidden from the caller is as absent as an unknown one
+        return dict(tool.schema) if tool is not None and caller_allows(tool) else None
 
     server: Server[Any] = RevisionServer(  # tools.listChanged on the legacy handshake too
         opts.name,
@@ -307,6 +292,9 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     return server
 
 
+_Sessions = SessionReadRecords  # the name toolwire.mcp.stdio_lean knows it by
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CallPlumbing:
     """What a ``tools/call`` or ``tools/list`` answered outside the SDK (`toolwire.mcp.lean`)
@@ -323,13 +311,13 @@ class CallPlumbing:
     registry: ToolRegistry
     presenter: Presenter
     base_ctx: ToolContext
-    sessions: _Sessions
+    sessions: SessionReadRecords
     as_mcp: Callable[[Tool], mt.Tool]
 
     def session_mtimes(self, session_header: str | None) -> tuple[str, dict[str, ReadRecord]]:
         """The session id the handler would use for this ``Mcp-Session-Id`` (none: the
-        process's), and its read records."""
-        sid = f"mcp-{session_header}" if session_header else self.sessions.process_id
+        process's), and its read records in this process."""
+        sid = self.sessions.session_of_header(session_header)
         return sid, self.sessions.mtimes(sid)
 
     async def to_result(

@@ -9,12 +9,14 @@ cancellation); uvicorn's own signal handling is off.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
+import importlib.util
 import logging
 import socket
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import anyio
 
@@ -28,13 +30,15 @@ from toolwire.mcp.server import (
 
 if TYPE_CHECKING:
     import uvicorn
-    from starlette.applications import Starlette
+    from starlette.types import ASGIApp
 
     from toolwire.registry import ToolRegistry
 
 __all__ = [
     "check_served_exposure",
     "create_http_app",
+    "event_loop_options",
+    "http_protocol",
     "serve_http",
     "serve_registry",
     "serve_stdio",
@@ -47,12 +51,35 @@ SHUTDOWN_GRACE_S = 3
 _STOPPING = "the MCP server is stopping"
 
 
+def http_protocol() -> type[asyncio.Protocol] | str:
+    """What `serve_http` gives ``uvicorn.Config(http=...)``: the httptools protocol that writes
+    each answer in one go (`toolwire.mcp.coalesce`), or ``"auto"`` (uvicorn's choice) when
+    ``TOOLWIRE_MCP_HTTP_COALESCE=0`` or ``httptools`` is not installed."""
+    from toolwire.mcp.coalesce import coalesce_enabled
+
+    if not coalesce_enabled() or importlib.util.find_spec("httptools") is None:
+        return "auto"
+    from toolwire.mcp.coalesce_protocol import CoalescingHttpToolsProtocol
+
+    return CoalescingHttpToolsProtocol
+
+
 async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = None) -> None:
     """Serve ``registry`` on this process's stdin/stdout until the client disconnects (stdin
-    closes; calls in flight are aborted) or until cancelled."""
-    from mcp.server.stdio import stdio_server
+    closes; calls in flight are aborted) or until cancelled.
 
+    The lean loop (`toolwire.mcp.stdio_lean`) answers the handshake, ``tools/list`` and plain
+    calls before the SDK is even imported, and hands the connection to the SDK server at the
+    first message it does not answer itself (``TOOLWIRE_MCP_LEAN=0``: the SDK from the
+    start)."""
     from toolwire.mcp.stdin_lines import stdin_lines
+    from toolwire.mcp.stdio_lean import lean_stdio_applies, serve_lean_stdio
+
+    if lean_stdio_applies(options):
+        async with stdin_lines() as lines:
+            if lines is not None and await serve_lean_stdio(registry, options, lines):
+                return
+    from mcp.server.stdio import stdio_server
 
     server = create_mcp_server(registry, options)
     _freeze_startup_objects()
@@ -70,9 +97,24 @@ def _freeze_startup_objects() -> None:
     gc.freeze()
 
 
+def event_loop_options(transport: Literal["stdio", "http"]) -> dict[str, Any]:
+    """The ``backend_options`` for the ``anyio.run`` that serves ``transport``: uvloop for HTTP
+    when it is installed (the ``mcp`` extra installs it: uvicorn answering a trivial request
+    costs about a third less CPU on it, 56 µs instead of 84 here), the standard loop
+    otherwise and for stdio (whose transport reads stdin in a thread either way).
+
+    ```python
+    anyio.run(serve_registry, registry, backend_options=event_loop_options("http"))
+    ```
+    """
+    if transport != "http" or importlib.util.find_spec("uvloop") is None:
+        return {}
+    return {"use_uvloop": True}
+
+
 def create_http_app(
     registry: ToolRegistry, options: ServeOptions | None = None, *, host: str = DEFAULT_HTTP_HOST
-) -> Starlette:
+) -> ASGIApp:
     """The streamable HTTP ASGI app (endpoint ``/mcp``); DNS-rebinding protection on localhost.
 
     Sessions are bounded by ``options.session_idle_timeout_s`` and ``options.max_sessions``,
@@ -117,6 +159,7 @@ async def serve_http(
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(
         endpoint.app,
+        http=http_protocol(),  # one write per answer (toolwire.mcp.coalesce)
         log_level="warning",
         lifespan="on",
         access_log=False,

@@ -13,6 +13,19 @@ A handshake-era client opens a session (``Mcp-Session-Id``) and should close it 
 
 A closed session's id answers 404 ("Session not found"), as the spec asks, and its client
 starts a new session.
+
+With replicas (``shared``, `toolwire.mcp.replica_sessions.SharedSessions`), a session is its
+record on the store, and a replica's local transport is only a cache of it:
+
+- a request naming a session this replica does not hold is served from the record, restored
+  without a new ``initialize`` (another credential than the one that opened it gets 404);
+- every request checks the record first, so a ``DELETE`` served by any replica ends the
+  session on all of them (404 everywhere from then on), and refreshes its expiry (the idle
+  timeout is the record's time to live: a session idle that long is gone on every replica);
+- a local transport that goes idle, or is evicted at ``max_sessions``, is only closed here:
+  the session lives on, and the next request restores it. ``max_sessions`` therefore bounds
+  each replica's memory (the cluster holds up to replicas × ``max_sessions`` at once), and
+  eviction at the cap costs a restore, never a session.
 """
 
 from __future__ import annotations
@@ -22,17 +35,26 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from anyio.abc import TaskStatus
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager, _error_response
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp_types import INTERNAL_ERROR
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from toolwire.errors import StoreError
+from toolwire.mcp.replica_sessions import requestor_of, serve_restored
+from toolwire.mcp.resumable import resumable_transport
 
 if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
-    from mcp.server.streamable_http import StreamableHTTPServerTransport
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.types import Receive, Scope, Send
+
+    from toolwire.mcp.event_store import KvEventStore
+    from toolwire.mcp.replica_sessions import SharedSessions
+    from toolwire.replicas.session_records import SessionRecord
 
 __all__ = ["BoundedSessionManager"]
 
@@ -52,6 +74,9 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         idle_timeout_s: Seconds a session may sit idle before it is closed.
         max_sessions: Sessions open at once.
         security_settings: DNS-rebinding protection (``None``: off).
+        events: Where the sessions' SSE events are kept so clients can resume their streams
+            (`toolwire.mcp.resumable`); ``None``: streams are not resumable.
+        shared: The replicas' session records (``None``: sessions live in this process only).
     """
 
     def __init__(
@@ -61,6 +86,8 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         idle_timeout_s: float,
         max_sessions: int,
         security_settings: TransportSecuritySettings | None = None,
+        events: KvEventStore | None = None,
+        shared: SharedSessions | None = None,
     ) -> None:
         super().__init__(
             server,
@@ -68,6 +95,10 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
             session_idle_timeout=idle_timeout_s,
             max_sessions=max_sessions,
         )
+        self._events = events
+        self.shared = shared
+        if shared is not None:
+            shared.install(server)
 
     @property
     def open_sessions(self) -> int:
@@ -75,11 +106,112 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         return len(self._server_instances)
 
     async def _handle_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        session_id = _legacy_session_id(scope)
+        if self.shared is not None and session_id is not None:
+            await self._handle_shared(session_id, scope, receive, send)
+            return
         if self._full_of_busy_sessions() and _opens_a_session(scope):
             with anyio.move_on_after(ROOM_WAIT_S):
                 while self._full_of_busy_sessions():
                     await anyio.sleep(0.01)
         await super()._handle_request(scope, receive, send)
+
+    async def still_open(self, session_id: str) -> bool:
+        """Whether a session this replica holds may still be served: always without
+        replicas; with them, while its record is on the store (whose expiry this pushes
+        out, as every request does). For paths that answer a local session themselves."""
+        if self.shared is None:
+            return True
+        try:
+            record = await self.shared.records.load(session_id)
+            if record is not None:
+                await self.shared.records.touch(record)
+        except StoreError:
+            return False
+        return record is not None
+
+    async def _handle_shared(
+        self, session_id: str, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """A request in a session, with replicas: the record decides, the transport serves."""
+        assert self.shared is not None
+        records = self.shared.records
+        try:
+            record = await records.load(session_id)
+        except StoreError as exc:
+            logger.warning("session %s: the store failed: %s", session_id[:64], exc)
+            await _error_response("Session store unavailable", 503, INTERNAL_ERROR)(
+                scope, receive, send
+            )
+            return
+        requestor = requestor_of(scope)
+        if record is not None:
+            self.shared.note(record)  # its log level, as chosen through any replica
+        if record is None or not record.owned_by(requestor):
+            local = self._server_instances.get(session_id)
+            if record is None and local is not None:  # deleted or expired elsewhere
+                self._server_instances.pop(session_id, None)
+                self._session_owners.pop(session_id, None)
+                _end(local)
+            await _error_response("Session not found", 404)(scope, receive, send)
+            return
+        if session_id not in self._server_instances:
+            await self._restore(record, requestor)
+        if scope.get("method") == "DELETE":  # gone on every replica before the answer
+            await records.delete(session_id)
+            await super()._handle_request(scope, receive, send)
+            return
+        try:
+            await records.touch(record)
+        except StoreError as exc:
+            logger.warning("session %s: could not refresh its expiry: %s", session_id[:64], exc)
+        await super()._handle_request(scope, receive, send)
+
+    async def _restore(self, record: SessionRecord, requestor: AuthorizationContext | None) -> None:
+        """Serve ``record``'s session here from now on, as if it had been opened here."""
+        session_id = record.session_id
+        async with self._session_creation_lock:
+            if session_id in self._server_instances:
+                return
+            if self.max_sessions is not None and self.open_sessions >= self.max_sessions:
+                self._evict_longest_idle()
+            transport = StreamableHTTPServerTransport(
+                mcp_session_id=session_id,
+                is_json_response_enabled=self.json_response,
+                event_store=self.event_store,
+                security_settings=self.security_settings,
+                retry_interval=self.retry_interval,
+                idle_timeout=self.session_idle_timeout,
+            )
+            if self._events is not None:  # its streams resumable here too
+                transport = resumable_transport(self, transport, self._events)
+            if requestor is not None:
+                self._session_owners[session_id] = requestor
+            self._server_instances[session_id] = transport
+
+        async def run_restored(
+            *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+        ) -> None:
+            async with transport.connect() as (read_stream, write_stream):
+                task_status.started()
+                try:
+                    idle_scope = transport.idle_scope or anyio.CancelScope()
+                    with idle_scope:
+                        await serve_restored(
+                            self.app,
+                            read_stream,
+                            write_stream,
+                            record,
+                            lifespan_state=self._lifespan_state,
+                        )
+                except Exception:
+                    logger.exception("restored session %s crashed", session_id)
+                finally:
+                    await self._discard_session(session_id, transport)
+
+        assert self._task_group is not None
+        await self._task_group.start(run_restored)
+        logger.info("restored session %s from the store", session_id)
 
     def _full_of_busy_sessions(self) -> bool:
         return (
@@ -95,7 +227,12 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         # at the cap means 503): make room first when a session can give it up.
         if self.max_sessions is not None and self.open_sessions >= self.max_sessions:
             self._evict_longest_idle()
-        return super()._admit_session(requestor)
+        admitted = super()._admit_session(requestor)
+        if admitted is None or self._events is None:
+            return admitted
+        resumable = resumable_transport(self, admitted, self._events)
+        self._server_instances[str(admitted.mcp_session_id)] = resumable
+        return resumable
 
     def _evict_longest_idle(self) -> None:
         """Close the session idle the longest; none when every session is busy."""
@@ -119,6 +256,16 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
             self._server_instances.pop(session_id, None)
             self._session_owners.pop(session_id, None)
             _end(transport)
+
+
+def _legacy_session_id(scope: Scope) -> str | None:
+    """The ``Mcp-Session-Id`` of a handshake-era request (``None``: none, or 2026-07-28)."""
+    headers = dict(scope.get("headers") or ())
+    version = headers.get(_VERSION_HEADER)
+    if version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return None
+    value = headers.get(_SESSION_HEADER)
+    return value.decode("latin-1") if value else None
 
 
 def _opens_a_session(scope: Scope) -> bool:

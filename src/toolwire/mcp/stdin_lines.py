@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 from collections.abc import AsyncIterator
+from concurrent.futures import CancelledError
 from contextlib import asynccontextmanager
 
 import anyio
@@ -65,6 +66,8 @@ def _pump(fd: int, send: MemoryObjectSendStream[str], token: EventLoopToken) -> 
                 anyio.from_thread.run(send.send, line, token=token)
     except (anyio.BrokenResourceError, anyio.ClosedResourceError, RuntimeError, OSError):
         return  # the server stopped reading, or its event loop is gone
+    except CancelledError:
+        return  # the event loop was shutting down while a line was on its way
     finally:
-        with contextlib.suppress(RuntimeError):  # the event loop has gone: nobody to tell
+        with contextlib.suppress(RuntimeError, CancelledError):  # nobody left to tell
             anyio.from_thread.run_sync(send.close, token=token)

@@ -11,20 +11,35 @@ has already ended. Then:
 - ``tasks/result``: waits for the end, then answers what ``tools/call`` would have (presented
   the same way, ``isError`` for a failure), tagged with the related-task ``_meta``;
 - ``tasks/cancel``: interrupts the tool (an ended task answers ``-32602``);
-- ``tasks/list``: the session's tasks.
+- ``tasks/list``: the tasks of the session (and principal).
 
-Tasks belong to their MCP session: another session's task id is answered ``-32602`` like an
-unknown one. The server advertises ``capabilities.tasks`` and marks every tool
+Tasks belong to whoever created them: to the credential's principal when the server
+authenticates (`toolwire.mcp.task_records`), and on the handshake revision also to the MCP
+session. A task of another principal or session is answered exactly like an unknown one
+(``-32602``), by every ``tasks/*`` method on both revisions. What a task's result is presented
+with (its call's arguments) is kept with that owner on the task store, so any replica on a
+shared store answers ``tasks/get`` and ``tasks/result`` the same; ``tasks/cancel`` on a replica
+that does not run the task marks the record, and the replica running it stops the tool at its
+next poll of the record. The server advertises ``capabilities.tasks`` and marks every tool
 ``execution.taskSupport: "optional"`` on 2025-11-25 connections; a client that does not ask
-for a task gets the ordinary synchronous ``tools/call``. The 2026-07-28 protocol moved tasks
-to an extension, which this server does not speak: there the ``task`` field is ignored.
+for a task gets the ordinary synchronous ``tools/call``.
+
+On 2026-07-28 tasks are the ``io.modelcontextprotocol/tasks`` extension
+(`toolwire.mcp.task_extension`), advertised in ``server/discover``. The server decides: a call
+from a client that declares the extension and is still running at its hand-off time (a
+``long_running`` tool) is answered with a task (``resultType: "task"``) instead of the
+"still running" text, and ``tasks/get`` answers its state and, once it ended, its result
+(a tool's failure is a ``completed`` task whose result has ``isError``; ``failed`` means a
+JSON-RPC error, such as a task lost with its process). ``tasks/update`` is acknowledged
+(toolwire's tasks never wait for input) and ``tasks/cancel`` interrupts the tool; a client
+that did not declare the extension is answered ``-32021``. The ``task`` field of 2025-11-25
+is ignored there, and ``tasks/result`` and ``tasks/list`` do not exist.
 """
 
 from __future__ import annotations
 
 import datetime
 import functools
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -32,11 +47,23 @@ import mcp_types as mt
 from mcp.server import Server
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
+from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolwire.calls import CallOutcome, make_outcome
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.execution.tasks import TaskInfo, pending_task
+from toolwire.mcp.task_extension import (
+    EXTENSION_AD,
+    TASKS_EXTENSION,
+    TaskIdParams,
+    UpdateTaskParams,
+    declares_tasks,
+    missing_capability_data,
+)
+from toolwire.mcp.task_records import TaskRecords, request_principal
+from toolwire.results import Err
 
 if TYPE_CHECKING:
     from toolwire.registry import ToolRegistry
@@ -49,7 +76,6 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 """The ``_meta`` key that ties a ``tasks/result`` answer to its task."""
 _CAPABILITY: dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
 _POLL_MS = 500
-_ARGS_KEPT = 1024
 
 SessionOf: TypeAlias = Callable[[ServerRequestContext[Any, Any]], str]
 """The toolwire session id of the MCP session a request came in on."""
@@ -69,10 +95,11 @@ def serve_tasks(
     """Serve MCP Tasks for ``registry``'s calls on ``server`` (see the module docstring)."""
     tasks = _TaskMethods(registry, session_of, context_for, present)
     server.middleware.append(tasks.middleware)
-    server.add_request_handler("tasks/get", mt.GetTaskRequestParams, tasks.get)
+    server.add_request_handler("tasks/get", TaskIdParams, tasks.get)
     server.add_request_handler("tasks/result", mt.GetTaskPayloadRequestParams, tasks.result)
-    server.add_request_handler("tasks/cancel", mt.CancelTaskRequestParams, tasks.cancel)
+    server.add_request_handler("tasks/cancel", TaskIdParams, tasks.cancel)
     server.add_request_handler("tasks/list", mt.PaginatedRequestParams, tasks.list)
+    server.add_request_handler("tasks/update", UpdateTaskParams, tasks.update)
 
 
 class _TaskMethods:
@@ -89,7 +116,7 @@ class _TaskMethods:
         self.session_of = session_of
         self.context_for = context_for
         self.present = present
-        self.args: OrderedDict[str, dict[str, Any]] = OrderedDict()  # task id → arguments
+        self.records = TaskRecords(registry.tasks)  # owner and arguments, on the task store
 
     async def middleware(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -102,13 +129,51 @@ class _TaskMethods:
             if isinstance(params.get("task"), Mapping):
                 return await self._create(ctx, mt.CallToolRequestParams.model_validate(params))
         result = await call_next(ctx)
-        if method == "initialize" and isinstance(result, dict):
+        if not isinstance(result, dict):
+            return result
+        if method == "tools/call":
+            return await self._handed_off(ctx, result)
+        if method == "initialize":
             if result.get("protocolVersion") == TASKS_PROTOCOL:
                 result.setdefault("capabilities", {})["tasks"] = _CAPABILITY
+        elif method == "server/discover":
+            extensions = result.setdefault("capabilities", {}).setdefault("extensions", {})
+            extensions[TASKS_EXTENSION] = EXTENSION_AD
         elif method == "tools/list" and ctx.protocol_version == TASKS_PROTOCOL:
-            for listed in result.get("tools", []) if isinstance(result, dict) else []:
+            for listed in result.get("tools", []):
                 listed.setdefault("execution", {"taskSupport": "optional"})
         return result
+
+    async def _handed_off(
+        self, ctx: ServerRequestContext[Any, Any], answer: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A call's answer. When the call was handed off to a task of this session, the task's
+        owner and arguments are recorded and, for a 2026-07-28 client that declares the
+        extension, the answer is a `CreateTaskResult`; else ``answer`` as it is."""
+        structured = answer.get("structuredContent")
+        pending = structured.get("task") if isinstance(structured, dict) else None
+        if not (isinstance(pending, dict) and pending.get("status") == "working"):
+            return answer
+        task_id = pending.get("id")
+        info = (
+            await self.registry.tasks.get(task_id, session_id=self.session_of(ctx))
+            if isinstance(task_id, str)
+            else None
+        )
+        if info is None or info.call_id != str(ctx.request_id):
+            return answer  # a tool's own "task" value, not a hand-off of this call
+        arguments = (ctx.params or {}).get("arguments")
+        await self.records.keep(
+            info.task_id,
+            request_principal(ctx.request),
+            arguments if isinstance(arguments, dict) else {},
+        )
+        if not (_modern(ctx) and declares_tasks(_capabilities(ctx))):
+            return answer
+        created = {"resultType": "task", **_wire(info, self.registry.tasks.ttl_s, modern=True)}
+        if "_meta" in answer:  # the serverInfo stamp of the call's answer
+            created["_meta"] = answer["_meta"]
+        return created
 
     async def _create(
         self, ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams
@@ -125,44 +190,87 @@ class _TaskMethods:
         else:  # refused before it could start: a task that has already ended
             info = await tasks.ended(outcome.result, outcome.name, call_id, session_id)
         assert info is not None
-        self.args[info.task_id] = dict(arguments)
-        while len(self.args) > _ARGS_KEPT:  # only for presenting; a result needs none
-            self.args.popitem(last=False)
+        await self.records.keep(info.task_id, request_principal(ctx.request), arguments)
         return {"task": _wire(info, tasks.ttl_s)}
 
-    async def _find(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> TaskInfo:
+    async def _find(
+        self, ctx: ServerRequestContext[Any, Any], task_id: str
+    ) -> tuple[TaskInfo, dict[str, Any]]:
+        """The task (and its call's arguments) when it is the caller's: of its session and
+        created by its principal. Any other task is answered as an unknown one."""
         info = await self.registry.tasks.get(task_id, session_id=self.session_of(ctx))
-        if info is None:
+        record = await self.records.read(task_id) if info is not None else None
+        owner = record.owner if record is not None else None
+        if info is None or owner != request_principal(ctx.request):
             raise MCPError(code=INVALID_PARAMS, message=f"Task not found: {task_id}")
-        return info
+        return info, record.arguments if record is not None else {}
 
     async def get(
-        self, ctx: ServerRequestContext[Any, Any], params: mt.GetTaskRequestParams
+        self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams
     ) -> dict[str, Any]:
-        """``tasks/get``: the task's status."""
-        return _wire(await self._find(ctx, params.task_id), self.registry.tasks.ttl_s)
+        """``tasks/get``: the task's status (on 2026-07-28, with its result once it ended)."""
+        if _modern(ctx):
+            self._check_declared(ctx)
+            info, arguments = await self._find(ctx, params.task_id)
+            return await self._detailed(info, arguments)
+        info, _ = await self._find(ctx, params.task_id)
+        return _wire(info, self.registry.tasks.ttl_s)
+
+    async def _detailed(self, info: TaskInfo, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A 2026-07-28 ``tasks/get`` answer (``DetailedTask``)."""
+        wire = _wire(info, self.registry.tasks.ttl_s, modern=True)
+        if info.status == "cancelled" or info.result is None:
+            return wire
+        if isinstance(info.result, Err) and info.result.reason == "task_lost":
+            wire["status"] = "failed"  # no answer of the tool: a JSON-RPC error
+            wire["error"] = {"code": INTERNAL_ERROR, "message": info.result.error}
+            return wire
+        wire["status"] = "completed"  # the tool answered, maybe with isError
+        wire["result"] = await self._present(info, arguments)
+        return wire
+
+    async def _present(self, info: TaskInfo, arguments: dict[str, Any]) -> dict[str, Any]:
+        assert info.result is not None
+        outcome = make_outcome(info.call_id, info.tool_name, info.result, 0.0, False, arguments)
+        return await self.present(outcome, arguments)
 
     async def result(
         self, ctx: ServerRequestContext[Any, Any], params: mt.GetTaskPayloadRequestParams
     ) -> dict[str, Any]:
         """``tasks/result``: wait for the end, then the ``tools/call`` result."""
-        info = await self._find(ctx, params.task_id)
+        _legacy_only(ctx)
+        info, arguments = await self._find(ctx, params.task_id)
         if not info.done:
             waited = await self.registry.tasks.wait(info.task_id, session_id=info.session_id)
             info = waited if waited is not None else info
-        assert info.result is not None
-        outcome = make_outcome(
-            info.call_id, info.tool_name, info.result, 0.0, False, self.args.get(info.task_id)
-        )
-        answer = await self.present(outcome, self.args.get(info.task_id, {}))
+        answer = await self._present(info, arguments)
         answer["_meta"] = {RELATED_TASK: {"taskId": info.task_id}}
         return answer
 
-    async def cancel(
-        self, ctx: ServerRequestContext[Any, Any], params: mt.CancelTaskRequestParams
+    async def update(
+        self, ctx: ServerRequestContext[Any, Any], params: UpdateTaskParams
     ) -> dict[str, Any]:
-        """``tasks/cancel``: interrupt the tool; an ended task cannot be cancelled."""
-        info = await self._find(ctx, params.task_id)
+        """``tasks/update`` (2026-07-28): acknowledged; toolwire's tasks ask for no input, so
+        every response is for a key that is not outstanding, which the extension says to
+        ignore."""
+        if not _modern(ctx):
+            raise MCPError(code=METHOD_NOT_FOUND, message="Method not found", data="tasks/update")
+        self._check_declared(ctx)
+        await self._find(ctx, params.task_id)
+        return {}
+
+    async def cancel(
+        self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams
+    ) -> dict[str, Any]:
+        """``tasks/cancel``: interrupt the tool; an ended task cannot be cancelled (on
+        2026-07-28 every known task is acknowledged: cancelling is a request there)."""
+        if _modern(ctx):
+            self._check_declared(ctx)
+            info, _ = await self._find(ctx, params.task_id)
+            if not info.done:
+                await self.registry.tasks.cancel(info.task_id, session_id=info.session_id)
+            return {}
+        info, _ = await self._find(ctx, params.task_id)
         if info.done:
             raise MCPError(
                 code=INVALID_PARAMS,
@@ -174,25 +282,57 @@ class _TaskMethods:
     async def list(
         self, ctx: ServerRequestContext[Any, Any], params: mt.PaginatedRequestParams
     ) -> dict[str, Any]:
-        """``tasks/list``: the session's tasks, oldest first (one page)."""
+        """``tasks/list``: the tasks of the session and the principal, oldest first (one
+        page)."""
+        _legacy_only(ctx)
+        principal = request_principal(ctx.request)
         found = await self.registry.tasks.list(session_id=self.session_of(ctx))
-        return {"tasks": [_wire(info, self.registry.tasks.ttl_s) for info in found]}
+        mine = []
+        for info in found:
+            record = await self.records.read(info.task_id)
+            if (record.owner if record is not None else None) == principal:
+                mine.append(_wire(info, self.registry.tasks.ttl_s))
+        return {"tasks": mine}
+
+    def _check_declared(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        if not declares_tasks(_capabilities(ctx)):
+            raise MCPError(
+                code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+                message="Missing required client capability",
+                data=missing_capability_data(),
+            )
 
 
-def _wire(info: TaskInfo, ttl_s: float | None) -> dict[str, Any]:
-    """A task in its wire shape."""
+def _modern(ctx: ServerRequestContext[Any, Any]) -> bool:
+    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+
+def _capabilities(ctx: ServerRequestContext[Any, Any]) -> mt.ClientCapabilities | None:
+    """The capabilities the client declared (on 2026-07-28: in this request)."""
+    return ctx.session.client_capabilities
+
+
+def _legacy_only(ctx: ServerRequestContext[Any, Any]) -> None:
+    """``tasks/result`` and ``tasks/list`` are not part of the 2026-07-28 extension."""
+    if _modern(ctx):
+        raise MCPError(code=METHOD_NOT_FOUND, message="Method not found", data=ctx.method)
+
+
+def _wire(info: TaskInfo, ttl_s: float | None, *, modern: bool = False) -> dict[str, Any]:
+    """A task in its 2025-11-25 wire shape, or (``modern``) in the 2026-07-28 extension's,
+    whose durations are named ``ttlMs`` and ``pollIntervalMs`` (without ``result``/``error``)."""
+    ttl, poll = ("ttlMs", "pollIntervalMs") if modern else ("ttl", "pollInterval")
     task: dict[str, Any] = {
         "taskId": info.task_id,
         "status": info.status,
         "createdAt": _iso(info.created_at),
         "lastUpdatedAt": _iso(info.updated_at),
-        "ttl": None if ttl_s is None else round(ttl_s * 1000),
-        "pollInterval": _POLL_MS,
+        ttl: None if ttl_s is None else round(ttl_s * 1000),
+        poll: _POLL_MS,
     }
-    if info.result is not None and info.status != "completed":
-        message = getattr(info.result, "error", None)
-        if isinstance(message, str):
-            task["statusMessage"] = message[:500]
+    message = getattr(info.result, "error", None)
+    if isinstance(message, str) and info.status != "completed":
+        task["statusMessage"] = message[:500]
     return task
 
 

@@ -1,10 +1,11 @@
 """Secret redaction: known key formats and registered secret values → ``[REDACTED:<kind>]``.
 
 Tool output is scanned before the model reads it. Known formats (OpenAI, Anthropic, GitHub,
-AWS, Slack, Google, Stripe keys, private-key blocks, JWTs, bearer tokens, ``password=...``-style
-assignments) and every secret value the integrator registers are replaced by a tag naming the
-kind, such as ``[REDACTED:github-pat]``. Registered values shorter than 6 characters are ignored:
-replacing every ``abc`` would shred the text and reveal the value by its gaps.
+AWS, Slack, Google, Stripe keys, toolwire's own bearer tokens, private-key blocks, JWTs,
+bearer tokens, ``password=...``-style assignments) and every secret value the integrator
+registers are replaced by a tag naming the kind, such as ``[REDACTED:github-pat]``. Registered
+values shorter than 6 characters are ignored: replacing every ``abc`` would shred the text and
+reveal the value by its gaps.
 
 The ``key = value`` rule is tuned for code and logs: a value is redacted when it is quoted, or
 when it is at least 8 characters mixing letters and digits (``token = self.token`` and
@@ -82,6 +83,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     _p("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
     _p("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}"),
     _p("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+    _p("toolwire-token", r"\btw_[0-9a-f]{12}_[A-Za-z0-9_-]{43}"),  # `toolwire token create`
     _p("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     _p("bearer-token", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{16,})"),
     # quoted: the same quote on both sides (one pattern per quote: RE2 has no backreferences)
@@ -95,6 +97,24 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     ),
 )
 """Known formats, most specific first."""
+
+
+def _any_secret(patterns: tuple[SecretPattern, ...]) -> LinearPattern | None:
+    """One pattern matching wherever any of ``patterns`` would (their alternation), so text
+    without a secret is scanned once instead of once per pattern; ``None`` if one of them was
+    compiled with flags (only inline ones can be scoped to an alternative)."""
+    parts = []
+    for secret in patterns:
+        if secret.pattern.flags:
+            return None
+        source = secret.pattern.source.replace("(?P<secret>", "(?:")
+        if source.startswith("(?i)"):
+            source = f"(?i:{source[4:]})"
+        parts.append(f"(?:{source})")
+    return linear("|".join(parts))
+
+
+_ANY_SECRET = _any_secret(SECRET_PATTERNS)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -145,6 +165,8 @@ def redact_secrets(text: str, *, secret_values: Iterable[str] = ()) -> Redaction
         if hits:
             text = text.replace(value, "[REDACTED:registered-secret]")
             found("registered-secret", hits)
+    if _ANY_SECRET is not None and _ANY_SECRET.search(text) is None:
+        return Redaction(text=text, count=count, kinds=tuple(kinds))  # no pattern matches
     for secret in SECRET_PATTERNS:
         replace = _Replace(secret)
         text = secret.pattern.sub(replace, text)

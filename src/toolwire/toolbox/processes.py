@@ -27,6 +27,7 @@ from toolwire.capabilities import fs_reach, process
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
+from toolwire.replicas.owners import ElsewhereError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.sandbox.notices import emit_sandbox_notice
 from toolwire.seams import (
@@ -61,7 +62,9 @@ def describe(info: BackgroundProcess, now: float | None = None) -> str:
     )
 
 
-def _unknown(process_id: str) -> Err:
+def _unknown(process_id: str, missing: LookupError | None = None) -> Err:
+    if isinstance(missing, ElsewhereError):  # another replica's process (docs/scaling.md)
+        return missing.to_err()
     return Err(
         f"No background process with id {process_id!r}; process_list shows yours.",
         ErrorCode.INPUT_INVALID,
@@ -187,8 +190,8 @@ def process_tools() -> list[Tool]:
                 tail = await background.read_tail(process_id, stream=name, lines=count)
                 body = "\n".join(tail) if tail else "(no output)"
                 sections.append(f"--- {name} (last {len(tail)} lines) ---\n{body}")
-        except LookupError:
-            return _unknown(process_id)
+        except LookupError as missing:
+            return _unknown(process_id, missing)
         except CapabilityError as exc:
             return refused(exc)
         return Ok(describe(info) + "\n" + "\n".join(sections))
@@ -209,8 +212,8 @@ def process_tools() -> list[Tool]:
         try:
             before = await background.get(process_id)
             info = await background.stop(process_id)
-        except LookupError:
-            return _unknown(process_id)
+        except LookupError as missing:
+            return _unknown(process_id, missing)
         except CapabilityError as exc:
             return refused(exc)
         if before.status != "running":
@@ -235,8 +238,8 @@ def process_tools() -> list[Tool]:
         limit = min(max(timeout_s, 0.0), MAX_TIMEOUT_S)
         try:
             info = await background.wait(process_id, timeout_s=limit)
-        except LookupError:
-            return _unknown(process_id)
+        except LookupError as missing:
+            return _unknown(process_id, missing)
         except CapabilityError as exc:
             return refused(exc)
         if info.status == "running":
@@ -281,8 +284,8 @@ def process_tools() -> list[Tool]:
             seen = await background.watch(
                 process_id, patterns=patterns, timeout_s=limit, streams=streams
             )
-        except LookupError:
-            return _unknown(process_id)
+        except LookupError as missing:
+            return _unknown(process_id, missing)
         except CapabilityError as exc:
             return refused(exc)
         except re.error as exc:

@@ -19,18 +19,41 @@ and a write through another still meet (`look` says where a path leads and which
 
 With a seam that cannot describe a path (no ``stat``), records are kept under the path as
 spelled, as before. The check needs no read reach: the file's time is metadata, not contents.
+
+Records kept elsewhere (replicas keep them on the shared store, one entry per file:
+`toolwire.replicas.read_records`) are brought in by `fetch_records` before the check, so a
+call only ever touches the records of the files it reads and writes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import UTC, datetime
+from typing import Protocol, runtime_checkable
 
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode
 from toolwire.seams import ReadRecord
 from toolwire.toolbox.file_stats import PathStat
 
-__all__ = ["check_not_stale", "format_time", "identity_key", "record_read", "refresh_record"]
+__all__ = [
+    "FetchedRecords",
+    "check_not_stale",
+    "fetch_records",
+    "format_time",
+    "identity_key",
+    "record_read",
+    "refresh_record",
+]
+
+
+@runtime_checkable
+class FetchedRecords(Protocol):
+    """Records that live elsewhere and are fetched per key before a check reads them."""
+
+    async def fetch(self, keys: Collection[str]) -> None:
+        """Bring in the records of ``keys`` (those not fetched or changed yet)."""
+        ...
 
 
 def format_time(timestamp: float) -> str:
@@ -51,6 +74,23 @@ def _record_of(records: dict[str, ReadRecord], info: PathStat) -> ReadRecord | N
     if key is not None and info.links > 1 and key in records:
         return records[key]  # the freshest read of this file, through any of its names
     return records.get(info.path)
+
+
+async def fetch_records(ctx: ToolContext, info: PathStat) -> None:
+    """Bring in the records `check_not_stale` consults for the file at ``info``, when
+    ``ctx.read_mtimes`` keeps them elsewhere (`FetchedRecords`); nothing for a plain dict.
+
+    Raises:
+        StoreError: the store holding them could not be reached.
+    """
+    records = ctx.read_mtimes
+    if not isinstance(records, FetchedRecords):
+        return
+    keys = [info.path]
+    key = identity_key(info)
+    if key is not None and info.links > 1:
+        keys.append(key)
+    await records.fetch(keys)
 
 
 def check_not_stale(ctx: ToolContext, asked: str, info: PathStat) -> Err | None:

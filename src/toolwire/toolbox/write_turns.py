@@ -25,7 +25,7 @@ from toolwire.seams import ScopedFs
 from toolwire.toolbox.file_stats import PathStat, look
 from toolwire.toolbox.locks import FILE_LOCKS
 from toolwire.toolbox.protected import refuse_write
-from toolwire.toolbox.stale import check_not_stale
+from toolwire.toolbox.stale import check_not_stale, fetch_records
 
 __all__ = ["WriteTurn", "write_turn"]
 
@@ -59,4 +59,5 @@ async def write_turn(ctx: ToolContext, fs: ScopedFs, target: str) -> AsyncIterat
         return
     async with FILE_LOCKS.writing(where.path):
         before = await look(fs, target)
+        await fetch_records(ctx, before)  # records on a shared store (replicas)
         yield WriteTurn(refusal=check_not_stale(ctx, target, before), before=before)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +25,16 @@ from toolwire.results import ToolResult
 
 ISSUER = "https://issuer.test"
 WAIT_S = 15.0
+HELLO: dict[str, Any] = {  # an initialize request on 2025-06-18
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "auth-test", "version": "1"},
+    },
+}
 
 
 @dataclass
@@ -66,11 +76,35 @@ class Jwks:
 @contextmanager
 def jwks_server(jwks: Jwks) -> Iterator[str]:
     """``jwks`` served at ``http://127.0.0.1:<port>/jwks.json`` by a real HTTP server."""
+    routes = Routes(answers={"/jwks.json": lambda: (200, jwks.document())})
+    with http_server(routes) as origin:
+        yield f"{origin}/jwks.json"
+
+
+@dataclass
+class Routes:
+    """What a local HTTP server answers, by path (each answer made when asked, so a test can
+    change it), and the paths it was asked for."""
+
+    answers: dict[str, Callable[[], tuple[int, bytes]]] = field(default_factory=dict)
+    requested: list[str] = field(default_factory=list)
+
+    def json(self, path: str, document: Any, status: int = 200) -> None:
+        """Answer ``path`` with ``document`` as JSON."""
+        body = json.dumps(document).encode()
+        self.answers[path] = lambda: (status, body)
+
+
+@contextmanager
+def http_server(routes: Routes) -> Iterator[str]:
+    """``routes`` served by a real HTTP server on 127.0.0.1; its origin (``http://...``)."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body = jwks.document()
-            self.send_response(200 if self.path == "/jwks.json" else 404)
+            routes.requested.append(self.path)
+            answer = routes.answers.get(self.path)
+            status, body = answer() if answer is not None else (404, b'{"error":"not found"}')
+            self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body)))
             self.end_headers()
@@ -83,7 +117,7 @@ def jwks_server(jwks: Jwks) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/jwks.json"
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
@@ -92,14 +126,15 @@ def jwks_server(jwks: Jwks) -> Iterator[str]:
 def mint(
     key: SigningKey,
     *,
-    audience: str,
+    audience: str | list[str],
     issuer: str = ISSUER,
-    scope: str = "tools:alpha",
+    scope: str | None = "tools:alpha",
     lifetime_s: float = 300,
     headers: dict[str, Any] | None = None,
     **claims: Any,
 ) -> str:
-    """A JWT signed with ``key`` (its ``kid`` in the header)."""
+    """A JWT signed with ``key`` (its ``kid`` in the header); a claim given as ``None`` is
+    left out."""
     now = int(time.time())
     payload = {
         "iss": issuer,
@@ -111,8 +146,9 @@ def mint(
         "scope": scope,
         **claims,
     }
+    present = {k: v for k, v in payload.items() if v is not None}  # None: leave it out
     return jwt.encode(
-        payload, key.private, algorithm=key.alg, headers={"kid": key.kid, **(headers or {})}
+        present, key.private, algorithm=key.alg, headers={"kid": key.kid, **(headers or {})}
     )
 
 

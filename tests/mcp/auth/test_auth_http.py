@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from auth_fixtures import WAIT_S, serving, two_toolsets
+from auth_fixtures import HELLO, WAIT_S, serving, two_toolsets
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -29,16 +29,6 @@ pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]  # the initialize handshake, and 2026-07-28 when both speak it
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-HELLO = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "auth-test", "version": "1"},
-    },
-}
 
 
 @pytest.fixture
@@ -62,7 +52,7 @@ async def token_server() -> AsyncIterator[tuple[str, TokenStore]]:
 def client(url: str, token: str | None, mode: str) -> Client:
     headers = {"authorization": f"Bearer {token}"} if token is not None else None
     transport = streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
-    return Client(transport, mode=mode)  # type: ignore[arg-type]
+    return Client(transport, mode=mode)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -210,3 +200,35 @@ async def test_non_loopback_without_auth_is_refused_and_allowed_with_it() -> Non
 
 def _names(listed: Any) -> list[str]:
     return [t.name for t in listed.tools]
+
+
+async def test_an_unreachable_token_store_answers_503_not_500(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis at a port nobody listens on: the token may be good, so not a 401; the request is
+    answered 503 with Retry-After, the process keeps serving, and no token is logged."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    token = "tw_0123456789ab_" + "A" * 43
+    async with create_kv_backend(f"redis://127.0.0.1:{closed}/0") as backend:
+        auth = open_server_auth(AuthSettings(tokens=True, token_cache_s=0), backend)
+        try:
+            async with (
+                serving(two_toolsets(), auth) as url,
+                httpx.AsyncClient(timeout=WAIT_S) as http,
+            ):
+                good = {**HEADERS, "authorization": f"Bearer {token}"}
+                for _ in range(2):
+                    answer = await http.post(url, json=HELLO, headers=good)
+                    assert answer.status_code == 503
+                    assert answer.headers["retry-after"] == "5"
+                    assert answer.json()["error"] == "temporarily_unavailable"
+                    assert "www-authenticate" not in answer.headers
+                missing = await http.post(url, json=HELLO, headers=HEADERS)
+                assert missing.status_code == 401  # still answering
+        finally:
+            await auth.aclose()
+    assert token not in caplog.text

@@ -167,6 +167,87 @@ async def test_unknown_kid_and_algorithm_confusion_are_refused(
     assert (await refused(verifier, "not.a.jwt")).reason == "not a JWT"
 
 
+async def test_keys_named_by_the_token_itself_are_never_used(
+    verifier: JwtVerifier, jwks: Jwks, rs: SigningKey
+) -> None:
+    """A token that carries its own key (``jwk``), points at one (``jku``, ``x5u``) or demands
+    an extension nobody implements (``crit``) gets nowhere: only the issuer's JWKS counts."""
+    attacker = rsa_key(rs.kid)  # signs with its own key, under the issuer's kid
+    for header in (
+        {"jwk": attacker.public_jwk},
+        {"jku": "http://127.0.0.1:9/attacker.json"},
+        {"x5u": "http://127.0.0.1:9/attacker.pem"},
+    ):
+        forged = mint(attacker, audience=AUDIENCE, scope="tools:all", headers=header)
+        assert (await refused(verifier, forged)).reason == "bad signature"
+    # its own key under a kid the issuer never published: unknown, whatever the header says
+    stray = rsa_key("attacker-kid")
+    carried = mint(stray, audience=AUDIENCE, headers={"jwk": stray.public_jwk})
+    assert (await refused(verifier, carried)).reason == "unknown signing key"
+    critical = mint(rs, audience=AUDIENCE, headers={"crit": ["exp-policy"], "exp-policy": 1})
+    assert (await refused(verifier, critical)).status == 401
+    assert jwks.fetches <= 2  # no URL from a token was ever fetched
+
+
+async def test_audience_lists_on_either_side(jwks_url: str, rs: SigningKey) -> None:
+    settings = OAuthSettings(
+        issuer=ISSUER, jwks_url=jwks_url, audience=("api://toolwire", AUDIENCE), scopes=SCOPES
+    )
+    verifier = JwtVerifier(settings)
+    try:
+        for aud in ("api://toolwire", AUDIENCE, ["other", AUDIENCE], ["api://toolwire"]):
+            assert (await verifier.verify(mint(rs, audience=aud))).subject == "user-1"
+        for aud in ("other", ["other", "api://toolwire-x"]):
+            assert "audience" in (await refused(verifier, mint(rs, audience=aud))).reason
+        assert (await refused(verifier, mint(rs, audience=[]))).status == 401
+    finally:
+        await verifier.aclose()
+
+
+@pytest.mark.parametrize(
+    ("claims", "grant"),
+    [
+        ({"scope": "tools:alpha  tools:beta\ttools:nope"}, Grant.of(toolsets=["alpha", "beta"])),
+        ({"scope": None, "scp": "tools:beta"}, Grant.of(toolsets=["beta"])),
+        ({"scope": None, "scp": ["tools:alpha", 7, None]}, Grant.of(toolsets=["alpha"])),
+        ({"scope": "TOOLS:ALPHA tools:alpha"}, Grant.of(toolsets=["alpha"])),  # case-sensitive
+    ],
+)
+async def test_scope_parsing(
+    verifier: JwtVerifier, rs: SigningKey, claims: dict[str, Any], grant: Grant
+) -> None:
+    assert (await verifier.verify(mint(rs, audience=AUDIENCE, **claims))).grant == grant
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [{"scope": "tools:alphabet"}, {"scope": 7}, {"scope": None, "scp": {"tools:all": 1}}],
+)
+async def test_scopes_that_open_nothing_are_403(
+    verifier: JwtVerifier, rs: SigningKey, claims: dict[str, Any]
+) -> None:
+    rejected = await refused(verifier, mint(rs, audience=AUDIENCE, **claims))
+    assert rejected.status == 403
+
+
+async def test_tokens_naming_nobody_do_not_share_a_principal(
+    verifier: JwtVerifier, rs: SigningKey
+) -> None:
+    """The SDK binds a session to (client, issuer, subject); tokens without ``sub``,
+    ``client_id`` or ``azp`` must not all become one principal that shares sessions."""
+    anonymous = [
+        mint(rs, audience=AUDIENCE, sub=None, client_id=None, lifetime_s=300 + n) for n in range(2)
+    ]
+    principals = {(a.client_id, a.subject) for a in [await verifier.verify(t) for t in anonymous]}
+    assert len(principals) == 2
+    with_jti = await verifier.verify(
+        mint(rs, audience=AUDIENCE, sub=None, client_id=None, jti="j-1")
+    )
+    assert with_jti.subject == "j-1"
+    named = await verifier.verify(mint(rs, audience=AUDIENCE, sub=None, client_id="app"))
+    assert (named.client_id, named.subject) == ("app", None)
+
+
 async def test_rotated_keys_are_fetched_once_and_cached(
     verifier: JwtVerifier, jwks: Jwks, rs: SigningKey
 ) -> None:
@@ -286,9 +367,9 @@ async def test_oauth_over_http_metadata_challenges_and_grants(
 
 
 def _counting(fetch: Any, calls: list[str]) -> Any:
-    async def counted() -> Any:
+    async def counted(*args: Any) -> Any:
         calls.append("fetch")
-        return await fetch()
+        return await fetch(*args)
 
     return counted
 

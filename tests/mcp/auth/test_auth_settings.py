@@ -98,3 +98,87 @@ def test_exposure_rule() -> None:
     warning = check_exposure("0.0.0.0", authenticated=False, insecure_no_auth=True)
     assert warning is not None
     assert "WITHOUT AUTHENTICATION" in warning
+
+
+def env_config(tmp_path: Path, text: str, env: dict[str, str]):  # type: ignore[no-untyped-def]
+    (tmp_path / "toolwire.toml").write_text(text)
+    return load_config(tmp_path / "toolwire.toml", env=env)
+
+
+def test_auth_environment_variables_win_over_the_file(tmp_path: Path) -> None:
+    config = env_config(
+        tmp_path,
+        "[auth]\ntokens = true\ntoken_cache_s = 2\n" + OAUTH,
+        {
+            "TOOLWIRE_AUTH_TOKENS": "off",
+            "TOOLWIRE_AUTH_TOKEN_CACHE_S": "0",
+            "TOOLWIRE_AUTH_OAUTH_ISSUER": "https://login.example.org/tenant",
+            "TOOLWIRE_AUTH_OAUTH_JWKS_URL": "",  # empty: unset, the file's stays
+            "TOOLWIRE_AUTH_OAUTH_AUDIENCE": "api://toolwire, https://mcp.example.org/mcp",
+            "TOOLWIRE_AUTH_OAUTH_ALGORITHMS": "ES256,EdDSA",
+            "TOOLWIRE_AUTH_OAUTH_LEEWAY_S": "10",
+            "TOOLWIRE_AUTH_OAUTH_JWKS_CACHE_S": "60",
+            "TOOLWIRE_AUTH_OAUTH_JWKS_REFETCH_S": "2.5",
+            "TOOLWIRE_AUTH_OAUTH_SCOPES": '{"mcp:all": ["*"], "mcp:web": ["web"]}',
+        },
+    )
+    auth = config.auth
+    assert (auth.tokens, auth.token_cache_s) == (False, 0.0)
+    oauth = auth.oauth
+    assert oauth is not None
+    assert oauth.issuer == "https://login.example.org/tenant"
+    assert oauth.jwks_url == "https://auth.example.com/jwks.json"
+    assert oauth.audiences == ("api://toolwire", "https://mcp.example.org/mcp")
+    assert oauth.resource == "https://mcp.example.org/mcp"  # the first audience that is a URL
+    assert oauth.algorithms == ("ES256", "EdDSA")
+    assert (oauth.leeway_s, oauth.jwks_cache_s, oauth.jwks_refetch_s) == (10, 60, 2.5)
+    assert oauth.scopes == {"mcp:all": ("*",), "mcp:web": ("web",)}
+
+
+def test_auth_can_be_configured_from_the_environment_alone(tmp_path: Path) -> None:
+    env = {
+        "TOOLWIRE_AUTH_TOKENS": "true",
+        "TOOLWIRE_AUTH_OAUTH_ISSUER": "https://auth.example.com",
+        "TOOLWIRE_AUTH_OAUTH_AUDIENCE": "https://mcp.example.com/mcp",
+        "TOOLWIRE_AUTH_OAUTH_SCOPES": '{"tools:files": ["file"]}',
+    }
+    auth = env_config(tmp_path, "", env).auth
+    assert auth.tokens
+    assert auth.oauth is not None
+    assert auth.oauth.jwks_url == ""  # discovered from the issuer's metadata
+    assert check_exposure("0.0.0.0", authenticated=auth.enabled) is None
+    assert not env_config(tmp_path, "", {"TOOLWIRE_AUTH_TOKENS": "0"}).auth.enabled
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "message"),
+    [
+        ("", {"TOOLWIRE_AUTH_TOKEN": "true"}, "$TOOLWIRE_AUTH_TOKEN: unknown variable"),
+        ("", {"TOOLWIRE_AUTH_TOKENS": "maybe"}, "$TOOLWIRE_AUTH_TOKENS: expected true or false"),
+        ("", {"TOOLWIRE_AUTH_TOKEN_CACHE_S": "soon"}, "$TOOLWIRE_AUTH_TOKEN_CACHE_S: expected a"),
+        ("", {"TOOLWIRE_AUTH_OAUTH_LEEWAY_S": "-1"}, "$TOOLWIRE_AUTH_OAUTH_LEEWAY_S: expected a"),
+        ("", {"TOOLWIRE_AUTH_OAUTH_SCOPES": "tools=file"}, "$TOOLWIRE_AUTH_OAUTH_SCOPES: expected"),
+        ("", {"TOOLWIRE_AUTH_OAUTH_SCOPES": '{"s": "file"}'}, "$TOOLWIRE_AUTH_OAUTH_SCOPES: "),
+        ("", {"TOOLWIRE_AUTH_OAUTH_ISSUER": "https://a.example"}, "missing audience"),
+        (OAUTH, {"TOOLWIRE_AUTH_OAUTH_ALGORITHMS": "HS256"}, "HS256"),
+        (OAUTH, {"TOOLWIRE_AUTH_OAUTH_JWKS_URL": "http://k.example.com/j"}, "https://"),
+        ("[auth]\ntokens = 1\n", {"TOOLWIRE_AUTH_TOKEN_CACHE_S": "1"}, "toolwire.toml:2: auth."),
+    ],
+)
+def test_bad_auth_variables_are_refused_naming_the_variable(
+    tmp_path: Path, text: str, env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        env_config(tmp_path, text, env)
+    assert message in str(refused.value)
+
+
+def test_audience_may_be_a_list_in_the_file(tmp_path: Path) -> None:
+    text = OAUTH.replace(
+        'audience = "https://mcp.example.com/mcp"',
+        'audience = ["api://toolwire", "https://mcp.example.com/mcp"]',
+    )
+    oauth = config_of(tmp_path, text).auth.oauth
+    assert oauth is not None
+    assert oauth.audiences == ("api://toolwire", "https://mcp.example.com/mcp")
+    assert oauth.resource == "https://mcp.example.com/mcp"

@@ -3,6 +3,9 @@ revoke, expire; replicas on one store see each other's tokens; nothing else veri
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -23,8 +26,10 @@ from toolwire.backends.kv import (
     SqliteKeyValueBackend,
 )
 from toolwire.errors import ConfigurationError
+from toolwire.mcp.auth.credentials import TokenRejected
 from toolwire.mcp.auth.grants import Grant
 from toolwire.mcp.auth.tokens import TokenStore, token_hash
+from toolwire.mcp.auth.verifier import CredentialVerifier
 
 pytestmark = pytest.mark.anyio
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -116,6 +121,66 @@ async def test_list_shows_no_secret_and_revoke_by_id_or_name(
         assert await store.verify(issued.token) is None
 
 
+async def test_a_revocation_on_one_replica_is_seen_by_the_others(
+    make_backend: Callable[[], KeyValueBackend],
+) -> None:
+    """Replicas share nothing but the store: a token revoked through one is refused by every
+    other at once when it does not cache, and once its cache time is over when it does."""
+    cli = TokenStore(make_backend())
+    replicas = [TokenStore(make_backend()) for _ in range(2)]
+    cached = TokenStore(make_backend(), cache_s=0.2)
+    issued = await cli.create(f"r-{uuid.uuid4().hex[:8]}", ALPHA)
+    for store in (*replicas, cached):
+        assert await store.verify(issued.token) is not None
+    assert (await cli.revoke(issued.record.name)) is not None
+    for store in replicas:
+        assert await store.verify(issued.token) is None
+    await anyio.sleep(0.3)  # past the cache time: the order of events is what is asserted
+    assert await cached.verify(issued.token) is None
+
+
+async def test_tokens_made_and_revoked_by_the_cli_in_another_process(tmp_path: Path) -> None:
+    """``toolwire token create|revoke`` run as their own processes on the SQLite store a
+    server reads; the server sees the token, then its revocation. ``[auth]`` comes from
+    ``TOOLWIRE_AUTH_TOKENS`` only (the file has no ``[auth]`` table)."""
+    (tmp_path / "toolwire.toml").write_text('[store]\nurl = "sqlite:///kv.db"\n')
+    env = {
+        **os.environ,
+        "TOOLWIRE_CONFIG": str(tmp_path / "toolwire.toml"),
+        "TOOLWIRE_AUTH_TOKENS": "true",
+        "NO_COLOR": "1",
+    }
+
+    def toolwire(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "toolwire", "token", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+
+    made = toolwire("create", "--name", "ci", "--toolsets", "alpha")
+    token = made.stdout.strip()
+    assert "servers accept it once" not in made.stderr  # auth is on, from the environment
+    async with SqliteKeyValueBackend(tmp_path / "kv.db") as backend:
+        server = TokenStore(backend)
+        record = await server.verify(token)
+        assert record is not None
+        assert (record.name, record.grant) == ("ci", ALPHA)
+        await anyio.to_thread.run_sync(lambda: toolwire("revoke", "ci"))
+        assert await server.verify(token) is None
+
+
+async def test_a_token_with_anything_around_it_is_refused() -> None:
+    store = TokenStore(MemoryKeyValueBackend())
+    token = (await store.create("exact", ALPHA)).token
+    for variant in (token + "\n", token + " ", " " + token, token.upper(), token + "A"):
+        assert await store.verify(variant) is None, repr(variant)
+
+
 async def test_names_are_unique_and_grants_must_open_something(
     make_backend: Callable[[], KeyValueBackend],
 ) -> None:
@@ -174,3 +239,20 @@ async def test_nothing_but_the_issued_token_verifies(guess: str) -> None:
 
 _PROPERTY_BACKEND = MemoryKeyValueBackend()
 _ISSUED: list[str] = []
+
+
+async def test_a_verified_principal_is_reused_only_while_the_store_vouches_for_it() -> None:
+    backend = MemoryKeyValueBackend()
+    cli = TokenStore(backend)
+    server = TokenStore(backend, cache_s=3600)
+    verifier = CredentialVerifier(tokens=server, oauth=None)
+    issued = await cli.create("ci", ALPHA)
+    first = await verifier.check(issued.token)
+    assert await verifier.check(issued.token) is first  # the store's cache: the same record
+    assert first.token.startswith("sha256:")
+    assert issued.token not in repr(first)
+    assert await server.revoke("ci") is not None  # this replica's cache is emptied
+    with pytest.raises(TokenRejected):
+        await verifier.check(issued.token)
+    again = await cli.create("ci", ALPHA)
+    assert (await verifier.check(again.token)).subject == again.record.id

@@ -11,17 +11,15 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import anyio
+from shared_tools import MARKERS, fail, slow
 
 from toolwire import Tool, ToolAnnotations, ToolContext, ToolRegistry, define_tool, err, ok
 from toolwire.context import ProgressEvent
 from toolwire.mcp import ServeOptions, serve_registry
 from toolwire.results import ToolResult
-
-MARKERS = Path(os.environ.get("TOOLWIRE_TEST_MARKERS", "."))
 
 OBJECT = {"type": "object"}
 SLEEP_SCHEMA = {
@@ -39,17 +37,6 @@ async def echo(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ok(str(args["text"]))
 
 
-async def slow(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    try:
-        await anyio.sleep(float(args["seconds"]))
-    except anyio.get_cancelled_exc_class():
-        with anyio.CancelScope(shield=True):
-            marker = anyio.Path(MARKERS / str(args.get("tag", "slow")))
-            await marker.write_text(f"cancelled aborted={ctx.abort_signal.aborted}")
-        raise
-    return ok("slept")
-
-
 async def progress(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     for step in range(1, 4):
         ctx.emit(
@@ -64,10 +51,6 @@ async def progress(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 async def big(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ok("x" * 20_000_000)
-
-
-async def fail(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    return err("the widget is broken")
 
 
 async def structured(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
@@ -22,14 +23,28 @@ if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
     from toolwire.registry import ToolRegistry
+    from toolwire.tools import Tool
 
-__all__ = ["ToolAccess", "check_call", "visible"]
+__all__ = ["ToolAccess", "caller_allows", "check_call", "visible"]
 
 
 def visible(registry: ToolRegistry, grant: Grant, name: str) -> bool:
     """Whether the tool named ``name`` exists and ``grant`` opens it."""
     tool = registry.get(name)
     return tool is not None and grant.allows(tool)
+
+
+def caller_allows(tool: Tool) -> bool:
+    """Whether the credential of the request being served opens ``tool`` (read from the SDK's
+    auth context, which `toolwire.mcp.auth.guard.BearerGuard` sets); ``True`` when there is
+    none (stdio, a server without authentication).
+
+    For code that runs before `ToolAccess` sees the request, such as the SDK's check of
+    ``Mcp-Param-*`` headers against a tool's schema: a tool the credential may not call must
+    look as absent there as it does to ``tools/call``.
+    """
+    grant = getattr(get_access_token(), "grant", None)
+    return not isinstance(grant, Grant) or grant.allows(tool)
 
 
 def check_call(registry: ToolRegistry, grant: Grant | None, name: Any) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Literal
 
 from mcp.server.auth.provider import AccessToken
@@ -10,12 +11,20 @@ from pydantic import ConfigDict
 
 from toolwire.mcp.auth.grants import Grant
 
-__all__ = ["GrantedAccessToken", "TokenRejected"]
+__all__ = ["GrantedAccessToken", "TokenRejected", "fingerprint"]
+
+
+def fingerprint(credential: str) -> str:
+    """``sha256:<hex>`` of ``credential``: what a principal keeps instead of the secret."""
+    return "sha256:" + hashlib.sha256(credential.encode()).hexdigest()
 
 
 class GrantedAccessToken(AccessToken):
     """The SDK's `AccessToken` plus the tools it opens.
 
+    ``token`` is not the credential but its `fingerprint`: the principal rides in the ASGI
+    scope and the SDK's ``auth_context_var``, where a handler, a tool (``get_access_token()``)
+    or a log line could show it, so it never holds the secret.
     ``client_id`` is the token's name (bearer tokens) or the OAuth client; ``subject`` the
     token id or the JWT's ``sub``; ``claims["iss"]`` the issuer (``toolwire`` for bearer
     tokens). The SDK binds each HTTP session to that triple, so another credential cannot use

@@ -1,5 +1,8 @@
 """`JwksCache`: an issuer's signing keys, fetched over HTTPS, cached, refreshed on rotation.
 
+The keys come from a configured JWKS URL, or from the ``jwks_uri`` the issuer's metadata names
+(`toolwire.mcp.auth.discovery`; the discovered URL is cached as long as the keys and looked up
+again whenever they are fetched again, keeping the old one if the metadata is unavailable).
 Keys are fetched on first use and again once older than ``max_age_s``. A token signed with a
 key id the cache does not know (the issuer rotated its keys) triggers one fetch at once, but
 at most every ``refetch_s``, so a stream of tokens with made-up key ids cannot turn the server
@@ -20,7 +23,10 @@ import httpx
 from jwt import PyJWK
 from jwt.exceptions import PyJWKError
 
+from toolwire.errors import ConfigurationError
 from toolwire.mcp.auth.credentials import TokenRejected
+from toolwire.mcp.auth.discovery import DiscoveryFailed, discover_jwks_uri
+from toolwire.mcp.auth.fetch import FetchFailed, fetch_json
 
 __all__ = ["JwksCache", "SigningKey"]
 
@@ -41,25 +47,31 @@ class SigningKey:
 
 
 class JwksCache:
-    """The signing keys at ``url``, by key id.
+    """The signing keys at ``url`` (or at the ``jwks_uri`` of ``issuer``'s metadata), by key id.
 
     Args:
         url: The JWKS URL (``https://``; ``http://`` only for loopback, checked by the
-            settings).
-        max_age_s: Fetch again after this long.
+            settings); empty: discovered from ``issuer``.
+        issuer: The issuer whose metadata names the JWKS URL when ``url`` is empty.
+        max_age_s: Fetch again (and, when discovered, look the URL up again) after this long.
         refetch_s: The least time between two fetches caused by unknown key ids.
         client: The HTTP client to fetch with (one of its own by default, closed by `aclose`).
     """
 
     def __init__(
         self,
-        url: str,
+        url: str = "",
         *,
+        issuer: str | None = None,
         max_age_s: float = 600.0,
         refetch_s: float = 10.0,
         client: httpx.AsyncClient | None = None,
     ) -> None:
+        if not url and not issuer:
+            raise ConfigurationError("JwksCache needs the JWKS url or the issuer to discover it")
         self._url = url
+        self._issuer = issuer if not url else None
+        self._discovered: str | None = None
         self._max_age_s = max_age_s
         self._refetch_s = refetch_s
         self._client = client
@@ -105,22 +117,56 @@ class JwksCache:
             if not scheduled:
                 self._refetched_at = time.monotonic()
             try:
-                self._keys = await self._fetch()
-            except (httpx.HTTPError, ValueError) as exc:
-                logger.warning("cannot fetch the JWKS at %s: %s", self._url, exc)
+                url = await self._locate(rediscover=self._fetched_at is not None)
+                self._keys = await self._fetch(url)
+            except (FetchFailed, ValueError, DiscoveryFailed) as exc:
+                logger.warning("cannot fetch the JWKS of %s: %s", self._url or self._issuer, exc)
                 if not self._keys:
                     self._retry_at = time.monotonic() + max(self._refetch_s, _RETRY_MIN_S)
                     raise TokenRejected("the issuer's signing keys are unavailable") from exc
             self._fetched_at = time.monotonic()
 
-    async def _fetch(self) -> dict[str | None, SigningKey]:
+    async def start(self) -> None:
+        """Look the JWKS URL up now, when it is discovered (a server calls this on start).
+
+        Raises:
+            ConfigurationError: the issuer's metadata names no usable JWKS URL (the message
+                lists what each metadata URL answered and how to fix it).
+        """
+        if self._issuer is None:
+            return
+        try:
+            await self._locate(rediscover=True)
+        except DiscoveryFailed as exc:
+            raise ConfigurationError(str(exc)) from None
+
+    async def _locate(self, *, rediscover: bool) -> str:
+        """The JWKS URL: the configured one, or the discovered one (looked up again when
+        ``rediscover``, or kept when that fails)."""
+        if self._issuer is None:
+            return self._url
+        if self._discovered is None or rediscover:
+            try:
+                self._discovered = await discover_jwks_uri(self._issuer, self._http())
+            except DiscoveryFailed:
+                if self._discovered is None:
+                    raise
+                logger.warning("keeping the JWKS URL %s: its issuer's metadata is unavailable",
+                               self._discovered)  # fmt: skip
+        return self._discovered
+
+    def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=_FETCH_TIMEOUT_S, follow_redirects=False)
-        answer = await self._client.get(self._url, headers={"accept": "application/json"})
-        answer.raise_for_status()
-        if len(answer.content) > _MAX_JWKS_BYTES:
-            raise ValueError("the JWKS is implausibly large")
-        data: Any = answer.json()
+        return self._client
+
+    async def _fetch(self, url: str) -> dict[str | None, SigningKey]:
+        answer = await fetch_json(
+            self._http(), url, max_bytes=_MAX_JWKS_BYTES, timeout_s=_FETCH_TIMEOUT_S * 2
+        )
+        if answer.status != 200:
+            raise FetchFailed(f"HTTP {answer.status}")
+        data: Any = answer.data
         if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
             raise ValueError("not a JWK set (no keys list)")
         keys: dict[str | None, SigningKey] = {}

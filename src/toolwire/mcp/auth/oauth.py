@@ -6,8 +6,11 @@ A token is accepted when all of these hold:
   and ``HS256`` are refused before any key is looked at, so a token "signed" with the
   issuer's public key as an HMAC secret gets nowhere) that fits the key's type (and the key's
   own ``alg`` when the issuer pinned one);
-- its ``kid`` is a signing key of the issuer's JWKS (`toolwire.mcp.auth.jwks`);
-- the signature verifies; ``iss`` is the issuer exactly; ``aud`` contains the audience;
+- its ``kid`` is a signing key of the issuer's JWKS (`toolwire.mcp.auth.jwks`); keys embedded
+  in or pointed at by the token's own header (``jwk``, ``jku``, ``x5u``, ``x5c``) are never
+  used, and a ``crit`` header naming an extension PyJWT does not implement is refused;
+- the signature verifies; ``iss`` is the issuer exactly; ``aud`` contains an accepted audience
+  (a string or a list, on either side);
   ``exp`` is present and not past, ``nbf`` and ``iat`` not in the future (each with
   `OAuthSettings.leeway_s` of clock skew);
 - its scopes (``scope``, space-separated, or ``scp``, a list) map to at least one toolset
@@ -24,7 +27,7 @@ from typing import Any
 import jwt
 from jwt import exceptions as jwt_errors
 
-from toolwire.mcp.auth.credentials import GrantedAccessToken, TokenRejected
+from toolwire.mcp.auth.credentials import GrantedAccessToken, TokenRejected, fingerprint
 from toolwire.mcp.auth.grants import Grant
 from toolwire.mcp.auth.jwks import JwksCache, SigningKey
 from toolwire.mcp.auth.settings import OAuthSettings
@@ -48,7 +51,8 @@ class JwtVerifier:
 
     Args:
         settings: Issuer, JWKS, audience, scopes, algorithms, leeway.
-        keys: The key cache (one for ``settings.jwks_url`` by default).
+        keys: The key cache (one for ``settings.jwks_url``, or discovering it from the
+            issuer, by default).
         cache_s: How long an accepted token is trusted without checking its signature again
             (never past its ``exp``); a signature check costs a few hundred microseconds.
     """
@@ -58,7 +62,10 @@ class JwtVerifier:
     ) -> None:
         self.settings = settings
         self.keys = keys or JwksCache(
-            settings.jwks_url, max_age_s=settings.jwks_cache_s, refetch_s=settings.jwks_refetch_s
+            settings.jwks_url,
+            issuer=settings.issuer,
+            max_age_s=settings.jwks_cache_s,
+            refetch_s=settings.jwks_refetch_s,
         )
         self._cache_s = cache_s
         self._accepted: OrderedDict[str, tuple[float, GrantedAccessToken]] = OrderedDict()
@@ -103,7 +110,7 @@ class JwtVerifier:
                 token,
                 key.jwk.key,
                 algorithms=[alg],
-                audience=self.settings.audience,
+                audience=list(self.settings.audiences),
                 issuer=self.settings.issuer,
                 leeway=self.settings.leeway_s,
                 options={"require": ["exp", "iss", "aud"]},
@@ -125,10 +132,13 @@ class JwtVerifier:
         if grant.empty:
             raise TokenRejected("token has no scope this server knows", error="insufficient_scope")
         subject = claims.get("sub")
-        client = claims.get("client_id") or claims.get("azp") or subject or "oauth-client"
+        client = claims.get("client_id") or claims.get("azp") or subject
+        if client is None:  # nobody named: the token is its own principal, so no other
+            subject = claims.get("jti") or fingerprint(token)  # token shares its sessions
+            client = "oauth-client"
         exp = claims.get("exp")
         return GrantedAccessToken(
-            token=token,
+            token=fingerprint(token),
             client_id=str(client),
             scopes=scopes,
             expires_at=int(exp) if isinstance(exp, int | float) else None,

@@ -2,6 +2,7 @@
 
 ```python
 auth = open_server_auth(settings, kv_backend)       # the store the tokens live in
+await auth.start()                                  # discovers the issuer's JWKS, if asked
 endpoint_app = auth.guard(endpoint_app)             # 401/403 before the MCP transport
 routes += auth.metadata_routes()                    # RFC 9728 (OAuth mode)
 server.middleware.append(auth.tool_access(registry))  # tools/list and tools/call per grant
@@ -92,6 +93,17 @@ class ServerAuth:
         paths = dict.fromkeys((metadata_path(self.oauth.resource), _WELL_KNOWN))
         return [Route(path, endpoint=handler, methods=["GET", "OPTIONS"]) for path in paths]
 
+    async def start(self) -> None:
+        """Find the issuer's JWKS now when it is discovered from the issuer's metadata, so a
+        wrong issuer stops the server at start rather than refusing every token later.
+
+        Raises:
+            ConfigurationError: discovery failed (the message says what each metadata URL
+                answered and how to fix it).
+        """
+        if self.verifier.oauth is not None:
+            await self.verifier.oauth.keys.start()
+
     async def aclose(self) -> None:
         """Release the JWKS client."""
         await self.verifier.aclose()
@@ -122,13 +134,18 @@ def open_server_auth(settings: AuthSettings, backend: KeyValueBackend | None) ->
 async def server_auth_for(
     settings: AuthSettings, backend: KeyValueBackend | None
 ) -> AsyncIterator[ServerAuth | None]:
-    """`open_server_auth` when ``settings`` enable anything (``None`` otherwise), closed on
-    exit."""
+    """`open_server_auth` when ``settings`` enable anything (``None`` otherwise), started
+    (`ServerAuth.start`) and closed on exit.
+
+    Raises:
+        ConfigurationError: as `open_server_auth` and `ServerAuth.start`.
+    """
     if not settings.enabled:
         yield None
         return
     auth = open_server_auth(settings, backend)
     try:
+        await auth.start()
         yield auth
     finally:
         await auth.aclose()

@@ -7,8 +7,8 @@ token_cache_s = 5      # a revoked token is refused within this long
 
 [auth.oauth]           # OAuth 2.1 resource server: JWTs from one issuer
 issuer = "https://auth.example.com"
-jwks_url = "https://auth.example.com/.well-known/jwks.json"
-audience = "https://mcp.example.com/mcp"
+jwks_url = "https://auth.example.com/.well-known/jwks.json"  # default: from the issuer's metadata
+audience = "https://mcp.example.com/mcp"   # or a list: a token needs one of them
 resource = "https://mcp.example.com/mcp"   # this server's public URL (default: audience)
 algorithms = ["RS256", "ES256"]
 leeway_s = 30
@@ -18,6 +18,9 @@ jwks_cache_s = 600
 "tools:files" = ["file"]
 "tools:admin" = ["*"]
 ```
+
+Every key can also come from the environment, which wins over the file:
+``TOOLWIRE_AUTH_<KEY>`` and ``TOOLWIRE_AUTH_OAUTH_<KEY>`` (`toolwire.mcp.auth.env`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ __all__ = [
     "AuthSettings",
     "OAuthSettings",
     "auth_settings_from_table",
+    "check_url",
     "is_loopback_host",
 ]
 
@@ -64,8 +68,12 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def _check_url(url: str, what: str) -> str:
-    """``url`` when it is https, or http to a loopback host (a test's local JWKS)."""
+def check_url(url: str, what: str) -> str:
+    """``url`` when it is https, or http to a loopback host (a test's local JWKS).
+
+    Raises:
+        ConfigurationError: any other URL (``what`` names where it came from).
+    """
     parts = urlsplit(url)
     if parts.scheme == "https" or (
         parts.scheme == "http" and is_loopback_host(parts.hostname or "")
@@ -82,10 +90,14 @@ class OAuthSettings:
 
     Attributes:
         issuer: The ``iss`` every token must carry, exactly.
-        jwks_url: Where the issuer publishes its signing keys (JWKS).
-        audience: The ``aud`` every token must carry (one of its values).
+        jwks_url: Where the issuer publishes its signing keys (JWKS); empty: discovered from
+            the issuer's metadata (RFC 8414 ``/.well-known/oauth-authorization-server``, else
+            OpenID ``/.well-known/openid-configuration``), so the issuer must then be an
+            ``https://`` URL.
+        audience: The ``aud`` a token must carry (one of its values); several accepted
+            audiences as a tuple (a token needs one of them).
         resource: This server's public ``/mcp`` URL (RFC 9728 metadata, ``WWW-Authenticate``);
-            the audience when that is a URL.
+            the (first URL) audience when not set.
         scopes: Scope → the toolsets it opens (``"*"``: every tool).
         algorithms: Accepted JWS algorithms (public-key ones only).
         leeway_s: Clock skew allowed on ``exp``, ``nbf`` and ``iat``.
@@ -95,8 +107,8 @@ class OAuthSettings:
     """
 
     issuer: str
-    jwks_url: str
-    audience: str
+    jwks_url: str = ""
+    audience: str | tuple[str, ...]
     resource: str = ""
     scopes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     algorithms: tuple[str, ...] = _DEFAULT_ALGORITHMS
@@ -105,17 +117,30 @@ class OAuthSettings:
     jwks_refetch_s: float = 10.0
 
     def __post_init__(self) -> None:
-        for what in ("issuer", "audience"):
-            if not isinstance(getattr(self, what), str) or not getattr(self, what):
-                raise ConfigurationError(f"[auth.oauth] {what} must be a non-empty string")
-        _check_url(self.jwks_url, "[auth.oauth] jwks_url")
+        if not isinstance(self.issuer, str) or not self.issuer:
+            raise ConfigurationError("[auth.oauth] issuer must be a non-empty string")
+        audiences = (self.audience,) if isinstance(self.audience, str) else tuple(self.audience)
+        if not audiences or not all(isinstance(a, str) and a for a in audiences):
+            raise ConfigurationError(
+                "[auth.oauth] audience must be a non-empty string (or a list of them)"
+            )
+        object.__setattr__(self, "audience", audiences[0] if len(audiences) == 1 else audiences)
+        if self.jwks_url:
+            check_url(self.jwks_url, "[auth.oauth] jwks_url")
+        else:
+            check_url(
+                self.issuer,
+                "[auth.oauth] issuer (without jwks_url the keys are found through the "
+                "issuer's metadata, so it must be a URL; or set jwks_url)",
+            )
         if not self.resource:
-            if not self.audience.startswith(("https://", "http://")):
+            urls = [a for a in audiences if a.startswith(("https://", "http://"))]
+            if not urls:
                 raise ConfigurationError(
                     "[auth.oauth] resource: set it to this server's public URL "
                     "(https://host/mcp); the audience is not a URL to use instead"
                 )
-            object.__setattr__(self, "resource", self.audience)
+            object.__setattr__(self, "resource", urls[0])
         bad = [a for a in self.algorithms if a not in ASYMMETRIC_ALGORITHMS]
         if bad or not self.algorithms:
             raise ConfigurationError(
@@ -135,6 +160,11 @@ class OAuthSettings:
                 raise ConfigurationError(f"[auth.oauth] {what} must be >= 0 seconds")
         object.__setattr__(self, "algorithms", tuple(self.algorithms))
         object.__setattr__(self, "scopes", {k: tuple(v) for k, v in self.scopes.items()})
+
+    @property
+    def audiences(self) -> tuple[str, ...]:
+        """Every accepted audience."""
+        return (self.audience,) if isinstance(self.audience, str) else self.audience
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -202,7 +232,7 @@ def _oauth(table: Any, error: KeyError_) -> OAuthSettings:
         where = (*key, item)
         if item in ("leeway_s", "jwks_cache_s", "jwks_refetch_s"):
             options[item] = _number(value, where, error)
-        elif item == "algorithms":
+        elif item == "algorithms" or (item == "audience" and isinstance(value, list)):
             options[item] = _strings(value, where, error)
         elif item == "scopes":
             if not isinstance(value, dict):
@@ -212,7 +242,7 @@ def _oauth(table: Any, error: KeyError_) -> OAuthSettings:
             raise error(where, "expected a string")
         else:
             options[item] = value
-    missing = sorted({"issuer", "jwks_url", "audience"} - set(options))
+    missing = sorted({"issuer", "audience"} - set(options))
     if missing:
         raise error(key, f"missing {', '.join(missing)}")
     try:

@@ -42,7 +42,7 @@ TOKEN_ISSUER = "toolwire"
 logger = logging.getLogger("toolwire.mcp.auth")
 _STORE_TOOL = "toolwire.auth"  # not a valid tool name: no tool's private scope can reach it
 _KEY = "token:"
-_TOKEN = re.compile(r"^tw_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$")
+_TOKEN = re.compile(r"tw_([0-9a-f]{12})_[A-Za-z0-9_-]{43}")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 _CACHE_SIZE = 1024
 
@@ -154,7 +154,7 @@ class TokenStore:
 
     async def verify(self, token: str) -> TokenRecord | None:
         """The record of a live token, or ``None`` (malformed, unknown, revoked, expired)."""
-        match = _TOKEN.match(token)
+        match = _TOKEN.fullmatch(token)
         if match is None:
             return None
         digest = token_hash(token)

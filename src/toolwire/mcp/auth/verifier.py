@@ -6,11 +6,15 @@ it can stand behind the SDK's own ``BearerAuthBackend`` too.
 
 from __future__ import annotations
 
-from toolwire.mcp.auth.credentials import GrantedAccessToken, TokenRejected
+from collections import OrderedDict
+
+from toolwire.mcp.auth.credentials import GrantedAccessToken, TokenRejected, fingerprint
 from toolwire.mcp.auth.oauth import JwtVerifier
-from toolwire.mcp.auth.tokens import TOKEN_ISSUER, TOKEN_PREFIX, TokenStore
+from toolwire.mcp.auth.tokens import TOKEN_ISSUER, TOKEN_PREFIX, TokenRecord, TokenStore
 
 __all__ = ["CredentialVerifier"]
+
+_PRINCIPALS = 1024
 
 
 class CredentialVerifier:
@@ -24,6 +28,9 @@ class CredentialVerifier:
     def __init__(self, *, tokens: TokenStore | None, oauth: JwtVerifier | None) -> None:
         self.tokens = tokens
         self.oauth = oauth
+        # token id -> (the record the store verified, its principal): while the store's cache
+        # hands back the same record, the principal is reused rather than built again
+        self._principals: OrderedDict[str, tuple[TokenRecord, GrantedAccessToken]] = OrderedDict()
 
     async def check(self, token: str) -> GrantedAccessToken:
         """The principal behind ``token``.
@@ -35,8 +42,11 @@ class CredentialVerifier:
             record = await self.tokens.verify(token)
             if record is None:
                 raise TokenRejected("unknown, revoked or expired token")
-            return GrantedAccessToken(
-                token=token,
+            known = self._principals.get(record.id)
+            if known is not None and known[0] is record:
+                return known[1]
+            access = GrantedAccessToken(
+                token=fingerprint(token),
                 client_id=record.name,
                 scopes=[],
                 expires_at=int(record.expires_at) if record.expires_at is not None else None,
@@ -44,6 +54,10 @@ class CredentialVerifier:
                 claims={"iss": TOKEN_ISSUER},
                 grant=record.grant,
             )
+            self._principals[record.id] = (record, access)
+            while len(self._principals) > _PRINCIPALS:
+                self._principals.popitem(last=False)
+            return access
         if self.oauth is not None:
             return await self.oauth.verify(token)
         raise TokenRejected("unknown, revoked or expired token")

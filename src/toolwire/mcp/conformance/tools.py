@@ -154,6 +154,17 @@ async def _elicitation_enums(args: dict[str, Any], ctx: ToolContext) -> ToolResu
     )
 
 
+async def _reconnection(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    # SEP-1699 polling: end the request's SSE stream before answering; the client resumes it
+    # with Last-Event-ID and gets the answer from the event store (toolwire.mcp.resumable).
+    peer = current_peer()
+    close = peer.context.close_sse_stream if peer is not None else None
+    if close is not None:
+        await close()
+        await anyio.sleep(_STEP_S)
+    return Ok("Reconnection test completed successfully.")
+
+
 async def _json_schema(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return Ok(f"Received: {json.dumps(args, sort_keys=True)}")
 
@@ -250,6 +261,12 @@ _SPECS: tuple[tuple[str, str, Execute, Mapping[str, Any]], ...] = (
         "test_elicitation_sep1330_enums",
         "Asks with the five enum forms of SEP-1330.",
         _elicitation_enums,
+        _NO_ARGS,
+    ),
+    (
+        "test_reconnection",
+        "Closes its SSE stream, then answers (the client resumes the stream).",
+        _reconnection,
         _NO_ARGS,
     ),
     (

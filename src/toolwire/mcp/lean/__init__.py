@@ -8,6 +8,7 @@ body; everything else falls through, byte for byte, to the SDK's transport.
 from __future__ import annotations
 
 from toolwire.mcp.lean.envelope import LeanRequest, parse_lean_request
+from toolwire.mcp.lean.front import LeanFront
 from toolwire.mcp.lean.path import LEAN_ENV, LeanPath, lean_enabled
 
-__all__ = ["LEAN_ENV", "LeanPath", "LeanRequest", "lean_enabled", "parse_lean_request"]
+__all__ = ["LEAN_ENV", "LeanFront", "LeanPath", "LeanRequest", "lean_enabled", "parse_lean_request"]

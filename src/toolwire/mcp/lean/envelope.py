@@ -19,6 +19,7 @@ from mcp.shared.inbound import (
     InboundModernRoute,
     classify_inbound_request,
 )
+from mcp_types import DEFAULT_NEGOTIATED_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 __all__ = ["SESSION_HEADER", "LeanRequest", "parse_lean_request"]
@@ -40,6 +41,9 @@ class LeanRequest:
         name: The tool called (``""`` for ``tools/list``).
         arguments: The call's arguments (empty for ``tools/list``).
         session: The ``Mcp-Session-Id`` of a handshake-era request; ``None`` on 2026-07-28.
+        protocol_version: The request's protocol revision (a session's: its
+            ``MCP-Protocol-Version`` header, or the oldest the SDK assumes without one).
+        meta: The request's ``params._meta`` (``None`` when it has none).
     """
 
     request_id: int | str
@@ -47,6 +51,8 @@ class LeanRequest:
     name: str
     arguments: dict[str, Any]
     session: str | None
+    protocol_version: str = DEFAULT_NEGOTIATED_VERSION
+    meta: dict[str, Any] | None = None
 
 
 def parse_lean_request(body: bytes, headers: Mapping[str, str]) -> LeanRequest | None:
@@ -72,10 +78,13 @@ def parse_lean_request(body: bytes, headers: Mapping[str, str]) -> LeanRequest |
     if not isinstance(params, dict):
         return None
     session = headers.get(SESSION_HEADER)
+    version = headers.get(_VERSION_HEADER) or DEFAULT_NEGOTIATED_VERSION
+    meta = params.get("_meta")
+    meta = meta if isinstance(meta, dict) else None
     if method == "tools/list":  # a session's list goes through the SDK's middleware
         plain = session is None and "cursor" not in params
-        return LeanRequest(request_id, method, "", {}, session) if plain else None
-    return _call(request_id, params, session)
+        return LeanRequest(request_id, method, "", {}, session, version, meta) if plain else None
+    return _call(request_id, params, session, version, meta)
 
 
 def _envelope_ok(message: dict[str, Any], headers: Mapping[str, str]) -> bool:
@@ -91,14 +100,19 @@ def _envelope_ok(message: dict[str, Any], headers: Mapping[str, str]) -> bool:
     return isinstance(route, InboundModernRoute)
 
 
-def _call(request_id: int | str, params: dict[str, Any], session: str | None) -> LeanRequest | None:
+def _call(
+    request_id: int | str,
+    params: dict[str, Any],
+    session: str | None,
+    version: str,
+    meta: dict[str, Any] | None,
+) -> LeanRequest | None:
     name, arguments = params.get("name"), params.get("arguments")
     arguments = {} if arguments is None else arguments
     if not isinstance(name, str) or not isinstance(arguments, dict):
         return None
     if any(key in params for key in _CALL_KEYS_LEFT_TO_SDK):
         return None
-    meta = params.get("_meta")
-    if isinstance(meta, dict) and meta.get("progressToken") is not None:
+    if meta is not None and meta.get("progressToken") is not None:
         return None  # progress: the SDK opens the SSE stream
-    return LeanRequest(request_id, "tools/call", name, arguments, session)
+    return LeanRequest(request_id, "tools/call", name, arguments, session, version, meta)

@@ -1,19 +1,28 @@
 """`LeanPath`: ASGI middleware that answers plain ``tools/call`` and ``tools/list`` inline.
 
 It sits inside the hang-up watcher and the bearer guard (so authentication, per-credential
-grants and hang-ups still apply) and in front of the SDK's streamable HTTP app. For a request
-`parse_lean_request` accepts, with the same ``Host``/``Origin``/``Content-Type`` checks and the
-same session rules as the SDK, it runs the call in the request's own task through the
-registry and the server's presenter (`toolwire.mcp.server.CallPlumbing`) and answers one JSON
-body (which MCP allows whenever the client accepts JSON), in the envelope the SDK's runner
-gives (cache hints, ``resultType``, the ``serverInfo`` stamp on 2026-07-28). No task group, no
-SSE stream, no second validation; one pending ``receive`` watches for the client hanging up
-while the call runs (the watcher above then aborts the call). A handshake-era answer's head
-goes out before the call runs, as the SDK's does.
+grants and hang-ups still apply) and in front of the SDK's streamable HTTP app; `LeanFront`
+puts that chain straight under uvicorn for ``POST /mcp``. For a request `parse_lean_request`
+accepts, with the same ``Host``/``Origin``/``Content-Type``/``Accept`` checks, body size limit
+and session rules as the SDK, it runs the call in the request's own task through the registry
+and the server's presenter (`toolwire.mcp.server.CallPlumbing`) and answers one JSON body
+(which MCP allows whenever the client accepts JSON), in the envelope the SDK's runner gives
+(cache hints on ``tools/list``, ``resultType`` and the ``serverInfo`` stamp on 2026-07-28). No
+task group, no SSE stream, no second validation; one pending ``receive`` watches for the client
+hanging up while the call runs (the watcher above then aborts the call). A handshake-era
+answer's head goes out before the call runs, as the SDK's does.
+
+A tool that talks to the client (`toolwire.mcp.peer.current_peer`) sees the same peer as on the
+SDK path whenever that peer could not reach the client anyway (see `toolwire.mcp.lean.peer`);
+a request whose client could be reached (it declared sampling, elicitation or roots, or opted
+into log messages, and every handshake-era session, whose logs flow by default) goes to the SDK
+when the tool is one that has asked for its peer before, and the lean path learns such tools
+the first time they ask: that first call is answered by the SDK path too, before it runs.
 
 Everything else is replayed unchanged to the SDK: other methods, a session's ``tools/list``
 (the server's middleware decorates it), a tool that may need the user's approval, an unknown
-tool, a session that is not open or is owned by a credential, a client that accepts only SSE.
+tool, a tool whose schema declares ``x-mcp-header`` parameters, a session that is not open or
+is owned by a credential, a client that accepts only SSE, a repeated header, an oversized body.
 
 ``TOOLWIRE_MCP_LEAN=0`` turns the path off (every request then goes to the SDK).
 """
@@ -26,20 +35,26 @@ import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 from mcp.server.streamable_http import check_accept_headers
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecurityMiddleware,
+    TransportSecuritySettings,
+)
 from mcp.shared.exceptions import MCPError
-from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS
-from mcp_types import SERVER_INFO_META_KEY
+from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS, X_MCP_HEADER_KEY
+from mcp_types.version import LATEST_MODERN_VERSION
 from starlette.requests import Request
 
 from toolwire.mcp.auth.access import check_call, visible
 from toolwire.mcp.auth.grants import request_grant
 from toolwire.mcp.hangups import call_abort_signal
 from toolwire.mcp.lean.envelope import SESSION_HEADER, LeanRequest, parse_lean_request
+from toolwire.mcp.lean.peer import PeerRoute
+from toolwire.mcp.revision import listing_fields
 from toolwire.mcp.server import call_plumbing
 
 if TYPE_CHECKING:
@@ -49,17 +64,32 @@ if TYPE_CHECKING:
 
     from toolwire.context import ProgressEvent
     from toolwire.mcp.sessions import BoundedSessionManager
+    from toolwire.tools import Tool
 
 __all__ = ["LEAN_ENV", "LeanPath", "lean_enabled"]
 
 LEAN_ENV = "TOOLWIRE_MCP_LEAN"
 """Set to ``0`` to serve every request through the SDK."""
-_JSON = b"application/json"
+_JSON: Final = b"application/json"
+_CHECKED_HEADERS: Final = ("accept", "content-type", "host", "origin")
+"""What the SDK's ``Accept`` check and DNS-rebinding protection read."""
+_CHECKED_KEPT: Final = 256
+_CONTENT_TYPE: Final = (b"content-type", _JSON)
+_ENCODE: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def lean_enabled() -> bool:
     """Whether the fast path is on (it is unless ``TOOLWIRE_MCP_LEAN=0``)."""
     return os.environ.get(LEAN_ENV, "1").strip() not in ("0", "false", "no", "off")
+
+
+class _Headers:
+    """What the SDK's header checks read from a Starlette ``Request``: ``.headers``."""
+
+    __slots__ = ("headers",)
+
+    def __init__(self, headers: dict[str, str]) -> None:
+        self.headers = headers
 
 
 class LeanPath:
@@ -72,6 +102,8 @@ class LeanPath:
         sessions: The SDK's session manager (a handshake-era call is answered here only in
             an open session that no credential owns).
         security: The DNS-rebinding settings the SDK transport was given.
+        max_body_bytes: The largest request body answered here (the SDK refuses larger ones
+            with 413; such a request is handed to it).
     """
 
     def __init__(
@@ -80,45 +112,63 @@ class LeanPath:
         server: Server[Any],
         sessions: BoundedSessionManager,
         security: TransportSecuritySettings | None,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
     ) -> None:
         self._app = app
         self._server = server
         self._plumbing = call_plumbing(server)
         self._sessions = sessions
         self._security = TransportSecurityMiddleware(security)
+        self._max_body = max_body_bytes
+        self._peers = PeerRoute()
+        self._header_params: dict[str, tuple[Tool, bool]] = {}
+        self._checked: dict[tuple[str | None, ...], tuple[bool, bool]] = {}
+        # The 2026-07-28 result's constant tail: the serverInfo stamp is fixed per server.
+        stamp = listing_fields(server, LATEST_MODERN_VERSION)["_meta"]
+        self._modern_tail = _ENCODE({"resultType": "complete", "_meta": stamp})[1:].encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a plain ``tools/call``/``tools/list`` POST, or hand the request on."""
         if scope["type"] != "http" or scope["method"] != "POST":
             await self._app(scope, receive, send)
             return
-        body, complete = await _read_body(receive)
-        replay = _replay(body, receive)
-        lean = await self._admit(scope, body) if complete else None
+        headers = _headers(scope)
+        body, pending, whole = await _read_body(receive, self._max_body, headers)
+        replay = _replay(pending, receive)
+        if headers is None or not whole:
+            await self._app(scope, replay, send)  # cut short, too big or a repeated header
+            return
+        lean = await self._admit(headers, body)
         transport = self._session(lean) if lean is not None else None
+        if transport is not None and lean is not None and lean.session is not None:  # noqa: SIM102
+            if not await self._sessions.still_open(lean.session):  # replicas: ended elsewhere
+                transport = None
         if lean is None or (lean.session is not None and transport is None):
             await self._app(scope, replay, send)
             return
-        watcher = asyncio.ensure_future(receive())  # a disconnect fires the hang-up
-        try:
-            with _holding(transport):
-                answered = await self._answer(lean, Request(scope), send)
-        finally:
-            watcher.cancel()
+        with _holding(transport):
+            answered = await self._answer(lean, Request(scope), receive, send)
         if not answered:
             await self._app(scope, replay, send)
 
-    async def _admit(self, scope: Scope, body: bytes) -> LeanRequest | None:
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    async def _admit(self, headers: dict[str, str], body: bytes) -> LeanRequest | None:
         lean = parse_lean_request(body, headers)
         if lean is None:
             return None
-        request = Request(scope)
-        has_json, has_sse = check_accept_headers(request)
-        if not has_json or (lean.session is not None and not has_sse):
-            return None  # SSE only, or a handshake-era client the SDK refuses (406)
-        if await self._security.validate_request(request, is_post=True) is not None:
-            return None  # the SDK answers the refusal
+        key = tuple(headers.get(name) for name in _CHECKED_HEADERS)
+        verdict = self._checked.get(key)
+        if verdict is None:  # clients repeat their headers: each set is checked once
+            view: Any = _Headers(headers)
+            has_json, has_sse = check_accept_headers(view)
+            refused = await self._security.validate_request(view, is_post=True) is not None
+            verdict = (has_json and not refused, has_sse)
+            if len(self._checked) >= _CHECKED_KEPT:
+                self._checked.clear()
+            self._checked[key] = verdict
+        accepted, has_sse = verdict
+        if not accepted or (lean.session is not None and not has_sse):
+            return None  # SSE only, a bad Host/Origin/Content-Type: the SDK refuses it
         return lean
 
     def _session(self, lean: LeanRequest) -> StreamableHTTPServerTransport | None:
@@ -132,7 +182,9 @@ class LeanPath:
             return None  # the SDK checks who owns it
         return transport
 
-    async def _answer(self, lean: LeanRequest, request: Request, send: Send) -> bool:
+    async def _answer(
+        self, lean: LeanRequest, request: Request, receive: Receive, send: Send
+    ) -> bool:
         """Answer ``lean``; ``False`` when the SDK must answer after all (nothing sent)."""
         registry = self._plumbing.registry
         grant = request_grant(request)
@@ -143,7 +195,8 @@ class LeanPath:
                 if tool is not None and (grant is None or visible(registry, grant, tool.name)):
                     spec = self._plumbing.as_mcp(tool)
                     tools.append(spec.model_dump(by_alias=True, mode="json", exclude_none=True))
-            await self._respond(send, lean, {"tools": tools})
+            fields = listing_fields(self._server, lean.protocol_version)
+            await self._send_result(send, lean, _ENCODE({**fields, "tools": tools}).encode())
             return True
         try:
             check_call(registry, grant, lean.name)
@@ -151,66 +204,113 @@ class LeanPath:
             await _respond_error(send, lean, refusal.error.code, refusal.error.message)
             return True
         tool = registry.get(lean.name)
-        if tool is None or tool.requires_approval is not False:
-            return False  # the SDK's unknown-tool answer; the approval round trip
+        if tool is None or tool.requires_approval is not False or self._declares_headers(tool):
+            return False  # unknown tool; the approval round trip; Mcp-Param-* checks
+        if tool.long_running:
+            return False  # it may become a task, answered as one (toolwire.mcp.tasks)
+        peer = self._peers.admit(tool, lean)
+        if peer is None:
+            return False  # a tool that talks to a client it could reach: the SDK's peer
         if lean.session is not None:  # as the SDK does: the answer's head before the call
             head = _head(lean.session)
             await send({"type": "http.response.start", "status": 200, "headers": head})
-        await self._respond(send, lean, await self._call(lean, request))
+        # One pending receive: a disconnect fires the hang-up (the watcher above aborts the
+        # call). Once the answer is out it returns http.disconnect and ends by itself, so it
+        # is cancelled only if the call fails (a cancelled task costs an exception's cycle).
+        watcher = asyncio.ensure_future(receive())
+        try:
+            with peer.bound():
+                result = await self._call(lean, request)
+        except BaseException:
+            watcher.cancel()
+            raise
+        result.pop("resultType", None)  # the 2026-07-28 tail carries it; older revisions drop it
+        await self._send_result(send, lean, _ENCODE(result).encode())
         return True
+
+    def _declares_headers(self, tool: Tool) -> bool:
+        """Whether ``tool``'s schema declares ``x-mcp-header`` parameters (the SDK checks
+        their ``Mcp-Param-*`` headers against the arguments)."""
+        known = self._header_params.get(tool.name)
+        if known is None or known[0] is not tool:
+            known = (tool, f'"{X_MCP_HEADER_KEY}"' in json.dumps(tool.schema, default=str))
+            self._header_params[tool.name] = known
+        return known[1]
 
     async def _call(self, lean: LeanRequest, request: Request) -> dict[str, Any]:
         plumbing = self._plumbing
-        session_id, mtimes = plumbing.session_mtimes(lean.session)
-        with call_abort_signal(request) as signal:
-            ctx = plumbing.base_ctx.derive(
-                session_id=session_id,
-                session_key=session_id,
-                abort_signal=signal,
-                emit=_drop,
-                read_mtimes=mtimes,
-            )
-            outcome = await plumbing.registry.execute(
-                lean.name, lean.arguments, ctx, call_id=str(lean.request_id)
-            )
+        session_id = plumbing.sessions.session_of_header(lean.session)
+        tool = plumbing.registry.get(lean.name)
+        async with plumbing.sessions.open(session_id, tool) as mtimes:  # kept before answering
+            with call_abort_signal(request) as signal:
+                ctx = plumbing.base_ctx.derive(
+                    session_id=session_id,
+                    session_key=session_id,
+                    abort_signal=signal,
+                    emit=_drop,
+                    read_mtimes=mtimes,
+                )
+                outcome = await plumbing.registry.execute(
+                    lean.name, lean.arguments, ctx, call_id=str(lean.request_id)
+                )
         return await plumbing.to_result(outcome, lean.arguments, _drop)
 
-    async def _respond(self, send: Send, lean: LeanRequest, result: dict[str, Any]) -> None:
-        """Send ``result`` in the envelope the SDK's runner gives it: the method's cache
-        hints, ``resultType`` and the ``serverInfo`` stamp on 2026-07-28; none of them on older
-        revisions."""
-        if lean.session is not None:
-            result.pop("resultType", None)
-        else:
-            hint = self._server.cache_hints.get(lean.method)
-            if hint is not None:
-                result = {"ttlMs": hint.ttl_ms, "cacheScope": hint.scope, **result}
-            result.setdefault("resultType", "complete")
-            result["_meta"] = {SERVER_INFO_META_KEY: self._server.server_info_stamp}
-        await _send_json(
-            send, lean, 200, {"jsonrpc": "2.0", "id": lean.request_id, "result": result}
-        )
+    async def _send_result(self, send: Send, lean: LeanRequest, result: bytes) -> None:
+        """Send the encoded ``result`` object in the envelope the SDK's runner gives it:
+        ``resultType`` and the ``serverInfo`` stamp on 2026-07-28 (a ``tools/list`` result
+        carries them already), none of them on older revisions."""
+        if lean.session is None and lean.method == "tools/call":
+            result = result[:-1] + (b"," if len(result) > 2 else b"") + self._modern_tail
+        head = b'{"jsonrpc":"2.0","id":' + _ENCODE(lean.request_id).encode() + b',"result":'
+        await _send_body(send, lean, 200, b"".join((head, result, b"}")))
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
-    """The request body, and whether it arrived whole (not cut by a disconnect)."""
+def _headers(scope: Scope) -> dict[str, str] | None:
+    """The request's headers (ASGI names are lower-case); ``None`` when one is repeated (the
+    SDK decides which copy counts, or refuses)."""
+    headers: dict[str, str] = {}
+    for name, value in scope["headers"]:
+        key = name.decode("latin-1")
+        if key in headers:
+            return None
+        headers[key] = value.decode("latin-1")
+    return headers
+
+
+async def _read_body(
+    receive: Receive, limit: int, headers: dict[str, str] | None
+) -> tuple[bytes, list[Message], bool]:
+    """The request body, the messages read (replayed to the SDK if it answers), and whether
+    the body is whole. Reading stops at a disconnect, and past ``limit`` bytes (the SDK then
+    refuses the request)."""
+    declared = headers.get("content-length", "") if headers is not None else ""
+    if declared.isdigit() and int(declared) > limit:
+        return b"", [], False
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            return b"".join(chunks), False
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks), True
+            body = b"".join(chunks)
+            cut: Message = {"type": "http.request", "body": body, "more_body": True}
+            return body, [cut, message], False
+        chunk = message.get("body", b"")
+        chunks.append(chunk)
+        size += len(chunk)
+        more = message.get("more_body", False)
+        if not more or size > limit:
+            body = b"".join(chunks)
+            read: Message = {"type": "http.request", "body": body, "more_body": more}
+            return body, [read], not more and size <= limit
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives the body already read once, then the client's messages."""
-    pending: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
+def _replay(pending: list[Message], receive: Receive) -> Receive:
+    """A ``receive`` that gives the messages already read once, then the client's own."""
+    queue = list(reversed(pending))
 
     async def replayed() -> Message:
-        if pending:
-            return pending.pop()
+        if queue:
+            return queue.pop()
         return await receive()
 
     return replayed
@@ -240,14 +340,14 @@ async def _respond_error(send: Send, lean: LeanRequest, code: int, message: str)
     if lean.session is not None:
         await send({"type": "http.response.start", "status": 200, "headers": _head(lean.session)})
     error = {"code": code, "message": message}
-    await _send_json(send, lean, status, {"jsonrpc": "2.0", "id": lean.request_id, "error": error})
+    payload = {"jsonrpc": "2.0", "id": lean.request_id, "error": error}
+    await _send_body(send, lean, status, _ENCODE(payload).encode())
 
 
-async def _send_json(send: Send, lean: LeanRequest, status: int, payload: dict[str, Any]) -> None:
+async def _send_body(send: Send, lean: LeanRequest, status: int, body: bytes) -> None:
     """Send the answer (a handshake-era call's head is already sent: only its body)."""
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     if lean.session is None:
-        headers = [(b"content-type", _JSON), (b"content-length", str(len(body)).encode())]
+        headers = [_CONTENT_TYPE, (b"content-length", b"%d" % len(body))]
         await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -255,7 +355,7 @@ async def _send_json(send: Send, lean: LeanRequest, status: int, payload: dict[s
 def _head(session: str) -> list[tuple[bytes, bytes]]:
     """The head of a handshake-era answer, sent before the call runs so a client can hang up
     on it (closing the response aborts the call)."""
-    return [(b"content-type", _JSON), (SESSION_HEADER.encode(), session.encode("latin-1"))]
+    return [_CONTENT_TYPE, (SESSION_HEADER.encode(), session.encode("latin-1"))]
 
 
 def _drop(event: ProgressEvent) -> None:

@@ -1,13 +1,18 @@
-"""Whether the browser tools can run here: Playwright installed and a Chromium found."""
+"""What every browser tool declares (`browser_tool`), and whether the browser tools can run
+here: Playwright installed and a Chromium found."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from toolwire.backends.browser import find_chromium, playwright_installed
 from toolwire.capabilities.kinds.browser import browser
 from toolwire.capabilities.kinds.fs_reach import fs_reach
-from toolwire.tools import ToolAnnotations
+from toolwire.decorator import tool
+from toolwire.tools import Tool, ToolAnnotations
 
-__all__ = ["BROWSER_CAPS", "browser_annotations", "browser_available"]
+__all__ = ["BROWSER_CAPS", "browser_annotations", "browser_available", "browser_tool"]
 
 BROWSER_CAPS = [browser(), fs_reach(read="from-personality", write="from-personality")]
 """What every browser tool declares: the call's session's browser context, and the
@@ -22,3 +27,15 @@ def browser_available() -> bool:
 def browser_annotations(title: str, *, read_only: bool = False) -> ToolAnnotations:
     """The MCP hints of a browser tool: it reaches the open web."""
     return ToolAnnotations(title=title, read_only=read_only, open_world=True)
+
+
+def browser_tool(title: str, *, read_only: bool = False) -> Callable[[Callable[..., Any]], Tool]:
+    """``@tool`` for a browser tool (toolset ``browser``): `BROWSER_CAPS`, untrusted output,
+    available where `browser_available`, and the hints of `browser_annotations`."""
+    return tool(
+        toolset="browser",
+        capabilities=BROWSER_CAPS,
+        output_is_untrusted=True,
+        is_available=browser_available,
+        annotations=browser_annotations(title, read_only=read_only),
+    )

@@ -18,6 +18,7 @@ import anyio
 from toolwire.capabilities.kinds.browser import BROWSER
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
+from toolwire.replicas.owners import ElsewhereError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.browser.downloads import land_downloads
 from toolwire.toolbox.browser.snapshots import reduce_snapshot
@@ -82,6 +83,8 @@ async def act(ctx: ToolContext, name: str, action: Action) -> ToolResult:
         )
     try:
         session = await seam.open()
+    except ElsewhereError as elsewhere:  # replicas: another replica holds this session's browser
+        return elsewhere.to_err()
     except ConfigurationError as exc:
         return Err(f"{name}: {exc}", ErrorCode.NOT_AVAILABLE, reason="browser_unavailable")
     except OSError as exc:

@@ -15,13 +15,8 @@ import anyio
 
 from toolwire.backends.browser import BrowserSession, Tab
 from toolwire.context import ToolContext
-from toolwire.decorator import tool
 from toolwire.results import Err, ErrorCode, ToolResult
-from toolwire.toolbox.browser.availability import (
-    BROWSER_CAPS,
-    browser_annotations,
-    browser_available,
-)
+from toolwire.toolbox.browser.availability import browser_tool
 from toolwire.toolbox.browser.common import Done, act, invalid, locate
 
 __all__ = ["browser_click", "browser_press_key", "browser_select_option", "browser_type"]
@@ -41,13 +36,7 @@ async def settle(tab: Tab, session: BrowserSession) -> None:
         await tab.page.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Click in the browser"),
-)
+@browser_tool("Click in the browser")
 async def browser_click(
     ctx: ToolContext,
     ref: str,
@@ -80,13 +69,7 @@ async def browser_click(
     return await act(ctx, "browser_click", click)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Type in the browser"),
-)
+@browser_tool("Type in the browser")
 async def browser_type(
     ctx: ToolContext,
     ref: str,
@@ -127,13 +110,7 @@ async def browser_type(
     return await act(ctx, "browser_type", type_text)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Press a key in the browser"),
-)
+@browser_tool("Press a key in the browser")
 async def browser_press_key(ctx: ToolContext, key: str) -> ToolResult:
     """Press a key (or a chord) on the focused element of the page.
 
@@ -159,13 +136,7 @@ async def browser_press_key(ctx: ToolContext, key: str) -> ToolResult:
     return await act(ctx, "browser_press_key", press)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Select in the browser"),
-)
+@browser_tool("Select in the browser")
 async def browser_select_option(
     ctx: ToolContext, ref: str, values: list[str], element: str = ""
 ) -> ToolResult:

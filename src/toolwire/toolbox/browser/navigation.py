@@ -16,13 +16,8 @@ import anyio
 from toolwire.backends.browser import BrowserSession, Tab, navigation_refusal
 from toolwire.backends.browser.tabs import REFUSAL_HEADER_NAME
 from toolwire.context import ToolContext
-from toolwire.decorator import tool
 from toolwire.results import Err, ErrorCode, ToolResult
-from toolwire.toolbox.browser.availability import (
-    BROWSER_CAPS,
-    browser_annotations,
-    browser_available,
-)
+from toolwire.toolbox.browser.availability import browser_tool
 from toolwire.toolbox.browser.common import Done, Failure, act, invalid, stop_loading
 
 if TYPE_CHECKING:
@@ -94,13 +89,7 @@ async def refusal(response: Response | None) -> None:
     )
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Open a web page"),
-)
+@browser_tool("Open a web page")
 async def browser_navigate(ctx: ToolContext, url: str) -> ToolResult:
     """Open a URL in the browser's current tab and answer the page's snapshot.
 
@@ -120,13 +109,7 @@ async def browser_navigate(ctx: ToolContext, url: str) -> ToolResult:
     return await act(ctx, "browser_navigate", go)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Go back"),
-)
+@browser_tool("Go back")
 async def browser_back(ctx: ToolContext) -> ToolResult:
     """Go back to the previous page of the current tab and answer its snapshot."""
 
@@ -145,13 +128,7 @@ async def browser_back(ctx: ToolContext) -> ToolResult:
     return await act(ctx, "browser_back", back)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Wait in the browser", read_only=True),
-)
+@browser_tool("Wait in the browser", read_only=True)
 async def browser_wait_for(
     ctx: ToolContext,
     text: str | None = None,

@@ -7,13 +7,8 @@ from typing import Literal
 
 from toolwire.backends.browser import BrowserSession, Tab
 from toolwire.context import ToolContext
-from toolwire.decorator import tool
 from toolwire.results import Err, ErrorCode, ToolResult
-from toolwire.toolbox.browser.availability import (
-    BROWSER_CAPS,
-    browser_annotations,
-    browser_available,
-)
+from toolwire.toolbox.browser.availability import browser_tool
 from toolwire.toolbox.browser.common import Done, Failure, act, locate
 from toolwire.toolbox.browser.snapshots import reduce_snapshot
 
@@ -29,13 +24,7 @@ MAX_SNAPSHOT_CHARS = 40_000
 _CONSOLE_TEXT_CHARS = 500
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Page snapshot", read_only=True),
-)
+@browser_tool("Page snapshot", read_only=True)
 async def browser_snapshot(
     ctx: ToolContext, ref: str | None = None, max_chars: int = MAX_SNAPSHOT_CHARS
 ) -> ToolResult:
@@ -67,13 +56,7 @@ async def browser_snapshot(
     return await act(ctx, "browser_snapshot", snapshot)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Screenshot", read_only=True),
-)
+@browser_tool("Screenshot", read_only=True)
 async def browser_screenshot(
     ctx: ToolContext, full_page: bool = False, ref: str | None = None
 ) -> ToolResult:
@@ -111,13 +94,7 @@ async def browser_screenshot(
     return await act(ctx, "browser_screenshot", shoot)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Console messages", read_only=True),
-)
+@browser_tool("Console messages", read_only=True)
 async def browser_console_messages(
     ctx: ToolContext,
     level: Literal["all", "error", "warning", "info", "debug"] = "all",

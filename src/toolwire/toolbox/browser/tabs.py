@@ -7,13 +7,8 @@ from typing import Literal
 from toolwire.backends.browser import BrowserSession, Tab, navigation_refusal
 from toolwire.capabilities.kinds.browser import BROWSER
 from toolwire.context import ToolContext
-from toolwire.decorator import tool
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.toolbox.browser.availability import (
-    BROWSER_CAPS,
-    browser_annotations,
-    browser_available,
-)
+from toolwire.toolbox.browser.availability import browser_tool
 from toolwire.toolbox.browser.common import Done, act, invalid
 from toolwire.toolbox.browser.navigation import goto
 
@@ -34,13 +29,7 @@ async def _listing(session: BrowserSession) -> tuple[str, list[dict[str, object]
     return "\n".join(lines) or "No tabs.", rows
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Browser tabs"),
-)
+@browser_tool("Browser tabs")
 async def browser_tabs(
     ctx: ToolContext,
     action: Literal["list", "new", "select", "close"] = "list",
@@ -84,13 +73,7 @@ async def browser_tabs(
     return await act(ctx, "browser_tabs", tabs)
 
 
-@tool(
-    toolset="browser",
-    capabilities=BROWSER_CAPS,
-    output_is_untrusted=True,
-    is_available=browser_available,
-    annotations=browser_annotations("Close the browser"),
-)
+@browser_tool("Close the browser")
 async def browser_close(ctx: ToolContext) -> ToolResult:
     """Close this session's browser: every tab, its cookies and storage.
 

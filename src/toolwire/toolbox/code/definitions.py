@@ -8,12 +8,15 @@ installed (`PROBES`), checked at most every 30 s.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from toolwire.capabilities import fs_reach, process
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.results import ToolResult
 from toolwire.toolbox.code.checking import run_check
-from toolwire.toolbox.code.ecosystems import BINARIES, PROBES
+from toolwire.toolbox.code.ecosystems import BINARIES, PROBES, CheckKind
 from toolwire.toolbox.code.toolchains import Toolchains
 from toolwire.tools import Tool, ToolAnnotations
 
@@ -37,19 +40,38 @@ TESTS_TIMEOUT_S = 600.0
 """Seconds one test run may take."""
 
 
+def _code_tool(
+    toolchains: Toolchains,
+    kind: CheckKind,
+    *,
+    name: str,
+    timeout_s: float,
+    annotations: ToolAnnotations,
+) -> Callable[[Callable[..., Any]], Tool]:
+    """``@tool`` for a code tool of ``kind``: its checkers (`BINARIES`), file reach both
+    sides, available while one of its checkers is installed (`PROBES`)."""
+    return tool(
+        name=name,
+        toolset="code",
+        capabilities=[
+            process(BINARIES[kind]),
+            fs_reach(read="from-personality", write="from-personality"),
+        ],
+        is_available=lambda: toolchains.any_installed(PROBES[kind]),
+        max_result_chars=CODE_MAX_CHARS,
+        output_is_untrusted=True,
+        timeout_s=timeout_s,
+        annotations=annotations,
+    )
+
+
 def make_lint(toolchains: Toolchains) -> Tool:
     """The ``lint`` tool, finding checkers through ``toolchains``."""
 
-    @tool(
+    @_code_tool(
+        toolchains,
+        "lint",
         name="lint",
-        toolset="code",
-        capabilities=[
-            process(BINARIES["lint"]),
-            fs_reach(read="from-personality", write="from-personality"),
-        ],
-        is_available=lambda: toolchains.any_installed(PROBES["lint"]),
-        max_result_chars=CODE_MAX_CHARS,
-        output_is_untrusted=True,
         timeout_s=3 * LINT_TIMEOUT_S,
         annotations=ToolAnnotations(title="Lint", destructive=False, open_world=False),
     )
@@ -75,16 +97,10 @@ def make_lint(toolchains: Toolchains) -> Tool:
 def make_typecheck(toolchains: Toolchains) -> Tool:
     """The ``typecheck`` tool, finding checkers through ``toolchains``."""
 
-    @tool(
+    @_code_tool(
+        toolchains,
+        "typecheck",
         name="typecheck",
-        toolset="code",
-        capabilities=[
-            process(BINARIES["typecheck"]),
-            fs_reach(read="from-personality", write="from-personality"),
-        ],
-        is_available=lambda: toolchains.any_installed(PROBES["typecheck"]),
-        max_result_chars=CODE_MAX_CHARS,
-        output_is_untrusted=True,
         timeout_s=2 * TYPECHECK_TIMEOUT_S,
         annotations=ToolAnnotations(title="Type check", read_only=True, open_world=False),
     )
@@ -108,16 +124,10 @@ def make_typecheck(toolchains: Toolchains) -> Tool:
 def make_run_tests(toolchains: Toolchains) -> Tool:
     """The ``run_tests`` tool, finding test runners through ``toolchains``."""
 
-    @tool(
+    @_code_tool(
+        toolchains,
+        "tests",
         name="run_tests",
-        toolset="code",
-        capabilities=[
-            process(BINARIES["tests"]),
-            fs_reach(read="from-personality", write="from-personality"),
-        ],
-        is_available=lambda: toolchains.any_installed(PROBES["tests"]),
-        max_result_chars=CODE_MAX_CHARS,
-        output_is_untrusted=True,
         timeout_s=2 * TESTS_TIMEOUT_S,
         annotations=ToolAnnotations(title="Run tests", destructive=False, open_world=True),
     )

@@ -14,20 +14,16 @@ path), and run with ``node`` from the search path.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 import toolwire.toolbox.code.failures as failures
 from toolwire.results import Err
+from toolwire.seams import ProcessResult
 from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic
-from toolwire.toolbox.code.parsing import (
-    as_int,
-    fixed_diagnostics,
-    load_json,
-    relative_file,
-    severity_of,
-)
-from toolwire.toolbox.code.reports import ReportTooLargeError, report_file
+from toolwire.toolbox.code.parsing import as_int, load_json, relative_file, severity_of
+from toolwire.toolbox.code.report_lint import LintPass, ReportLinter, lint_with_fixes
 from toolwire.toolbox.code.running import CheckRequest
 
 __all__ = ["javascript_lint", "javascript_typecheck", "parse_eslint", "parse_tsc"]
@@ -71,59 +67,33 @@ def _eslint_message(file: str, message: dict[str, Any]) -> Diagnostic:
     )
 
 
-async def _eslint(request: CheckRequest, fix: bool) -> tuple[list[Diagnostic], CheckRun] | Err:
+def _no_config(result: ProcessResult) -> Err | None:
+    if result.exit_code == 2 and any(m in result.stderr + result.stdout for m in _NO_CONFIG):
+        return failures.no_checker("eslint: the project has no eslint configuration")
+    return None
+
+
+_ESLINT = ReportLinter(
+    tool="eslint",
+    ecosystem="javascript",
+    report_option="-o",
+    parse=parse_eslint,
+    refuse=_no_config,
+)
+
+
+async def _eslint(request: CheckRequest, fix: bool) -> LintPass | Err:
     args = ["-f", "json", "--no-color"]
     if fix:
         args.append("--fix")
-    async with report_file(request, ".json") as report:
-        if report is not None:
-            args += ["-o", report.path]
-        args.append(request.target or ".")
-        result = await request.run("eslint", "eslint", args)
-        if isinstance(result, Err):
-            return result
-        if result.exit_code == 2 and any(m in result.stderr + result.stdout for m in _NO_CONFIG):
-            return failures.no_checker("eslint: the project has no eslint configuration")
-        if result.exit_code not in (0, 1):
-            return failures.crashed("eslint", result)
-        try:
-            raw = await report.read() if report is not None else result.stdout.encode()
-            if raw is None:
-                return failures.crashed("eslint", result, "it wrote no report")
-            found = parse_eslint(raw.decode("utf-8", errors="replace") or "[]", request.root)
-        except (ValueError, ReportTooLargeError) as exc:
-            return failures.unreadable("eslint", str(exc))
-    run = CheckRun(
-        tool="eslint",
-        ecosystem="javascript",
-        command=("eslint", *args),
-        exit_code=result.exit_code,
-        status="issues" if found else "clean",
-        diagnostics=tuple(found),
-    )
-    return found, run
+    return await _ESLINT.run(request, args)
 
 
 async def javascript_lint(request: CheckRequest) -> CheckRun | Err:
     """eslint over the target (the whole project by default); with ``request.fix``, its fixes."""
     if await request.which("eslint") is None:
         return failures.not_installed("eslint", _NPM_HINT.format("eslint"))
-    before = await _eslint(request, fix=False)
-    if isinstance(before, Err) or not request.fix:
-        return before if isinstance(before, Err) else before[1]
-    after = await _eslint(request, fix=True)
-    if isinstance(after, Err):
-        return after
-    run = after[1]
-    return CheckRun(
-        tool=run.tool,
-        ecosystem=run.ecosystem,
-        command=run.command,
-        exit_code=run.exit_code,
-        status=run.status,
-        diagnostics=run.diagnostics,
-        fixed=fixed_diagnostics(before[0], after[0]),
-    )
+    return await lint_with_fixes(request, lambda fix: _eslint(request, fix))
 
 
 _TSC_LINE = re.compile(
@@ -140,7 +110,7 @@ def parse_tsc(text: str, root: str) -> list[Diagnostic]:
         if match is None:
             if found and line[:1].isspace() and line.strip():
                 last = found.pop()
-                found.append(_continued(last, line.strip()))
+                found.append(dataclasses.replace(last, message=f"{last.message}\n{line.strip()}"))
             continue
         found.append(
             Diagnostic(
@@ -154,18 +124,6 @@ def parse_tsc(text: str, root: str) -> list[Diagnostic]:
             )
         )
     return found
-
-
-def _continued(diagnostic: Diagnostic, more: str) -> Diagnostic:
-    return Diagnostic(
-        file=diagnostic.file,
-        line=diagnostic.line,
-        column=diagnostic.column,
-        code=diagnostic.code,
-        severity=diagnostic.severity,
-        message=f"{diagnostic.message}\n{more}",
-        tool=diagnostic.tool,
-    )
 
 
 def _under(file: str, target: str, is_dir: bool) -> bool:

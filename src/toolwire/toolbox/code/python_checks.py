@@ -13,6 +13,7 @@ The tests (pytest) are in `toolwire.toolbox.code.pytest_checks`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -22,13 +23,12 @@ from toolwire.seams import ProcessResult
 from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic
 from toolwire.toolbox.code.parsing import (
     as_int,
-    fixed_diagnostics,
     json_lines,
     load_json,
     relative_file,
     severity_of,
 )
-from toolwire.toolbox.code.reports import ReportTooLargeError, report_file
+from toolwire.toolbox.code.report_lint import LintPass, ReportLinter, lint_with_fixes
 from toolwire.toolbox.code.running import CheckRequest
 
 __all__ = [
@@ -73,61 +73,23 @@ def _ruff_item(item: dict[str, Any], root: str) -> Diagnostic:
     )
 
 
-async def _ruff(request: CheckRequest, fix: bool) -> tuple[list[Diagnostic], CheckRun] | Err:
+_RUFF = ReportLinter(
+    tool="ruff", ecosystem="python", report_option="--output-file", parse=parse_ruff
+)
+
+
+async def _ruff(request: CheckRequest, fix: bool) -> LintPass | Err:
     args = ["check", "--output-format", "json", "--force-exclude", "--no-cache", "--no-fix"]
     if fix:
         args[-1] = "--fix"
-    async with report_file(request, ".json") as report:
-        if report is not None:
-            args += ["--output-file", report.path]
-        args.append(request.target or ".")
-        result = await request.run("ruff", "ruff", args)
-        if isinstance(result, Err):
-            return result
-        if result.exit_code not in (0, 1):
-            return failures.crashed("ruff", result)
-        try:
-            raw = await report.read() if report is not None else result.stdout.encode()
-            if raw is None:
-                return failures.crashed("ruff", result, "it wrote no report")
-            found = parse_ruff(raw.decode("utf-8", errors="replace") or "[]", request.root)
-        except (ValueError, ReportTooLargeError) as exc:
-            return failures.unreadable("ruff", str(exc))
-    run = CheckRun(
-        tool="ruff",
-        ecosystem="python",
-        command=("ruff", *args),
-        exit_code=result.exit_code,
-        status="issues" if found else "clean",
-        diagnostics=tuple(found),
-    )
-    return found, run
+    return await _RUFF.run(request, args)
 
 
 async def python_lint(request: CheckRequest) -> CheckRun | Err:
     """ruff over the target (the whole project by default); with ``request.fix``, its fixes."""
     if await request.which("ruff") is None:
         return failures.not_installed("ruff", _INSTALL.format("ruff"))
-    if not request.fix:
-        checked = await _ruff(request, fix=False)
-        return checked if isinstance(checked, Err) else checked[1]
-    before = await _ruff(request, fix=False)
-    if isinstance(before, Err):
-        return before
-    after = await _ruff(request, fix=True)
-    if isinstance(after, Err):
-        return after
-    fixed = fixed_diagnostics(before[0], after[0])
-    run = after[1]
-    return CheckRun(
-        tool=run.tool,
-        ecosystem=run.ecosystem,
-        command=run.command,
-        exit_code=run.exit_code,
-        status=run.status,
-        diagnostics=run.diagnostics,
-        fixed=fixed,
-    )
+    return await lint_with_fixes(request, lambda fix: _ruff(request, fix))
 
 
 def parse_mypy_json(text: str, root: str) -> list[Diagnostic]:
@@ -142,7 +104,7 @@ def parse_mypy_json(text: str, root: str) -> list[Diagnostic]:
             message += f"\n{item['hint']}"
         if severity == "info" and found and (found[-1].file, found[-1].line) == (file, line):
             last = found.pop()
-            found.append(_with_message(last, f"{last.message}\n{message}"))
+            found.append(dataclasses.replace(last, message=f"{last.message}\n{message}"))
             continue
         column = as_int(item.get("column"), -1) + 1  # mypy's JSON columns are 0-based
         found.append(
@@ -179,7 +141,7 @@ def parse_mypy_lines(text: str, root: str) -> list[Diagnostic]:
         severity = severity_of(match["severity"])
         if severity == "info" and found and (found[-1].file, found[-1].line) == (file, number):
             last = found.pop()
-            found.append(_with_message(last, f"{last.message}\n{match['message']}"))
+            found.append(dataclasses.replace(last, message=f"{last.message}\n{match['message']}"))
             continue
         found.append(
             Diagnostic(
@@ -193,21 +155,6 @@ def parse_mypy_lines(text: str, root: str) -> list[Diagnostic]:
             )
         )
     return found
-
-
-def _with_message(diagnostic: Diagnostic, message: str) -> Diagnostic:
-    return Diagnostic(
-        file=diagnostic.file,
-        line=diagnostic.line,
-        column=diagnostic.column,
-        end_line=diagnostic.end_line,
-        end_column=diagnostic.end_column,
-        code=diagnostic.code,
-        severity=diagnostic.severity,
-        message=message,
-        tool=diagnostic.tool,
-        fixable=diagnostic.fixable,
-    )
 
 
 def parse_pyright(text: str, root: str) -> list[Diagnostic]:

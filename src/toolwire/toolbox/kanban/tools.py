@@ -20,7 +20,7 @@ from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.kanban.board import Board
 from toolwire.toolbox.kanban.cards import Card, Column
-from toolwire.toolbox.memory.scopes import board_scope_id, shared_store
+from toolwire.toolbox.memory.scopes import board_scope_id, shared_store, store_failed
 from toolwire.toolbox.memory.swaps import Refusal
 from toolwire.tools import Tool, ToolAnnotations
 
@@ -47,7 +47,7 @@ async def _on_board(
     try:
         return await action(Board(store, max_cards=max_cards))
     except StoreError as exc:
-        return Err(f"{tool_name}: the store failed: {exc}", cause="StoreError")
+        return store_failed(tool_name, exc)
 
 
 def _check_rev(card: Card, expected_rev: int | None) -> None:

@@ -1,4 +1,5 @@
-"""Which shared scope a call's memory and board live in, and the store of that scope.
+"""Which shared scope a call's memory and board live in, the store of that scope, and the
+answer when that store fails.
 
 Spec 01: a memory tool uses ``memory_scope_id`` as is when the host set one; otherwise it
 derives the scope from the context. Here:
@@ -21,12 +22,12 @@ from __future__ import annotations
 
 from toolwire.capabilities.kinds.shared_storage import SHARED_STORAGE
 from toolwire.context import ToolContext
-from toolwire.errors import CapabilityError
+from toolwire.errors import CapabilityError, StoreError
 from toolwire.results import Err, ErrorCode
 from toolwire.seams import AtomicKeyValueStore
 from toolwire.toolbox.common import missing_seam, refused
 
-__all__ = ["board_scope_id", "memory_scope_id", "shared_store"]
+__all__ = ["board_scope_id", "memory_scope_id", "shared_store", "store_failed"]
 
 
 def memory_scope_id(ctx: ToolContext) -> str:
@@ -68,3 +69,8 @@ def shared_store(ctx: ToolContext, tool_name: str, scope_id: str) -> AtomicKeyVa
             reason="capability_not_configured",
         )
     return store
+
+
+def store_failed(tool_name: str, exc: StoreError) -> Err:
+    """The answer of ``tool_name`` when the shared store raised ``exc``."""
+    return Err(f"{tool_name}: the store failed: {exc}", cause="StoreError")

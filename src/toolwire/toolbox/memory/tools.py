@@ -28,7 +28,7 @@ from toolwire.toolbox.memory.notes import (
     excerpt,
     unreadable,
 )
-from toolwire.toolbox.memory.scopes import memory_scope_id, shared_store
+from toolwire.toolbox.memory.scopes import memory_scope_id, shared_store, store_failed
 from toolwire.toolbox.memory.swaps import Refusal, swap
 from toolwire.tools import Tool, ToolAnnotations
 
@@ -44,10 +44,6 @@ def _bad_key(key: str) -> Err | None:
         ErrorCode.INPUT_INVALID,
         field="key",
     )
-
-
-def _store_failed(tool_name: str, exc: StoreError) -> Err:
-    return Err(f"{tool_name}: the store failed: {exc}", cause="StoreError")
 
 
 class _Write:
@@ -175,7 +171,7 @@ def _memory_read(limits: MemoryLimits) -> Tool:
         try:
             notes = Notes.parse(await store.get(MEMORY_KEY))
         except StoreError as exc:
-            return _store_failed("memory_read", exc)
+            return store_failed("memory_read", exc)
         if notes is None:
             return unreadable(scope)
         if key is None:
@@ -233,7 +229,7 @@ def _memory_write(limits: MemoryLimits) -> Tool:
         try:
             outcome = await swap(store, MEMORY_KEY, change)
         except StoreError as exc:
-            return _store_failed("memory_write", exc)
+            return store_failed("memory_write", exc)
         if isinstance(outcome, Err):
             return outcome
         verb, note, total = outcome

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.seams import FetchResponse
-from toolwire.toolbox.web.search.failures import MALFORMED, ProviderFailure, load_json
-from toolwire.toolbox.web.search.hits import MAX_SNIPPET_CHARS, make_hit
-from toolwire.toolbox.web.search.protocol import HttpCall, SearchHit, SearchPage
+from toolwire.toolbox.web.search.failures import load_json
+from toolwire.toolbox.web.search.hits import MAX_SNIPPET_CHARS, RawHit, listed_hits
+from toolwire.toolbox.web.search.protocol import HttpCall, SearchPage
 
 __all__ = ["DEFAULT_ENDPOINT", "DEFAULT_PRICE_USD", "EXTRA_RESULT_PRICE_USD", "ExaProvider"]
 
@@ -66,19 +66,12 @@ class ExaProvider:
     def parse(self, response: FetchResponse) -> SearchPage:
         """The ``results`` of the answer, and ``costDollars.total`` when present."""
         data = load_json(self.label, response)
-        results = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(results, list):
-            raise ProviderFailure(MALFORMED, "Exa's answer has no results list")
-        hits: list[SearchHit] = []
-        for item in results:
-            if not isinstance(item, dict):
-                continue
-            hit = make_hit(
-                item.get("title"), item.get("url"), _snippet(item), item.get("publishedDate")
-            )
-            if hit is not None:
-                hits.append(hit)
-        return SearchPage(hits=tuple(hits), cost_usd=_cost(data))
+        hits = listed_hits(data, "Exa", _fields)
+        return SearchPage(hits=hits, cost_usd=_cost(data))
+
+
+def _fields(item: dict[str, Any]) -> RawHit:
+    return (item.get("title"), item.get("url"), _snippet(item), item.get("publishedDate"))
 
 
 def _snippet(item: dict[str, Any]) -> str:

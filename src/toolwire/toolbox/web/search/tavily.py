@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from toolwire.seams import FetchResponse
-from toolwire.toolbox.web.search.failures import MALFORMED, ProviderFailure, load_json
-from toolwire.toolbox.web.search.hits import make_hit
-from toolwire.toolbox.web.search.protocol import HttpCall, SearchHit, SearchPage
+from toolwire.toolbox.web.search.failures import load_json
+from toolwire.toolbox.web.search.hits import RawHit, listed_hits
+from toolwire.toolbox.web.search.protocol import HttpCall, SearchPage
 
 __all__ = ["DEFAULT_ENDPOINT", "DEFAULT_PRICE_USD", "TavilyProvider"]
 
@@ -56,16 +57,8 @@ class TavilyProvider:
     def parse(self, response: FetchResponse) -> SearchPage:
         """The ``results`` of the answer."""
         data = load_json(self.label, response)
-        results = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(results, list):
-            raise ProviderFailure(MALFORMED, "Tavily's answer has no results list")
-        hits: list[SearchHit] = []
-        for item in results:
-            if not isinstance(item, dict):
-                continue
-            hit = make_hit(
-                item.get("title"), item.get("url"), item.get("content"), item.get("published_date")
-            )
-            if hit is not None:
-                hits.append(hit)
-        return SearchPage(hits=tuple(hits))
+        return SearchPage(hits=listed_hits(data, "Tavily", _fields))
+
+
+def _fields(item: dict[str, Any]) -> RawHit:
+    return (item.get("title"), item.get("url"), item.get("content"), item.get("published_date"))
