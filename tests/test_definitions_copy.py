@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from toolwire import ToolRegistry
+from toolwire.providers.snapshot import ToolSnapshot
 from toolwire.results import Ok
 from toolwire.tools import define_tool
 
@@ -31,6 +32,34 @@ def test_a_schema_marshal_refuses_is_still_copied_deeply() -> None:
     again = registry.definitions()[0]["parameters"]
     assert again["properties"]["x"]["enum"] == ["a", "b"]
     assert "y" not in again["properties"]
+
+
+def test_each_definition_keeps_its_own_schema_when_some_are_left_out() -> None:
+    """The copies come from one blob: a tool left out (not in the snapshot, unavailable) or one
+    marshal refuses must not shift the schemas onto the wrong names."""
+    registry = ToolRegistry()
+    schemas = {
+        "plain": {"type": "object", "title": "plain"},
+        "odd": OrderedDict({"type": "object", "title": "odd"}),
+        "hidden": {"type": "object", "title": "hidden"},
+        "last": {"type": "object", "title": "last"},
+    }
+    tools = {
+        name: define_tool(
+            name=name,
+            description="A tool.",
+            schema=schema,
+            execute=_noop,
+            is_available=(lambda: False) if name == "hidden" else None,
+        )
+        for name, schema in schemas.items()
+    }
+    registry.register_all(list(tools.values()))
+    shown = {d["name"]: d["parameters"]["title"] for d in registry.definitions()}
+    assert shown == {"plain": "plain", "odd": "odd", "last": "last"}
+    snapshot = ToolSnapshot.of([tools["odd"], tools["last"]])
+    picked = {d["name"]: d["parameters"]["title"] for d in registry.definitions(snapshot=snapshot)}
+    assert picked == {"odd": "odd", "last": "last"}
 
 
 def test_copies_keep_every_value_of_the_schema() -> None:

@@ -169,3 +169,15 @@ def test_fast_google_parse_agrees_with_griffe(
                 lines.append(f"        {more}")
     doc = "\n".join(lines) + "\n" + trailer
     assert parse_docstring(doc, "google") == _griffe(doc)
+
+
+def test_a_section_header_with_trailing_blanks_ends_the_summary() -> None:
+    doc = "Do it.\n\nReturns:  \t\n    Something.\n"
+    assert parse_docstring(doc) == ParsedDocstring(description="Do it.")
+
+
+def test_a_header_word_inside_the_summary_does_not_end_it() -> None:
+    doc = "Do it.\n\nReturns: the count, on this same line.\nMore summary.\n\nArgs:\n    x: X.\n"
+    parsed = parse_docstring(doc)
+    assert parsed.description == "Do it.\n\nReturns: the count, on this same line.\nMore summary."
+    assert parsed.params == {"x": "X."}

@@ -19,7 +19,8 @@ DocstringStyle: TypeAlias = Literal["auto", "google", "numpy", "sphinx"]
 _GOOGLE_ARGS = re.compile(r"^(Args|Arguments|Parameters|Params):\s*$", re.MULTILINE)
 _GOOGLE_SECTION = re.compile(
     r"^(Args|Arguments|Parameters|Params|Returns?|Yields?|Raises?|Examples?|Notes?|Warnings?|"
-    r"Attributes|See Also|Todo|References?):\s*$"
+    r"Attributes|See Also|Todo|References?):[^\S\n]*$",
+    re.MULTILINE,
 )
 _GOOGLE_ITEM = re.compile(r"^(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
 _NUMPY_MARK = re.compile(
@@ -54,11 +55,12 @@ def _detect(text: str) -> Literal["google", "numpy", "sphinx"]:
 def _parse_google_fast(text: str) -> ParsedDocstring | None:
     """Parse a plain Google docstring; ``None`` when it needs griffe."""
     match = _GOOGLE_ARGS.search(text)
-    lines = text.splitlines()
-    cut = next((i for i, line in enumerate(lines) if _GOOGLE_SECTION.match(line)), len(lines))
-    description = "\n".join(lines[:cut]).strip()  # the summary ends at the first section
+    section = _GOOGLE_SECTION.search(text)  # one scan in C, not a match per line
+    # the summary ends at the first section
+    description = (text if section is None else text[: section.start()]).strip()
     if match is None:
         return ParsedDocstring(description=description)
+    lines = text.split("\n")
     start = text.count("\n", 0, match.start())
     params: dict[str, str] = {}
     current: str | None = None

@@ -141,7 +141,7 @@ class ToolRegistry:
         self._definition_order: Literal["registration", "sorted"] = definition_order
         self._provider_id = provider_id
         self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
-        self._definitions: dict[tuple[Any, ...], list[_Gated]] = {}
+        self._definitions: dict[tuple[Any, ...], _GatedList] = {}
         self._change_listeners: dict[object, Callable[[], None]] = {}
         if backends is not None and backends.processes is not None:
             self.add_cleanup(backends.processes.aclose)  # no background process outlives it
@@ -399,19 +399,12 @@ class ToolRegistry:
             entries = list(self._entries.values())
             if self._definition_order == "sorted":
                 entries.sort(key=lambda e: e.tool.name)
-            gated = [
-                _Gated.of(entry)
-                for entry in entries
-                if visible_in_definitions(entry, allowed, opts)
-            ]
+            gated = _GatedList(
+                [entry for entry in entries if visible_in_definitions(entry, allowed, opts)]
+            )
             self._definitions[key] = gated
         with _collections_paused():
-            return [
-                gate.definition()
-                for gate in gated
-                if (snapshot is None or gate.entry.tool.name in snapshot)
-                and (gate.entry.tool.is_available is None or gate.entry.tool.currently_available())
-            ]
+            return gated.definitions(snapshot)
 
     # -- execution ----------------------------------------------------------------------------
 
@@ -494,34 +487,48 @@ def _pipeline(
     return pipeline, tracer.trace_batches(pipeline.run_batch)
 
 
-class _Gated:
-    """One tool in the cached definitions list: its entry, and its schema frozen by
-    `marshal` (copied in C, about 2.5× faster than a Python walk: W4 copies 2,000 schemas),
-    so every `definitions()` call hands out a fresh copy the caller may change."""
+class _GatedList:
+    """The cached definitions list: the gated entries, and their schemas frozen by `marshal` in
+    one blob, so every `definitions()` call hands out fresh copies the caller may change.
 
-    __slots__ = ("entry", "frozen")
+    One blob, not one per schema: marshal keeps each repeated string (``"type"``,
+    ``"string"``) once per blob, so loading 2,000 schemas at once takes about half the time of
+    2,000 loads, and a copy in C is about 10x faster than `copy.deepcopy` (W4)."""
 
-    def __init__(self, entry: RegisteredTool, frozen: bytes | None) -> None:
-        self.entry = entry
-        self.frozen = frozen
+    __slots__ = ("entries", "frozen")
 
-    @classmethod
-    def of(cls, entry: RegisteredTool) -> _Gated:
+    def __init__(self, entries: builtins.list[RegisteredTool]) -> None:
+        self.entries = entries
+        schemas: builtins.list[Any] = [entry.tool.schema for entry in entries]
         try:
-            schema: Any = entry.tool.schema  # JSON-shaped; marshal says when it is not
-            frozen: bytes | None = marshal.dumps(schema)
-        except ValueError:  # a mapping that is not a plain dict, or another odd value
-            frozen = None
-        return cls(entry, frozen)
+            self.frozen = marshal.dumps(schemas)
+        except ValueError:  # some schema is not JSON-shaped plain data: those are walked
+            self.frozen = marshal.dumps([_marshalled_or_none(schema) for schema in schemas])
 
-    def definition(self) -> ToolDefinition:
-        tool = self.entry.tool
-        schema = self.frozen
-        return ToolDefinition(
-            name=tool.name,
-            description=tool.description,
-            parameters=marshal.loads(schema) if schema is not None else _walk_copy(tool.schema),
-        )
+    def definitions(self, snapshot: ToolSnapshot | None) -> builtins.list[ToolDefinition]:
+        """Fresh definitions of the entries the snapshot holds and that are available now."""
+        copies = marshal.loads(self.frozen)
+        shown: builtins.list[ToolDefinition] = []
+        for entry, copy in zip(self.entries, copies, strict=True):
+            tool = entry.tool
+            if snapshot is not None and tool.name not in snapshot:
+                continue
+            if tool.is_available is not None and not tool.currently_available():
+                continue
+            parameters = copy if copy is not None else _walk_copy(tool.schema)
+            shown.append(
+                ToolDefinition(name=tool.name, description=tool.description, parameters=parameters)
+            )
+        return shown
+
+
+def _marshalled_or_none(schema: Any) -> Any:
+    """``schema`` when marshal can copy it, else ``None`` (`_GatedList` walks those)."""
+    try:
+        marshal.dumps(schema)
+    except ValueError:
+        return None
+    return schema
 
 
 @contextmanager
