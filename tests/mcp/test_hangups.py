@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator
+from functools import partial
 
 import anyio
 import httpx
@@ -40,6 +41,54 @@ async def test_closing_the_calls_stream_aborts_the_call() -> None:
                 server.url, json={"jsonrpc": "2.0", "id": 9, "method": "ping"}, headers=headers
             )
         ).status_code == 200  # the session lives on
+
+
+_STATELESS = "2026-07-28"
+_STATELESS_META = {
+    "io.modelcontextprotocol/protocolVersion": _STATELESS,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+_STATELESS_HOLD = {**HOLD_CALL, "params": {"name": "hold", "_meta": _STATELESS_META}}
+_STATELESS_HEADERS = {
+    **HEADERS,
+    "mcp-protocol-version": _STATELESS,
+    "mcp-method": "tools/call",
+    "mcp-name": "hold",
+}
+
+
+async def test_closing_a_stateless_call_s_request_aborts_it_on_the_fast_path() -> None:
+    """The fast path watches its own calls: the disconnect reaches the call once it waits."""
+    gate = Gate()
+    async with serving(ServeOptions(), gate) as server, httpx.AsyncClient(timeout=WAIT_S) as http:
+        async with anyio.create_task_group() as group:  # no head comes before the answer
+            group.start_soon(
+                partial(http.post, server.url, json=_STATELESS_HOLD, headers=_STATELESS_HEADERS)
+            )
+            with anyio.fail_after(WAIT_S):
+                await gate.entered.wait()
+            group.cancel_scope.cancel()  # the client gives up: its connection is closed
+        with anyio.fail_after(WAIT_S):
+            await gate.left.wait()
+        assert gate.reasons == ["cancelled by the MCP client (it disconnected)"]
+
+
+async def test_stopping_the_server_aborts_a_stateless_call_on_the_fast_path() -> None:
+    gate = Gate()
+    async with serving(ServeOptions(), gate) as server, httpx.AsyncClient(timeout=WAIT_S) as http:
+
+        async def call() -> None:
+            with contextlib.suppress(httpx.HTTPError):
+                await http.post(server.url, json=_STATELESS_HOLD, headers=_STATELESS_HEADERS)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            with anyio.fail_after(WAIT_S):
+                await gate.entered.wait()
+            server.scope.cancel()
+            with anyio.fail_after(WAIT_S):
+                await server.finished.wait()
+        assert gate.reasons == ["the MCP server is stopping"]
 
 
 async def test_stopping_the_server_aborts_calls_and_closes_open_streams() -> None:

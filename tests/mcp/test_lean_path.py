@@ -424,6 +424,7 @@ async def test_a_session_tool_using_its_peer_is_learned(monkeypatch: pytest.Monk
 
 
 async def test_a_body_cut_short_goes_to_the_sdk_as_it_was_read() -> None:
+    from toolwire.mcp.hangups import HangupWatcher
     from toolwire.mcp.lean import LeanPath
     from toolwire.mcp.server import create_mcp_server
     from toolwire.mcp.sessions import BoundedSessionManager
@@ -435,7 +436,7 @@ async def test_a_body_cut_short_goes_to_the_sdk_as_it_was_read() -> None:
     async def sdk(scope: Any, receive: Any, send: Any) -> None:
         handed.append([await receive(), await receive()])
 
-    lean = LeanPath(sdk, server, sessions, None)
+    lean = LeanPath(HangupWatcher(sdk), server, sessions, None)
     body, headers = _modern("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}})
     whole = json.dumps(body).encode()
     messages = [

@@ -98,6 +98,23 @@ class HangupWatcher:
             if not stream.resumable:
                 hangup.abort(CLIENT_GONE)
 
+    @contextmanager
+    def watched_call(self) -> Iterator[AbortSignal]:
+        """The abort signal of a call answered *outside* the watched app (the HTTP fast path,
+        `toolwire.mcp.lean.LeanPath`, which watches its own request for a disconnect): fired by
+        `hang_up_all` while the block runs, and when the block is cancelled, as
+        `call_abort_signal` would; one signal where the watched app links two."""
+        signal = AbortSignal()
+        live = self._live
+        live.add(signal)
+        try:
+            yield signal
+        except anyio.get_cancelled_exc_class():
+            signal.abort(CLIENT_CANCELLED)
+            raise
+        finally:
+            live.discard(signal)
+
     def hang_up_all(self, reason: str) -> None:
         """Fire the hang-up of every request in flight (their calls are aborted)."""
         for hangup in list(self._live):

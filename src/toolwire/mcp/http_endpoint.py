@@ -80,12 +80,11 @@ def create_http_endpoint(
             registry, ttl_s=min(opts.session_idle_timeout_s, DEFAULT_EVENT_TTL_S)
         ),
     )
-    sdk_app: ASGIApp = StreamableHTTPASGIApp(sessions)
+    hangups = HangupWatcher(StreamableHTTPASGIApp(sessions))
     lean = lean_enabled() and not opts.server_features  # extra SDK features: all on the SDK
-    if lean:
-        sdk_app = LeanPath(sdk_app, server, sessions, security)
-    hangups = HangupWatcher(sdk_app)
-    endpoint = hangups if opts.auth is None else opts.auth.guard(hangups)
+    # the fast path answers in front of the watcher (it watches its own calls' hang-ups)
+    watched: ASGIApp = LeanPath(hangups, server, sessions, security) if lean else hangups
+    endpoint = watched if opts.auth is None else opts.auth.guard(watched)
     extra = [] if opts.auth is None else opts.auth.metadata_routes()  # RFC 9728, OAuth mode
     app: ASGIApp = Starlette(
         routes=[Route(ENDPOINT_PATH, endpoint=endpoint), _health(registry, opts), *extra],

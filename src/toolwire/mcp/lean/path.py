@@ -1,16 +1,19 @@
 """`LeanPath`: ASGI middleware that answers plain ``tools/call`` and ``tools/list`` inline.
 
-It sits inside the hang-up watcher and the bearer guard (so authentication, per-credential
-grants and hang-ups still apply) and in front of the SDK's streamable HTTP app; `LeanFront`
-puts that chain straight under uvicorn for ``POST /mcp``. For a request `parse_lean_request`
+It sits inside the bearer guard (so authentication and per-credential grants still apply) and
+in front of the hang-up watcher and the SDK's streamable HTTP app; `LeanFront` puts that chain
+straight under uvicorn for ``POST /mcp``. For a request `parse_lean_request`
 accepts, with the same ``Host``/``Origin``/``Content-Type``/``Accept`` checks, body size limit
 and session rules as the SDK, it runs the call in the request's own task through the registry
 and the server's presenter (`toolwire.mcp.server.CallPlumbing`) and answers one JSON body
 (which MCP allows whenever the client accepts JSON), in the envelope the SDK's runner gives
 (cache hints on ``tools/list``, ``resultType`` and the ``serverInfo`` stamp on 2026-07-28). No
-task group, no SSE stream, no second validation; one pending ``receive`` watches for the client
-hanging up while the call runs (the watcher above then aborts the call). A handshake-era
-answer's head goes out before the call runs, as the SDK's does.
+task group, no SSE stream, no second validation. The call's abort signal comes from the hang-up
+watcher (`toolwire.mcp.hangups.HangupWatcher.watched_call`: the server stopping aborts it) and
+fires when the client hangs up: once the call waits on anything, one pending ``receive``
+watches for the disconnect (a call that finishes without waiting, in the loop turn it started,
+has nothing to abort). A handshake-era answer's head goes out before the call runs, as the
+SDK's does.
 
 A tool that talks to the client (`toolwire.mcp.peer.current_peer`) sees the same peer as on the
 SDK path whenever that peer could not reach the client anyway (see `toolwire.mcp.lean.peer`);
@@ -51,7 +54,7 @@ from starlette.requests import Request
 
 from toolwire.mcp.auth.access import check_call, visible
 from toolwire.mcp.auth.grants import request_grant
-from toolwire.mcp.hangups import call_abort_signal
+from toolwire.mcp.hangups import CLIENT_GONE, HangupWatcher
 from toolwire.mcp.lean.envelope import SESSION_HEADER, LeanRequest, parse_lean_request
 from toolwire.mcp.lean.peer import PeerRoute
 from toolwire.mcp.revision import listing_fields
@@ -60,9 +63,9 @@ from toolwire.mcp.server import call_plumbing
 if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.streamable_http import StreamableHTTPServerTransport
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+    from starlette.types import Message, Receive, Scope, Send
 
-    from toolwire.context import ProgressEvent
+    from toolwire.context import AbortSignal, ProgressEvent
     from toolwire.mcp.sessions import BoundedSessionManager
     from toolwire.tools import Tool
 
@@ -96,7 +99,8 @@ class LeanPath:
     """The fast path in front of ``app`` (see the module doc).
 
     Args:
-        app: The SDK's streamable HTTP app (what every other request reaches).
+        app: The hang-up watcher in front of the SDK's streamable HTTP app (what every other
+            request reaches; it also hands out the fast path's call signals).
         server: The SDK server `create_mcp_server` built (its registry, presenter, session
             records and cache hints are shared).
         sessions: The SDK's session manager (a handshake-era call is answered here only in
@@ -108,7 +112,7 @@ class LeanPath:
 
     def __init__(
         self,
-        app: ASGIApp,
+        app: HangupWatcher,
         server: Server[Any],
         sessions: BoundedSessionManager,
         security: TransportSecuritySettings | None,
@@ -147,8 +151,11 @@ class LeanPath:
         if lean is None or (lean.session is not None and transport is None):
             await self._app(scope, replay, send)
             return
-        with _holding(transport):
+        if transport is None:  # stateless: no session to hold open
             answered = await self._answer(lean, Request(scope), receive, send)
+        else:
+            with _holding(transport):
+                answered = await self._answer(lean, Request(scope), receive, send)
         if not answered:
             await self._app(scope, replay, send)
 
@@ -214,16 +221,15 @@ class LeanPath:
         if lean.session is not None:  # as the SDK does: the answer's head before the call
             head = _head(lean.session)
             await send({"type": "http.response.start", "status": 200, "headers": head})
-        # One pending receive: a disconnect fires the hang-up (the watcher above aborts the
-        # call). Once the answer is out it returns http.disconnect and ends by itself, so it
-        # is cancelled only if the call fails (a cancelled task costs an exception's cycle).
-        watcher = asyncio.ensure_future(receive())
-        try:
-            with peer.bound():
-                result = await self._call(lean, request)
-        except BaseException:
-            watcher.cancel()
-            raise
+        with self._app.watched_call() as signal:
+            watch = _DisconnectWatch(receive, signal)
+            try:
+                with peer.bound():
+                    result = await self._call(lean, signal)
+            except BaseException:
+                watch.stop()
+                raise
+            watch.settle()
         result.pop("resultType", None)  # the 2026-07-28 tail carries it; older revisions drop it
         await self._send_result(send, lean, _ENCODE(result).encode())
         return True
@@ -237,22 +243,21 @@ class LeanPath:
             self._header_params[tool.name] = known
         return known[1]
 
-    async def _call(self, lean: LeanRequest, request: Request) -> dict[str, Any]:
+    async def _call(self, lean: LeanRequest, signal: AbortSignal) -> dict[str, Any]:
         plumbing = self._plumbing
         session_id = plumbing.sessions.session_of_header(lean.session)
         tool = plumbing.registry.get(lean.name)
         async with plumbing.sessions.open(session_id, tool) as mtimes:  # kept before answering
-            with call_abort_signal(request) as signal:
-                ctx = plumbing.base_ctx.derive(
-                    session_id=session_id,
-                    session_key=session_id,
-                    abort_signal=signal,
-                    emit=_drop,
-                    read_mtimes=mtimes,
-                )
-                outcome = await plumbing.registry.execute(
-                    lean.name, lean.arguments, ctx, call_id=str(lean.request_id)
-                )
+            ctx = plumbing.base_ctx.derive(
+                session_id=session_id,
+                session_key=session_id,
+                abort_signal=signal,
+                emit=_drop,
+                read_mtimes=mtimes,
+            )
+            outcome = await plumbing.registry.execute(
+                lean.name, lean.arguments, ctx, call_id=str(lean.request_id)
+            )
         return await plumbing.to_result(outcome, lean.arguments, _drop)
 
     async def _send_result(self, send: Send, lean: LeanRequest, result: bytes) -> None:
@@ -302,6 +307,43 @@ async def _read_body(
             body = b"".join(chunks)
             read: Message = {"type": "http.request", "body": body, "more_body": more}
             return body, [read], not more and size <= limit
+
+
+class _DisconnectWatch:
+    """Aborts a fast-path call's ``signal`` when its client disconnects, from the loop turn
+    after the call started: a call that waits on anything is watched by one pending
+    ``receive``, and one that finishes in its first turn (most plain calls) costs no task.
+
+    Once the answer is out, ``receive`` returns ``http.disconnect`` and the watching task ends
+    by itself (`settle`), so it is cancelled only when the call fails (`stop`): a cancelled
+    task costs an exception's cycle."""
+
+    __slots__ = ("_receive", "_signal", "_start", "_task")
+
+    def __init__(self, receive: Receive, signal: AbortSignal) -> None:
+        self._receive = receive
+        self._signal = signal
+        self._task: asyncio.Task[None] | None = None
+        self._start = asyncio.get_running_loop().call_soon(self._begin)
+
+    def _begin(self) -> None:
+        self._task = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        message = await self._receive()
+        if message["type"] == "http.disconnect":
+            self._signal.abort(CLIENT_GONE)
+
+    def settle(self) -> None:
+        """The call answered: a watch not started yet never starts; a started one ends when
+        the answer is out."""
+        self._start.cancel()
+
+    def stop(self) -> None:
+        """The call failed: stop watching now."""
+        self._start.cancel()
+        if self._task is not None:
+            self._task.cancel()
 
 
 def _replay(pending: list[Message], receive: Receive) -> Receive:
