@@ -8,7 +8,6 @@ to the SDK, which gives its own answer or error.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,8 @@ from mcp.shared.inbound import (
 )
 from mcp_types import DEFAULT_NEGOTIATED_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from toolwire.mcp.wire_json import loads
 
 __all__ = ["SESSION_HEADER", "LeanRequest", "parse_lean_request"]
 
@@ -63,7 +64,7 @@ def parse_lean_request(body: bytes, headers: Mapping[str, str]) -> LeanRequest |
         headers: The request's headers, names lower-case.
     """
     try:
-        message = json.loads(body)
+        message = loads(body)
     except ValueError:
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":

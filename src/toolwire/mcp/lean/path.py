@@ -59,6 +59,7 @@ from toolwire.mcp.lean.envelope import SESSION_HEADER, LeanRequest, parse_lean_r
 from toolwire.mcp.lean.peer import PeerRoute
 from toolwire.mcp.revision import listing_fields
 from toolwire.mcp.server import call_plumbing
+from toolwire.mcp.wire_json import dumps
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -78,7 +79,6 @@ _CHECKED_HEADERS: Final = ("accept", "content-type", "host", "origin")
 """What the SDK's ``Accept`` check and DNS-rebinding protection read."""
 _CHECKED_KEPT: Final = 256
 _CONTENT_TYPE: Final = (b"content-type", _JSON)
-_ENCODE: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def lean_enabled() -> bool:
@@ -130,7 +130,7 @@ class LeanPath:
         self._checked: dict[tuple[str | None, ...], tuple[bool, bool]] = {}
         # The 2026-07-28 result's constant tail: the serverInfo stamp is fixed per server.
         stamp = listing_fields(server, LATEST_MODERN_VERSION)["_meta"]
-        self._modern_tail = _ENCODE({"resultType": "complete", "_meta": stamp})[1:].encode()
+        self._modern_tail = dumps({"resultType": "complete", "_meta": stamp})[1:]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer a plain ``tools/call``/``tools/list`` POST, or hand the request on."""
@@ -203,7 +203,7 @@ class LeanPath:
                     spec = self._plumbing.as_mcp(tool)
                     tools.append(spec.model_dump(by_alias=True, mode="json", exclude_none=True))
             fields = listing_fields(self._server, lean.protocol_version)
-            await self._send_result(send, lean, _ENCODE({**fields, "tools": tools}).encode())
+            await self._send_result(send, lean, dumps({**fields, "tools": tools}))
             return True
         try:
             check_call(registry, grant, lean.name)
@@ -231,7 +231,7 @@ class LeanPath:
                 raise
             watch.settle()
         result.pop("resultType", None)  # the 2026-07-28 tail carries it; older revisions drop it
-        await self._send_result(send, lean, _ENCODE(result).encode())
+        await self._send_result(send, lean, dumps(result))
         return True
 
     def _declares_headers(self, tool: Tool) -> bool:
@@ -266,7 +266,7 @@ class LeanPath:
         carries them already), none of them on older revisions."""
         if lean.session is None and lean.method == "tools/call":
             result = result[:-1] + (b"," if len(result) > 2 else b"") + self._modern_tail
-        head = b'{"jsonrpc":"2.0","id":' + _ENCODE(lean.request_id).encode() + b',"result":'
+        head = b'{"jsonrpc":"2.0","id":' + dumps(lean.request_id) + b',"result":'
         await _send_body(send, lean, 200, b"".join((head, result, b"}")))
 
 
@@ -383,7 +383,7 @@ async def _respond_error(send: Send, lean: LeanRequest, code: int, message: str)
         await send({"type": "http.response.start", "status": 200, "headers": _head(lean.session)})
     error = {"code": code, "message": message}
     payload = {"jsonrpc": "2.0", "id": lean.request_id, "error": error}
-    await _send_body(send, lean, status, _ENCODE(payload).encode())
+    await _send_body(send, lean, status, dumps(payload))
 
 
 async def _send_body(send: Send, lean: LeanRequest, status: int, body: bytes) -> None:
