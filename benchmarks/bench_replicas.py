@@ -115,7 +115,14 @@ def wrk(
     )
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(LUA % {"body": json.dumps(body), "headers": lines})
-    argv = [os.environ.get("WRK", "wrk"), "-t1", f"-c{connections}", f"-d{seconds}s"]
+    argv = [
+        os.environ.get("WRK", "wrk"),
+        "-t1",
+        "--timeout",
+        "10s",
+        f"-c{connections}",
+        f"-d{seconds}s",
+    ]
     try:
         out = subprocess.run(
             [*argv, "-s", script.name, url],
