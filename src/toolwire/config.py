@@ -35,6 +35,7 @@ session_idle_timeout_s = 300   # streamable HTTP: an idle session is closed afte
 max_sessions = 1000            # at the cap, the session idle the longest makes room
 title = "ACME tools"           # serverInfo: also description, website_url, icons = [{ src = ... }]
 tools_list_ttl_s = 60          # 2026-07-28 cache hint on tools/list (clients hear of changes)
+cors_origins = ["https://app.example.com"]  # web pages that may call the server from a browser
 
 [auth]                         # required to serve HTTP beyond 127.0.0.1 (docs/mcp.md)
 tokens = true                  # bearer tokens from `toolwire token create`
@@ -75,6 +76,7 @@ from toolwire.execution.quota_tables import quotas_from_tables
 from toolwire.execution.quotas import Quotas
 from toolwire.mcp.auth.env import auth_settings_from_config
 from toolwire.mcp.auth.settings import AuthSettings
+from toolwire.mcp.cors import check_cors_origins
 from toolwire.mcp.identity import IDENTITY_KEYS, ServerIdentity, identity_from_table
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
@@ -95,6 +97,7 @@ _SECTIONS = {
         "session_idle_timeout_s",
         "max_sessions",
         "tools_list_ttl_s",
+        "cors_origins",
         *IDENTITY_KEYS,
     },  # title, description, website_url, icons: toolwire.mcp.identity
     "auth": {"tokens", "token_cache_s", "oauth"},  # checked in toolwire.mcp.auth.settings
@@ -131,6 +134,8 @@ class ToolwireConfig:
         serve_identity: The server's title, description, website and icons (``[serve]``).
         tools_list_ttl_s: How long clients may cache ``tools/list`` (``None``: the server's
             default, 60 s).
+        cors_origins: Origins of web pages that may call ``toolwire serve --http`` from a
+            browser (``[serve] cors_origins``; `toolwire.mcp.cors`).
         mcp_servers: MCP servers whose tools are bridged in.
         auth: Who may use ``toolwire serve --http`` (``[auth]``: bearer tokens, OAuth);
             off by default, which only a loopback address allows.
@@ -167,6 +172,7 @@ class ToolwireConfig:
     max_sessions: int | None = None
     serve_identity: ServerIdentity = field(default_factory=ServerIdentity)
     tools_list_ttl_s: float | None = None
+    cors_origins: tuple[str, ...] = ()
     mcp_servers: tuple[McpServerConfig, ...] = ()
     auth: AuthSettings = field(default_factory=AuthSettings)
     agents: Mapping[str, Any] | None = None
@@ -333,6 +339,8 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 <= ttl < 1e12:
             raise at.error(("serve", "tools_list_ttl_s"), f"expected seconds >= 0, got {ttl!r}")
         values["tools_list_ttl_s"] = float(ttl)
+    if "cors_origins" in serve:
+        values["cors_origins"] = _cors_origins(serve["cors_origins"], at)
     values["serve_identity"] = identity_from_table(serve, at.error)
     servers = data.get("mcp", {}).get("servers", {})
     if not isinstance(servers, dict):
@@ -479,6 +487,17 @@ class Located:
             bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
             raise self.error(key, f"must be {bounds}, got {value}")
         return value
+
+
+def _cors_origins(value: Any, at: Located) -> tuple[str, ...]:
+    """``[serve] cors_origins``: browser origins, checked as `ServeOptions` checks them."""
+    key = ("serve", "cors_origins")
+    origins = at.strings(value, key)
+    try:
+        check_cors_origins(origins)
+    except ConfigurationError as error:
+        raise at.error(key, str(error).removeprefix("cors_origins: ")) from None
+    return origins
 
 
 def _result_handles(table: dict[str, Any], at: Located) -> ResultHandles:

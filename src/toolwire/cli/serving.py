@@ -127,6 +127,7 @@ def _serve_options(config: ToolwireConfig) -> ServeOptions:
         working_dir=config.base_dir,
         result_budget_chars=config.result_budget_chars,
         identity=config.serve_identity,  # [serve] title, description, website_url, icons
+        cors_origins=config.cors_origins,  # [serve] cors_origins: browser pages
     )
     if config.tools_list_ttl_s is not None:
         options = replace(options, tools_list_ttl_s=config.tools_list_ttl_s)

@@ -19,6 +19,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from toolwire.mcp.cors import trusting_origins, with_cors
 from toolwire.mcp.event_store import DEFAULT_EVENT_TTL_S, KvEventStore
 from toolwire.mcp.hangups import HangupWatcher
 from toolwire.mcp.health import health_route
@@ -69,7 +70,7 @@ def create_http_endpoint(
     server = create_mcp_server(registry, opts)
     if opts.auth is not None:  # each credential lists and calls only what it was granted
         server.middleware.append(opts.auth.tool_access(registry))
-    security = _local_only() if host in _LOCAL_HOSTS else None
+    security = trusting_origins(_local_only() if host in _LOCAL_HOSTS else None, opts.cors_origins)
     sessions = BoundedSessionManager(
         server,
         idle_timeout_s=opts.session_idle_timeout_s,
@@ -92,6 +93,8 @@ def create_http_endpoint(
     )
     if lean:  # POST /mcp past Starlette's routing and middleware
         app = LeanFront(app, ENDPOINT_PATH, endpoint)
+    if opts.cors_origins:  # browser pages: preflights answered before anything else
+        app = with_cors(app, opts.cors_origins)
     return HttpEndpoint(app=app, sessions=sessions, hangups=hangups)
 
 

@@ -46,6 +46,7 @@ from toolwire.context import (
     ToolContext,
 )
 from toolwire.errors import ConfigurationError
+from toolwire.mcp.cors import check_cors_origins
 from toolwire.mcp.hangups import call_abort_signal
 from toolwire.mcp.identity import ServerIdentity
 from toolwire.mcp.listing import DEFAULT_TOOLS_LIST_TTL_S
@@ -124,6 +125,10 @@ class ServeOptions:
         replicas: This server as one of several replicas on a shared store
             (`toolwire.replicas.ReplicaState`): handshake-era sessions and read records on
             the store, the stateless session shared (docs/scaling.md); ``None``: one server.
+        cors_origins: Streamable HTTP: the origins of web pages that may call the server from
+            a browser (``https://app.example.com``): their CORS preflights are answered before
+            authentication and the answers are readable by them (`toolwire.mcp.cors`); ``()``:
+            no browser page may.
     """
 
     name: str = "toolwire"
@@ -139,8 +144,10 @@ class ServeOptions:
     identity: ServerIdentity = field(default_factory=ServerIdentity)
     tools_list_ttl_s: float = DEFAULT_TOOLS_LIST_TTL_S
     replicas: ReplicaState | None = None
+    cors_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        check_cors_origins(self.cors_origins)
         if self.result_budget_chars < 1:
             raise ConfigurationError("ServeOptions.result_budget_chars must be >= 1")
         if not 0 < self.session_idle_timeout_s < math.inf:
