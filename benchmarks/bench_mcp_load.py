@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 HERE = Path(__file__).resolve()
 MODERN = "2026-07-28"
@@ -174,6 +174,38 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def wrk_script(body: dict[str, Any], headers: dict[str, str]) -> str:
+    """A Lua script for ``wrk`` that POSTs ``body`` with ``headers`` (its path; the caller
+    removes it)."""
+    lines = "\n".join(
+        f'wrk.headers["{k}"] = "{v}"'
+        for k, v in {**headers, "accept": ACCEPT, "content-type": "application/json"}.items()
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(LUA % {"body": json.dumps(body), "headers": lines})
+    return script.name
+
+
+def wrk_argv(script: str, url: str, seconds: int, connections: int) -> list[str]:
+    """One ``wrk`` thread, ``connections`` connections, a 10 s timeout (a slow answer is
+    counted in the p99, not dropped)."""
+    timing = ["--timeout", "10s", f"-c{connections}", f"-d{seconds}s"]
+    return [os.environ.get("WRK", "wrk"), "-t1", *timing, "-s", script, url]
+
+
+def wrk_result(stdout: str) -> tuple[int, int, int]:
+    """Requests, duration (µs) and p99 (µs) from the script's ``RESULT`` line.
+
+    Raises:
+        RuntimeError: some answers were not 2xx, or timed out.
+    """
+    fields = next(line for line in stdout.splitlines() if line.startswith("RESULT")).split()
+    requests, duration_us, p99_us, bad = (int(f) for f in fields[1:])
+    if bad:
+        raise RuntimeError(f"{bad} failed requests under load:\n{stdout}")
+    return requests, duration_us, p99_us
+
+
 def wrk(
     url: str, revision: str, seconds: int, connections: int, pid: int
 ) -> tuple[float, float, float]:
@@ -183,33 +215,17 @@ def wrk(
     status, _, content = post(url, body, headers)
     if status != 200 or b'"isError":false' not in content.replace(b" ", b""):
         raise RuntimeError(f"the probe call failed: {status} {content[:200]!r}")
-    lines = "\n".join(
-        f'wrk.headers["{k}"] = "{v}"'
-        for k, v in {**headers, "accept": ACCEPT, "content-type": "application/json"}.items()
-    )
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write(LUA % {"body": json.dumps(body), "headers": lines})
-    argv = [
-        os.environ.get("WRK", "wrk"),
-        "-t1",
-        "--timeout",
-        "10s",
-        f"-c{connections}",
-        f"-d{seconds}s",
-        "-s",
-        script.name,
-        url,
-    ]
+    script = wrk_script(body, headers)
     used = cpu_seconds(pid)
     out = subprocess.run(
-        ["taskset", "-c", WRK_CPU, *argv], capture_output=True, text=True, check=True
+        ["taskset", "-c", WRK_CPU, *wrk_argv(script, url, seconds, connections)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     used = cpu_seconds(pid) - used
-    os.unlink(script.name)
-    fields = next(line for line in out.stdout.splitlines() if line.startswith("RESULT")).split()
-    requests, duration_us, p99_us, bad = (int(f) for f in fields[1:])
-    if bad:
-        raise RuntimeError(f"{bad} failed requests under load:\n{out.stdout}")
+    os.unlink(script)
+    requests, duration_us, p99_us = wrk_result(out.stdout)
     return requests / (duration_us / 1e6), p99_us / 1000, used * 1e6 / max(requests, 1)
 
 
@@ -217,49 +233,10 @@ def wrk(
 
 
 def cold_start_ms(kind: str) -> float:
-    """Spawn to the first ``tools/list`` answer over stdio."""
-    lines = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LEGACY,
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-    ]
-    payload = "".join(json.dumps(line) + "\n" for line in lines).encode()
-    argv = [
-        "taskset",
-        "-c",
-        SERVER_CPU,
-        sys.executable,
-        str(HERE),
-        "--serve",
-        kind,
-        "--transport",
-        "stdio",
-    ]
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-    assert process.stdin is not None
-    assert process.stdout is not None
-    process.stdin.write(payload)
-    process.stdin.flush()
-    try:
-        for raw in process.stdout:
-            if json.loads(raw).get("id") == 2:
-                return (time.perf_counter() - started) * 1000
-        raise RuntimeError(f"{kind} never answered tools/list")
-    finally:
-        process.kill()
-        process.wait()
+    """Spawn to the first ``tools/list`` answer over stdio (`bench_stdio_cold_start`)."""
+    from bench_stdio_cold_start import cold_start_ms as spawn_to_listing_ms
+
+    return spawn_to_listing_ms([str(HERE), "--serve", kind, "--transport", "stdio"], {})
 
 
 # -- the report ------------------------------------------------------------------------------

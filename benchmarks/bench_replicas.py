@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import shutil
 import socket
@@ -55,7 +54,15 @@ from replica_cluster import (  # noqa: E402
     running_cluster,
 )
 
-from bench_mcp_load import ACCEPT, LEGACY, LUA, MODERN, request_for  # noqa: E402
+from bench_mcp_load import (  # noqa: E402
+    ACCEPT,
+    LEGACY,
+    MODERN,
+    request_for,
+    wrk_argv,
+    wrk_result,
+    wrk_script,
+)
 
 STORES: dict[str, Callable[[], AbstractContextManager[str]]] = {
     "redis": claimed_redis_database,
@@ -109,34 +116,18 @@ def wrk(
     probe = post(url, body, headers)
     if probe.status_code != 200 or b'"isError":false' not in probe.content.replace(b" ", b""):
         raise RuntimeError(f"the probe call failed: {probe.status_code} {probe.content[:300]!r}")
-    lines = "\n".join(
-        f'wrk.headers["{k}"] = "{v}"'
-        for k, v in {**headers, "accept": ACCEPT, "content-type": "application/json"}.items()
-    )
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write(LUA % {"body": json.dumps(body), "headers": lines})
-    argv = [
-        os.environ.get("WRK", "wrk"),
-        "-t1",
-        "--timeout",
-        "10s",
-        f"-c{connections}",
-        f"-d{seconds}s",
-    ]
+    script = wrk_script(body, headers)
     try:
         out = subprocess.run(
-            [*argv, "-s", script.name, url],
+            wrk_argv(script, url, seconds, connections),
             capture_output=True,
             text=True,
             check=True,
             timeout=seconds + 60,
         )
     finally:
-        os.unlink(script.name)
-    fields = next(line for line in out.stdout.splitlines() if line.startswith("RESULT")).split()
-    requests, duration_us, p99_us, bad = (int(f) for f in fields[1:])
-    if bad:
-        raise RuntimeError(f"{bad} failed requests under load:\n{out.stdout}")
+        os.unlink(script)
+    requests, duration_us, p99_us = wrk_result(out.stdout)
     return requests / (duration_us / 1e6), p99_us / 1000
 
 

@@ -28,8 +28,8 @@ the command's process group.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -98,22 +98,14 @@ class HangupWatcher:
             if not stream.resumable:
                 hangup.abort(CLIENT_GONE)
 
-    @contextmanager
-    def watched_call(self) -> Iterator[AbortSignal]:
+    def watched_call(self) -> AbstractContextManager[AbortSignal]:
         """The abort signal of a call answered *outside* the watched app (the HTTP fast path,
         `toolwire.mcp.lean.LeanPath`, which watches its own request for a disconnect): fired by
         `hang_up_all` while the block runs, and when the block is cancelled, as
         `call_abort_signal` would; one signal where the watched app links two."""
         signal = AbortSignal()
-        live = self._live
-        live.add(signal)
-        try:
-            yield signal
-        except anyio.get_cancelled_exc_class():
-            signal.abort(CLIENT_CANCELLED)
-            raise
-        finally:
-            live.discard(signal)
+        self._live.add(signal)
+        return _fired_when_cancelled(signal, partial(self._live.discard, signal))
 
     def hang_up_all(self, reason: str) -> None:
         """Fire the hang-up of every request in flight (their calls are aborted)."""
@@ -164,14 +156,24 @@ def call_abort_signal(request: Any) -> Iterator[AbortSignal]:
     signal = AbortSignal()
     hangup = request_hangup(request)
     unlink = hangup.subscribe(partial(_pass_on, hangup, signal)) if hangup is not None else None
+    with _fired_when_cancelled(signal, unlink):
+        yield signal
+
+
+@contextmanager
+def _fired_when_cancelled(
+    signal: AbortSignal, release: Callable[[], object] | None
+) -> Iterator[AbortSignal]:
+    """``signal`` for the block, aborted (`CLIENT_CANCELLED`) if the block is cancelled;
+    ``release`` is called when it ends, however it ends."""
     try:
         yield signal
     except anyio.get_cancelled_exc_class():
         signal.abort(CLIENT_CANCELLED)
         raise
     finally:
-        if unlink is not None:
-            unlink()
+        if release is not None:
+            release()
 
 
 def _pass_on(hangup: AbortSignal, signal: AbortSignal) -> None:
