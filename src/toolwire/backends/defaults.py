@@ -131,8 +131,8 @@ def _network_policy(value: Any) -> NetworkPolicy | None:
 
 
 def _default_fetcher() -> SafeFetcher | None:
-    try:
-        from toolwire.backends.network.fetcher import SafeFetcher
-    except ModuleNotFoundError:  # httpx (toolwire[web]) is not installed
+    from toolwire.backends.network.fetcher import SafeFetcher, http_stack_missing
+
+    if http_stack_missing() is not None:  # httpx (toolwire[web]) is not installed
         return None
     return SafeFetcher()

@@ -38,7 +38,6 @@ from toolwire.backends.network.refusals import PolicyRefusal, RefusalCode
 from toolwire.backends.network.resolvers import Resolver, StaticResolver, SystemResolver
 from toolwire.backends.network.scoped import HostScopedFetch
 from toolwire.backends.network.urls import Destination, ParsedUrl, parse_authority, parse_url
-from toolwire.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from toolwire.backends.network.fetcher import SafeFetcher
@@ -75,12 +74,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "SafeFetcher":
-        try:
-            from toolwire.backends.network.fetcher import SafeFetcher
-        except ModuleNotFoundError as exc:
-            raise ConfigurationError(
-                f"SafeFetcher needs {exc.name}: pip install 'toolwire[web]'"
-            ) from exc
+    if name == "SafeFetcher":  # httpx loads on its first fetch (a missing one: at creation)
+        from toolwire.backends.network.fetcher import SafeFetcher
+
         return SafeFetcher
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

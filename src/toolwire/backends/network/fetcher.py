@@ -10,27 +10,32 @@ Every hop, redirects included, goes through `check_url` and connects only to the
 that check validated. Policy refusals raise `HostNotAllowedError`; transport failures raise
 ``OSError`` and a fetch running past its deadline raises ``TimeoutError``. Note that
 `HostNotAllowedError` is itself an ``OSError`` (a ``PermissionError``): catch it first.
+
+httpx is loaded on the first fetch (`toolwire.backends.network.exchange`), not when the
+fetcher is made: every ``toolwire serve`` makes one, and most stdio sessions never fetch.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import ssl
 from collections.abc import Mapping
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import anyio
-import httpcore
-import httpx
 
 from toolwire.backends.network.policy import CheckedUrl, check_url
 from toolwire.backends.network.refusals import PolicyRefusal, refusal_code
 from toolwire.backends.network.resolvers import Resolver, SystemResolver
-from toolwire.backends.network.transport import PinnedTransport, pinned_request
 from toolwire.backends.network.urls import resolve_location
 from toolwire.errors import ConfigurationError, HostNotAllowedError
 from toolwire.seams import FetchResponse, NetworkPolicy
 
-__all__ = ["SafeFetcher"]
+if TYPE_CHECKING:
+    from toolwire.backends.network.exchange import HttpExchange
+
+__all__ = ["SafeFetcher", "http_stack_missing"]
 
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -38,12 +43,15 @@ _CALLER_MAY_NOT_SET = ("host", "content-length", "transfer-encoding", "connectio
 _CREDENTIAL_HEADERS = ("authorization", "cookie", "proxy-authorization")
 _BODY_HEADERS = ("content-type", "content-encoding", "content-language", "content-location")
 _DEFAULT_HEADERS = {"user-agent": "toolwire", "accept": "*/*", "accept-encoding": "gzip, deflate"}
-_TRANSPORT_ERRORS = (
-    httpcore.NetworkError,
-    httpcore.ProtocolError,
-    httpcore.UnsupportedProtocol,
-    httpx.HTTPError,
-)
+
+
+def http_stack_missing() -> str | None:
+    """The package a fetch needs and this environment lacks (``httpx`` or ``httpcore``), or
+    ``None``; looked up without importing them."""
+    for package in ("httpx", "httpcore"):
+        if importlib.util.find_spec(package) is None:
+            return package
+    return None
 
 
 class SafeFetcher:
@@ -56,10 +64,11 @@ class SafeFetcher:
         timeout_s: Deadline for a whole fetch (DNS, connect, every hop, the body).
         resolver: Name resolution; the system resolver by default.
         ssl_context: Server verification; the default trusts certifi's CAs (and honours
-            ``SSL_CERT_FILE``).
+            ``SSL_CERT_FILE``), loaded with httpx on the first fetch.
 
     Raises:
-        ConfigurationError: a limit is negative or zero where it must be positive.
+        ConfigurationError: a limit is negative or zero where it must be positive, or httpx
+            is not installed (``pip install 'toolwire[web]'``).
     """
 
     def __init__(
@@ -71,6 +80,9 @@ class SafeFetcher:
         resolver: Resolver | None = None,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        missing = http_stack_missing()
+        if missing is not None:
+            raise ConfigurationError(f"SafeFetcher needs {missing}: pip install 'toolwire[web]'")
         if max_redirects < 0 or max_response_bytes < 0 or not timeout_s > 0:
             raise ConfigurationError(
                 "SafeFetcher: max_redirects and max_response_bytes must be >= 0 and "
@@ -80,7 +92,17 @@ class SafeFetcher:
         self._max_bytes = max_response_bytes
         self._timeout_s = timeout_s
         self._resolver = resolver or SystemResolver()
-        self._transport = PinnedTransport(ssl_context=ssl_context or httpx.create_ssl_context())
+        self._ssl_context = ssl_context
+        self._exchange: HttpExchange | None = None
+
+    def _http(self) -> HttpExchange:
+        """The httpx side, made on first use (see the module doc)."""
+        exchange = self._exchange
+        if exchange is None:
+            from toolwire.backends.network.exchange import HttpExchange
+
+            exchange = self._exchange = HttpExchange(self._ssl_context)
+        return exchange
 
     async def __aenter__(self) -> SafeFetcher:
         return self
@@ -95,7 +117,8 @@ class SafeFetcher:
 
     async def aclose(self) -> None:
         """Close pooled connections; the fetcher stays usable and reconnects on demand."""
-        await self._transport.aclose()
+        if self._exchange is not None:
+            await self._exchange.aclose()
 
     async def fetch(
         self,
@@ -151,7 +174,8 @@ class SafeFetcher:
         content: bytes | None,
         allowed_hosts: tuple[str, ...] | None,
     ) -> FetchResponse:
-        request_headers = httpx.Headers(_DEFAULT_HEADERS)
+        http = self._http()
+        request_headers = http.headers(_DEFAULT_HEADERS)
         for name, value in (headers or {}).items():
             if name.lower() not in _CALLER_MAY_NOT_SET:
                 request_headers[name] = value
@@ -163,11 +187,11 @@ class SafeFetcher:
             if checked.parsed.origin != first_origin:
                 for name in _CREDENTIAL_HEADERS:  # stays stripped for every later hop
                     request_headers.pop(name, None)
-            response = await self._send(checked, method, request_headers, content)
+            response = await http.send(checked, method, request_headers, content)
             try:
                 location = response.headers.get("location")
                 if response.status_code not in _REDIRECTS or location is None:
-                    body, truncated = await self._read_capped(response, checked)
+                    body, truncated = await http.read_capped(response, checked, self._max_bytes)
                     return FetchResponse(
                         status=response.status_code,
                         headers=dict(response.headers.items()),
@@ -207,37 +231,3 @@ class SafeFetcher:
             if hop == 0:
                 raise
             raise PolicyRefusal(f"{exc} (at redirect hop {hop})", refusal_code(exc)) from exc
-
-    async def _send(
-        self, checked: CheckedUrl, method: str, headers: httpx.Headers, content: bytes | None
-    ) -> httpx.Response:
-        parsed = checked.parsed
-        request = pinned_request(checked, method, headers, content)
-        try:
-            return await self._transport.handle_async_request(request)
-        except httpcore.TimeoutException as exc:
-            raise TimeoutError(f"fetch from '{parsed.host}' timed out: {exc}") from exc
-        except _TRANSPORT_ERRORS as exc:
-            raise OSError(f"fetch from '{parsed.host}' failed: {_describe(exc)}") from exc
-
-    async def _read_capped(
-        self, response: httpx.Response, checked: CheckedUrl
-    ) -> tuple[bytes, bool]:
-        chunks: list[bytes] = []
-        room = self._max_bytes
-        try:
-            async for chunk in response.aiter_bytes():
-                if len(chunk) > room:
-                    chunks.append(chunk[:room])
-                    return b"".join(chunks), True
-                chunks.append(chunk)
-                room -= len(chunk)
-        except httpcore.TimeoutException as exc:
-            raise TimeoutError(f"reading from '{checked.parsed.host}' timed out") from exc
-        except _TRANSPORT_ERRORS as exc:
-            raise OSError(f"reading from '{checked.parsed.host}' failed: {_describe(exc)}") from exc
-        return b"".join(chunks), False
-
-
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
