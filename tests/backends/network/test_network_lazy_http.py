@@ -8,6 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
+import pytest
+
+from toolwire.backends.network.fetcher import SafeFetcher
+
 _PROBE = """
 import sys
 {prelude}
@@ -56,3 +61,21 @@ def test_without_httpx_making_a_fetcher_says_what_to_install() -> None:
 
 def test_without_httpx_the_default_backends_have_no_fetcher(tmp_path: Path) -> None:
     assert _probe(tmp_path, "sys.modules['httpx'] = None") == "False False False"
+
+
+@pytest.mark.anyio
+async def test_concurrent_first_fetches_make_one_exchange() -> None:
+    """httpx is loaded in a worker thread on the first fetch; fetches starting together share
+    the one connection pool it makes."""
+    fetcher = SafeFetcher()
+    made: list[object] = []
+
+    async def first_fetch() -> None:
+        made.append(await fetcher._http())
+
+    async with anyio.create_task_group() as group:
+        for _ in range(5):
+            group.start_soon(first_fetch)
+    assert len(made) == 5
+    assert len({id(exchange) for exchange in made}) == 1
+    await fetcher.aclose()
