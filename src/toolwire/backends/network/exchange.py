@@ -17,14 +17,15 @@ import httpx
 from toolwire.backends.network.policy import CheckedUrl
 from toolwire.backends.network.transport import PinnedTransport, pinned_request
 
-__all__ = ["HttpExchange"]
+__all__ = ["TRANSPORT_ERRORS", "HttpExchange"]
 
-_TRANSPORT_ERRORS = (
+TRANSPORT_ERRORS = (
     httpcore.NetworkError,
     httpcore.ProtocolError,
     httpcore.UnsupportedProtocol,
     httpx.HTTPError,
 )
+"""What httpx and httpcore raise when a connection or an HTTP exchange fails."""
 
 
 class HttpExchange:
@@ -57,7 +58,7 @@ class HttpExchange:
             return await self._transport.handle_async_request(request)
         except httpcore.TimeoutException as exc:
             raise TimeoutError(f"fetch from '{parsed.host}' timed out: {exc}") from exc
-        except _TRANSPORT_ERRORS as exc:
+        except TRANSPORT_ERRORS as exc:
             raise OSError(f"fetch from '{parsed.host}' failed: {_describe(exc)}") from exc
 
     @staticmethod
@@ -81,7 +82,7 @@ class HttpExchange:
                 room -= len(chunk)
         except httpcore.TimeoutException as exc:
             raise TimeoutError(f"reading from '{checked.parsed.host}' timed out") from exc
-        except _TRANSPORT_ERRORS as exc:
+        except TRANSPORT_ERRORS as exc:
             raise OSError(f"reading from '{checked.parsed.host}' failed: {_describe(exc)}") from exc
         return b"".join(chunks), False
 

@@ -15,6 +15,7 @@ import h11
 import httpcore
 import httpx
 
+from toolwire.backends.network.exchange import TRANSPORT_ERRORS
 from toolwire.backends.network.policy import CheckedUrl
 from toolwire.backends.network.refusals import PolicyRefusal
 from toolwire.backends.network.transport import pinned_request
@@ -26,14 +27,7 @@ from toolwire.sandbox.egress.headers import ambiguous_framing, end_to_end, has_b
 
 __all__ = ["forward"]
 
-_UPSTREAM_ERRORS = (
-    httpcore.NetworkError,
-    httpcore.ProtocolError,
-    httpcore.UnsupportedProtocol,
-    httpx.HTTPError,
-    OSError,
-    anyio.BrokenResourceError,
-)
+_UPSTREAM_ERRORS = (*TRANSPORT_ERRORS, OSError, anyio.BrokenResourceError)
 _CLIENT_GONE = (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
 
 
