@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import socket
+from typing import NoReturn
 
 import pytest
 
-__all__ = ["IN_CI", "require_service", "service_reachable"]
+__all__ = ["IN_CI", "missing_here", "require_service", "service_reachable"]
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -23,6 +24,14 @@ def service_reachable(host: str, port: int, timeout: float = 0.5) -> bool:
             return True
     except OSError:
         return False
+
+
+def missing_here(message: str, ci_hint: str = "") -> NoReturn:
+    """Something a test needs is missing: skip on a developer machine, fail in CI
+    (``CI=true``), where the project's scripts must have provided it (``ci_hint`` says which)."""
+    if IN_CI:
+        pytest.fail(f"{message}; {ci_hint}" if ci_hint else message)
+    pytest.skip(message)
 
 
 def require_service(name: str, host: str, port: int) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
-import os
 import shutil
 import socket
 import ssl
@@ -41,10 +40,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from service_checks import missing_here
 from toolwire.backends.network import StaticResolver
 from toolwire.seams import NetworkPolicy
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 """As in ``tests/conftest.py``: a missing command fails the test in CI, skips it elsewhere."""
 
 CANARY_HOST = "canary.test"
@@ -439,7 +438,4 @@ def require_command(name: str) -> str:
     path = shutil.which(name)
     if path is not None:
         return path
-    message = f"{name} is not installed"
-    if IN_CI:
-        pytest.fail(f"{message}; scripts/system-deps.sh installs it")
-    pytest.skip(f"{message} (scripts/system-deps.sh installs it)")
+    return missing_here(f"{name} is not installed", "scripts/system-deps.sh installs it")

@@ -25,6 +25,7 @@ from typing import Any
 import anyio
 import pytest
 
+from service_checks import missing_here
 from toolwire.backends.background import ProcessManager
 from toolwire.backends.network import StaticResolver
 from toolwire.backends.resolver import CapabilityBackends
@@ -37,18 +38,16 @@ from toolwire.seams import NetworkPolicy
 from toolwire.toolbox import process_tools, terminal_tools
 from toolwire.tools import Tool
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
 
 @pytest.fixture
 def bwrap() -> BubblewrapProbe:
     """bubblewrap can run here: skip on a developer machine without it, fail in CI."""
     probe = probe_bubblewrap()
     if not probe.usable:
-        message = f"the sandbox cannot run here: {probe.reason}"
-        if IN_CI:
-            pytest.fail(f"{message}; scripts/system-deps.sh installs bubblewrap")
-        pytest.skip(message)
+        missing_here(
+            f"the sandbox cannot run here: {probe.reason}",
+            "scripts/system-deps.sh installs bubblewrap",
+        )
     return probe
 
 

@@ -20,7 +20,7 @@ from replica_cluster import (
     running_cluster,
 )
 
-from service_checks import IN_CI, require_service
+from service_checks import missing_here, require_service
 
 
 @pytest.fixture(scope="module", params=["redis", "postgres"])
@@ -30,10 +30,7 @@ def cluster(
     """Three `toolwire serve` replicas on one store (a Redis or PostgreSQL database of this
     run's own) behind HAProxy (round-robin, no stickiness)."""
     if shutil.which("haproxy") is None:
-        message = "haproxy is missing (scripts/system-deps.sh installs it: make sysdeps)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        missing_here("haproxy is missing (scripts/system-deps.sh installs it: make sysdeps)")
     if request.param == "redis":
         require_service("Redis", "127.0.0.1", 6379)
         claimed = claimed_redis_database()

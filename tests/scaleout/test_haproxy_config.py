@@ -7,20 +7,16 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from replica_cluster import haproxy_config
 
-from service_checks import IN_CI
+from service_checks import missing_here
 
 SCALING_DOC = Path(__file__).resolve().parents[2] / "docs" / "scaling.md"
 
 
 def _require_haproxy() -> None:
     if shutil.which("haproxy") is None:
-        message = "haproxy is missing (scripts/system-deps.sh installs it: make sysdeps)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        missing_here("haproxy is missing (scripts/system-deps.sh installs it: make sysdeps)")
 
 
 def _check(config: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

@@ -13,9 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
-
-from service_checks import IN_CI
+from service_checks import missing_here
 from toolwire.backends.browser import find_chromium, playwright_installed
 
 __all__ = ["Site", "require_chromium"]
@@ -28,10 +26,9 @@ def require_chromium() -> None:
     if playwright_installed() and find_chromium() is not None:
         return
     what = "Playwright" if not playwright_installed() else "Chromium"
-    message = f"{what} is not installed (system-deps installs chromium; pip install '.[browser]')"
-    if IN_CI:
-        pytest.fail(message)
-    pytest.skip(message)
+    missing_here(
+        f"{what} is not installed (system-deps installs chromium; pip install '.[browser]')"
+    )
 
 
 @dataclass

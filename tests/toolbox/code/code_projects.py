@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -10,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from service_checks import missing_here
 from toolwire.backends.process_backends import LocalProcessBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.context import ToolContext
@@ -20,7 +18,6 @@ from toolwire.results import Err, Ok, ToolResult
 from toolwire.toolbox.code import Toolchains, code_tools
 
 REPO = Path(__file__).resolve().parents[3]
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 PYTEST_OPTIONS = (
     '[tool.pytest.ini_options]\npythonpath = ["."]\naddopts = "-p no:amplifier_module"\n'
@@ -93,19 +90,17 @@ def require_binary(name: str) -> str:
     found = toolchains.which(name, toolchains.dirs())
     if found is not None:
         return found
-    message = f"{name} is not installed"
-    if IN_CI:
-        pytest.fail(f"{message}; scripts/system-deps.sh (make sysdeps) installs the toolchains")
-    pytest.skip(message)
+    return missing_here(
+        f"{name} is not installed",
+        "scripts/system-deps.sh (make sysdeps) installs the toolchains",
+    )
 
 
 def node_tools() -> Path:
     """The pinned npm tools (scripts/node-tools.sh), installed once; their node_modules."""
     require_binary("node")
     if shutil.which("npm") is None:
-        if IN_CI:
-            pytest.fail("npm is not installed")
-        pytest.skip("npm is not installed")
+        missing_here("npm is not installed")
     done = subprocess.run(
         ["bash", str(REPO / "scripts" / "node-tools.sh")],
         capture_output=True,
@@ -114,10 +109,7 @@ def node_tools() -> Path:
         check=False,
     )
     if done.returncode != 0:
-        message = f"scripts/node-tools.sh failed: {done.stderr[-2000:]}"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        missing_here(f"scripts/node-tools.sh failed: {done.stderr[-2000:]}")
     return Path(done.stdout.strip().splitlines()[-1]) / "node_modules"
 
 
