@@ -44,6 +44,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the test helpers it imports
 sys.path.insert(0, str(ROOT / "tests" / "scaleout"))  # the launcher the scale-out test uses
 sys.path.insert(0, str(HERE))
 

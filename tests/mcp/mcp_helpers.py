@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 
+from subprocesses import stop_process
 from toolwire.mcp import McpServerConfig
 
 SERVERS = Path(__file__).parent / "servers"
@@ -103,10 +104,4 @@ def _wait_until_accepting(url: str, deadline: float) -> None:
 
 def stop(process: subprocess.Popen[bytes]) -> None:
     """Terminate a server subprocess (kill after 5 s)."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
+    stop_process(process)

@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 from stores import unique
 
 from service_checks import require_service
+from subprocesses import stop_process
 from toolwire.backends.kv import create_kv_backend
 from toolwire.mcp.health import HEALTH_PATH, health_route
 
@@ -157,13 +158,7 @@ def _serve(home: Path, store_url: str, *, replicas: bool) -> Iterator[str]:
         _wait_for_port(port, process, log)
         yield f"http://127.0.0.1:{port}"
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(WAIT_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(WAIT_S)
+        stop_process(process, WAIT_S)
 
 
 def test_a_replica_is_healthy_until_its_store_goes_down(tmp_path: Path) -> None:

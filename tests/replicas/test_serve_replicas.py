@@ -18,6 +18,8 @@ from typing import Any
 
 import httpx
 
+from subprocesses import stop_process
+
 START_TIMEOUT_S = 60.0
 WAIT_S = 20.0
 PROTOCOL = "2025-06-18"
@@ -67,13 +69,7 @@ def _replica(home: Path, name: str, config: Path) -> Iterator[tuple[subprocess.P
                 time.sleep(0.1)
         yield process, f"http://127.0.0.1:{port}/mcp"
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(WAIT_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(WAIT_S)
+        stop_process(process, WAIT_S)
 
 
 def _post(url: str, message: dict[str, Any], session: str | None = None) -> httpx.Response:

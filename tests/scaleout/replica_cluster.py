@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from subprocesses import stop_process
+
 __all__ = [
     "PINNED_DESCRIPTION",
     "QUOTA_TOOLS",
@@ -150,14 +152,7 @@ def _spawn(
 
 def _terminate(process: subprocess.Popen[bytes] | None) -> None:
     """SIGTERM ``process`` (if it runs), then SIGKILL after `STOP_TIMEOUT_S`."""
-    if process is None or process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(STOP_TIMEOUT_S)
+    stop_process(process, STOP_TIMEOUT_S)
 
 
 @dataclass
