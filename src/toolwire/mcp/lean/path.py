@@ -32,15 +32,10 @@ is owned by a credential, a client that accepts only SSE, a repeated header, an 
 
 from __future__ import annotations
 
-import asyncio
 import json
-import math
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
-import anyio
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -48,14 +43,24 @@ from mcp.server.transport_security import (
     TransportSecuritySettings,
 )
 from mcp.shared.exceptions import MCPError
-from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS, X_MCP_HEADER_KEY
+from mcp.shared.inbound import X_MCP_HEADER_KEY
 from mcp_types.version import LATEST_MODERN_VERSION
 from starlette.requests import Request
 
 from toolwire.mcp.auth.access import check_call, visible
 from toolwire.mcp.auth.grants import request_grant
-from toolwire.mcp.hangups import CLIENT_GONE, HangupWatcher
-from toolwire.mcp.lean.envelope import SESSION_HEADER, LeanRequest, parse_lean_request
+from toolwire.mcp.hangups import HangupWatcher
+from toolwire.mcp.lean.asgi_io import (
+    DisconnectWatch,
+    answer_head,
+    holding_session,
+    read_body,
+    replayed,
+    request_headers,
+    respond_error,
+    send_body,
+)
+from toolwire.mcp.lean.envelope import LeanRequest, parse_lean_request
 from toolwire.mcp.lean.peer import PeerRoute
 from toolwire.mcp.revision import listing_fields
 from toolwire.mcp.server import call_plumbing
@@ -64,7 +69,7 @@ from toolwire.mcp.wire_json import dumps
 if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.streamable_http import StreamableHTTPServerTransport
-    from starlette.types import Message, Receive, Scope, Send
+    from starlette.types import Receive, Scope, Send
 
     from toolwire.context import AbortSignal, ProgressEvent
     from toolwire.mcp.sessions import BoundedSessionManager
@@ -74,11 +79,9 @@ __all__ = ["LEAN_ENV", "LeanPath", "lean_enabled"]
 
 LEAN_ENV = "TOOLWIRE_MCP_LEAN"
 """Set to ``0`` to serve every request through the SDK."""
-_JSON: Final = b"application/json"
 _CHECKED_HEADERS: Final = ("accept", "content-type", "host", "origin")
 """What the SDK's ``Accept`` check and DNS-rebinding protection read."""
 _CHECKED_KEPT: Final = 256
-_CONTENT_TYPE: Final = (b"content-type", _JSON)
 
 
 def lean_enabled() -> bool:
@@ -137,9 +140,9 @@ class LeanPath:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self._app(scope, receive, send)
             return
-        headers = _headers(scope)
-        body, pending, whole = await _read_body(receive, self._max_body, headers)
-        replay = _replay(pending, receive)
+        headers = request_headers(scope)
+        body, pending, whole = await read_body(receive, self._max_body, headers)
+        replay = replayed(pending, receive)
         if headers is None or not whole:
             await self._app(scope, replay, send)  # cut short, too big or a repeated header
             return
@@ -154,7 +157,7 @@ class LeanPath:
         if transport is None:  # stateless: no session to hold open
             answered = await self._answer(lean, Request(scope), receive, send)
         else:
-            with _holding(transport):
+            with holding_session(transport):
                 answered = await self._answer(lean, Request(scope), receive, send)
         if not answered:
             await self._app(scope, replay, send)
@@ -208,7 +211,7 @@ class LeanPath:
         try:
             check_call(registry, grant, lean.name)
         except MCPError as refusal:
-            await _respond_error(send, lean, refusal.error.code, refusal.error.message)
+            await respond_error(send, lean, refusal.error.code, refusal.error.message)
             return True
         tool = registry.get(lean.name)
         if tool is None or tool.requires_approval is not False or self._declares_headers(tool):
@@ -219,10 +222,10 @@ class LeanPath:
         if peer is None:
             return False  # a tool that talks to a client it could reach: the SDK's peer
         if lean.session is not None:  # as the SDK does: the answer's head before the call
-            head = _head(lean.session)
+            head = answer_head(lean.session)
             await send({"type": "http.response.start", "status": 200, "headers": head})
         with self._app.watched_call() as signal:
-            watch = _DisconnectWatch(receive, signal)
+            watch = DisconnectWatch(receive, signal)
             try:
                 with peer.bound():
                     result = await self._call(lean, signal)
@@ -267,137 +270,7 @@ class LeanPath:
         if lean.session is None and lean.method == "tools/call":
             result = result[:-1] + (b"," if len(result) > 2 else b"") + self._modern_tail
         head = b'{"jsonrpc":"2.0","id":' + dumps(lean.request_id) + b',"result":'
-        await _send_body(send, lean, 200, b"".join((head, result, b"}")))
-
-
-def _headers(scope: Scope) -> dict[str, str] | None:
-    """The request's headers (ASGI names are lower-case); ``None`` when one is repeated (the
-    SDK decides which copy counts, or refuses)."""
-    headers: dict[str, str] = {}
-    for name, value in scope["headers"]:
-        key = name.decode("latin-1")
-        if key in headers:
-            return None
-        headers[key] = value.decode("latin-1")
-    return headers
-
-
-async def _read_body(
-    receive: Receive, limit: int, headers: dict[str, str] | None
-) -> tuple[bytes, list[Message], bool]:
-    """The request body, the messages read (replayed to the SDK if it answers), and whether
-    the body is whole. Reading stops at a disconnect, and past ``limit`` bytes (the SDK then
-    refuses the request)."""
-    declared = headers.get("content-length", "") if headers is not None else ""
-    if declared.isdigit() and int(declared) > limit:
-        return b"", [], False
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            body = b"".join(chunks)
-            cut: Message = {"type": "http.request", "body": body, "more_body": True}
-            return body, [cut, message], False
-        chunk = message.get("body", b"")
-        chunks.append(chunk)
-        size += len(chunk)
-        more = message.get("more_body", False)
-        if not more or size > limit:
-            body = b"".join(chunks)
-            read: Message = {"type": "http.request", "body": body, "more_body": more}
-            return body, [read], not more and size <= limit
-
-
-class _DisconnectWatch:
-    """Aborts a fast-path call's ``signal`` when its client disconnects, from the loop turn
-    after the call started: a call that waits on anything is watched by one pending
-    ``receive``, and one that finishes in its first turn (most plain calls) costs no task.
-
-    Once the answer is out, ``receive`` returns ``http.disconnect`` and the watching task ends
-    by itself (`settle`), so it is cancelled only when the call fails (`stop`): a cancelled
-    task costs an exception's cycle."""
-
-    __slots__ = ("_receive", "_signal", "_start", "_task")
-
-    def __init__(self, receive: Receive, signal: AbortSignal) -> None:
-        self._receive = receive
-        self._signal = signal
-        self._task: asyncio.Task[None] | None = None
-        self._start = asyncio.get_running_loop().call_soon(self._begin)
-
-    def _begin(self) -> None:
-        self._task = asyncio.ensure_future(self._watch())
-
-    async def _watch(self) -> None:
-        message = await self._receive()
-        if message["type"] == "http.disconnect":
-            self._signal.abort(CLIENT_GONE)
-
-    def settle(self) -> None:
-        """The call answered: a watch not started yet never starts; a started one ends when
-        the answer is out."""
-        self._start.cancel()
-
-    def stop(self) -> None:
-        """The call failed: stop watching now."""
-        self._start.cancel()
-        if self._task is not None:
-            self._task.cancel()
-
-
-def _replay(pending: list[Message], receive: Receive) -> Receive:
-    """A ``receive`` that gives the messages already read once, then the client's own."""
-    queue = list(reversed(pending))
-
-    async def replayed() -> Message:
-        if queue:
-            return queue.pop()
-        return await receive()
-
-    return replayed
-
-
-@contextmanager
-def _holding(transport: StreamableHTTPServerTransport | None) -> Iterator[None]:
-    """Hold a session open while its call runs, as the SDK does for its own requests (its
-    idle countdown is suspended and restarts when the last request completes)."""
-    scope = transport.idle_scope if transport is not None else None
-    timeout = transport._idle_timeout if transport is not None else None
-    if transport is None or scope is None or timeout is None or scope.cancel_called:
-        yield
-        return
-    transport._requests_in_flight += 1
-    scope.deadline = math.inf
-    try:
-        yield
-    finally:
-        transport._requests_in_flight -= 1
-        if not transport._requests_in_flight:
-            scope.deadline = anyio.current_time() + timeout
-
-
-async def _respond_error(send: Send, lean: LeanRequest, code: int, message: str) -> None:
-    status = 200 if lean.session is not None else ERROR_CODE_HTTP_STATUS.get(code, 200)
-    if lean.session is not None:
-        await send({"type": "http.response.start", "status": 200, "headers": _head(lean.session)})
-    error = {"code": code, "message": message}
-    payload = {"jsonrpc": "2.0", "id": lean.request_id, "error": error}
-    await _send_body(send, lean, status, dumps(payload))
-
-
-async def _send_body(send: Send, lean: LeanRequest, status: int, body: bytes) -> None:
-    """Send the answer (a handshake-era call's head is already sent: only its body)."""
-    if lean.session is None:
-        headers = [_CONTENT_TYPE, (b"content-length", b"%d" % len(body))]
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-def _head(session: str) -> list[tuple[bytes, bytes]]:
-    """The head of a handshake-era answer, sent before the call runs so a client can hang up
-    on it (closing the response aborts the call)."""
-    return [_CONTENT_TYPE, (SESSION_HEADER.encode(), session.encode("latin-1"))]
+        await send_body(send, lean, 200, b"".join((head, result, b"}")))
 
 
 def _drop(event: ProgressEvent) -> None:
