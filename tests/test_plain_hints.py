@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from toolwire.context import ToolContext
-from toolwire.decorator import _plain_hints
+from toolwire.hints import plain_hints
 
 _LEAVES = st.sampled_from([int, str, float, bool, bytes, type(None), None, ToolContext])
 
@@ -38,7 +38,7 @@ def _function(annotations: dict[str, Any]) -> Any:
 @given(st.dictionaries(st.sampled_from(["a", "b", "c", "return"]), _annotation()))
 def test_plain_annotations_read_as_get_type_hints_reads_them(annotations: dict[str, Any]) -> None:
     fn = _function(annotations)
-    assert _plain_hints(fn) == typing.get_type_hints(fn, include_extras=True)
+    assert plain_hints(fn) == typing.get_type_hints(fn, include_extras=True)
 
 
 class _Model(BaseModel):
@@ -56,11 +56,11 @@ def test_annotations_that_need_evaluating_are_left_to_get_type_hints() -> None:
         _Model,  # a class with a metaclass of its own
         typing.Any,
     ):
-        assert _plain_hints(_function({"a": annotation})) is None, annotation
+        assert plain_hints(_function({"a": annotation})) is None, annotation
 
 
 def test_a_function_without_annotations_has_no_hints() -> None:
     def fn(a, b):  # type: ignore[no-untyped-def]
         return a
 
-    assert _plain_hints(fn) == {}
+    assert plain_hints(fn) == {}

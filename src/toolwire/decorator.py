@@ -30,6 +30,7 @@ from toolwire.capabilities import Capability, ToolCapabilities
 from toolwire.context import ToolContext
 from toolwire.docstrings import DocstringStyle, parse_docstring
 from toolwire.errors import ToolDefinitionError
+from toolwire.hints import plain_hints
 from toolwire.results import Err, Ok, ToolResult, ok
 from toolwire.schema import ArgsValidator, PydanticValidator
 from toolwire.threads import run_in_worker
@@ -97,7 +98,7 @@ def _context_param(annotation: Any) -> bool:
 def _inspect(fn: Callable[..., Any], style: DocstringStyle) -> tuple[str, list[_Param], str | None]:
     """The summary, the model-visible parameters and the context parameter's name."""
     try:
-        hints = _plain_hints(fn)
+        hints = plain_hints(fn)
         if hints is None:
             hints = typing.get_type_hints(fn, include_extras=True)
     except Exception as exc:
@@ -115,34 +116,6 @@ def _inspect(fn: Callable[..., Any], style: DocstringStyle) -> tuple[str, list[_
             continue
         params.append(_Param(name, annotation, default, doc.params.get(name, "")))
     return doc.description, params, ctx_name
-
-
-def _plain_hints(fn: Callable[..., Any]) -> dict[str, Any] | None:
-    """``fn``'s annotations as `typing.get_type_hints` would give them, when every one is a
-    plain class, ``None`` or a builtin generic of those (``list[str]``): nothing to evaluate, so
-    they are read as written (W4 registers 2,000 tools; ``get_type_hints`` walks each one).
-    ``None`` when any needs evaluating (a string, a ``typing`` form, an ``Annotated``)."""
-    annotations = getattr(fn, "__annotations__", None)
-    if type(annotations) is not dict:
-        return None
-    hints: dict[str, Any] = {}
-    for name, annotation in annotations.items():
-        if annotation is None:
-            hints[name] = type(None)
-        elif _plain_annotation(annotation):
-            hints[name] = annotation
-        else:
-            return None
-    return hints
-
-
-def _plain_annotation(annotation: Any) -> bool:
-    kind = type(annotation)
-    if kind is type:
-        return True
-    if kind is types.GenericAlias:
-        return all(_plain_annotation(arg) for arg in annotation.__args__)
-    return False
 
 
 _EMPTY = inspect.Parameter.empty
