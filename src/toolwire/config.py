@@ -17,6 +17,8 @@ url = "sqlite:///.toolwire/state.db"   # or redis://..., postgresql://..., memor
 [tools]
 toolsets = ["file", "terminal", "process"]   # absent: every built-in toolset
 result_budget_chars = 80000
+modules = ["tools.py", "pkg.tools"]          # your own tools (toolwire.tool_modules)
+builtin = true                               # false: serve only your tools (and MCP servers')
 
 [result_handles]               # keep trimmed results whole, for read_result and resources/read
 ttl_s = 3600
@@ -82,6 +84,7 @@ from toolwire.mcp.settings import McpServerConfig
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
 
 __all__ = ["CONFIG_FILE_NAME", "DEFAULT_STORE_URL", "ToolwireConfig", "load_config"]
+from toolwire.tool_modules import ToolModule, tools_table
 
 CONFIG_FILE_NAME = "toolwire.toml"
 DEFAULT_STORE_URL = "sqlite:///.toolwire/state.db"
@@ -89,7 +92,7 @@ _SECTIONS = {
     "sandbox": {"roots", "read_only", *TABLE_KEYS},
     "network": {"allow", "deny", "allow_private_urls"},
     "store": {"url"},
-    "tools": {"toolsets", "result_budget_chars"},
+    "tools": {"toolsets", "result_budget_chars", "modules", "builtin"},
     "result_handles": {"ttl_s", "max_chars_per_session"},
     "serve": {
         "host",
@@ -128,6 +131,9 @@ class ToolwireConfig:
         http_host: Default ``toolwire serve --http`` interface.
         http_port: Default ``toolwire serve --http`` port.
         session_idle_timeout_s: Streamable HTTP sessions idle this long are closed
+        tool_modules: Your own tools' files and modules (``[tools] modules``, ``--tools``;
+            `toolwire.tool_modules`).
+        builtin_tools: Whether the built-in tools are served (``[tools] builtin``).
             (``None``: the server's default, 300 s).
         max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
             1,000).
@@ -173,6 +179,8 @@ class ToolwireConfig:
     serve_identity: ServerIdentity = field(default_factory=ServerIdentity)
     tools_list_ttl_s: float | None = None
     cors_origins: tuple[str, ...] = ()
+    tool_modules: tuple[ToolModule, ...] = ()
+    builtin_tools: bool = True
     mcp_servers: tuple[McpServerConfig, ...] = ()
     auth: AuthSettings = field(default_factory=AuthSettings)
     agents: Mapping[str, Any] | None = None
@@ -324,6 +332,7 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     if "quotas" in data:
         values["quotas"] = quotas_from_tables(data["quotas"], at.error)
     serve = data.get("serve", {})
+    values.update(tools_table(tools, at.error, base_dir=str(base), source=at.name))
     if "host" in serve:
         values["http_host"] = at.string(serve["host"], ("serve", "host"))
     if "port" in serve:

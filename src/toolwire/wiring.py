@@ -27,6 +27,7 @@ from toolwire.config import ToolwireConfig
 from toolwire.errors import ConfigurationError, ProviderError
 from toolwire.execution.hooks import HookRegistry
 from toolwire.registry import ToolRegistry
+from toolwire.tool_modules import register_user_tools
 from toolwire.tools import Tool
 
 if TYPE_CHECKING:
@@ -145,10 +146,15 @@ def _with_web_search(tools: list[Tool], table: Mapping[str, Any]) -> list[Tool]:
 def create_registry(
     config: ToolwireConfig, *, backends: CapabilityBackends | None = None
 ) -> ToolRegistry:
-    """A registry with ``config``'s backends, its enabled built-in tools and the command guard.
+    """A registry with ``config``'s backends, its enabled built-in tools, the tools of its tool
+    modules (`toolwire.tool_modules`) and the command guard.
 
     MCP servers are not connected here (that needs an event loop): use `open_registry`.
     Closing the registry stops the background processes of its backends' process backend.
+
+    Raises:
+        ConfigurationError: a bad toolset (see `builtin_tools`), a tool module that cannot be
+            imported, or one of its tools named like another tool.
     """
     from toolwire.toolbox import command_guard_hook
 
@@ -164,7 +170,9 @@ def create_registry(
         closer = getattr(kinds.get(name), "aclose", None)
         if closer is not None:
             registry.add_cleanup(closer)
-    registry.register_all(builtin_tools(config))
+    if config.builtin_tools:  # [tools] builtin = false: only your tools (and MCP servers')
+        registry.register_all(builtin_tools(config))
+    register_user_tools(registry, config.tool_modules)  # [tools] modules, --tools
     command_guard_hook(registry.hooks)
     return registry
 

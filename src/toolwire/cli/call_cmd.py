@@ -9,7 +9,15 @@ from typing import Annotated, Any
 import typer
 
 from toolwire.calls import CallOutcome
-from toolwire.cli.common import EXIT_ERR, did_you_mean, fail_usage, load, run_configured, stderr
+from toolwire.cli.common import (
+    EXIT_ERR,
+    ToolsOption,
+    did_you_mean,
+    fail_usage,
+    load,
+    run_configured,
+    stderr,
+)
 from toolwire.config import ToolwireConfig
 from toolwire.context import ToolContext
 from toolwire.results import Err, Ok, result_to_dict
@@ -28,10 +36,11 @@ def call(
         ),
     ] = "{}",
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    tools: ToolsOption = None,
 ) -> None:
     """Run NAME with ARGUMENTS; print what the model would read. Exit 1 when it fails."""
     parsed = _arguments(sys.stdin.read() if arguments == "-" else arguments)
-    config = load(ctx)
+    config = load(ctx, tools)
     outcome, text, hint = run_configured(_run, config, name, parsed)
     if hint is not None:
         stderr.print(hint, markup=False)

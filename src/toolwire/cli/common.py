@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn, TypeVar, TypeVarTuple, Unpack
+from typing import Annotated, NoReturn, TypeVar, TypeVarTuple, Unpack
 
 import anyio
 import typer
@@ -15,9 +16,11 @@ from rich.markup import escape
 from toolwire.cli.tool_words import tool_annotations, tool_capabilities
 from toolwire.config import ToolwireConfig, load_config
 from toolwire.errors import ConfigurationError, StoreError
+from toolwire.tool_modules import command_line_modules
 
-__all__ = ["EXIT_ERR", "EXIT_USAGE", "did_you_mean", "fail_usage", "load", "nearest_names",
-           "run_configured", "stderr", "tool_annotations", "tool_capabilities"]  # fmt: skip
+__all__ = ["EXIT_ERR", "EXIT_USAGE", "ToolsOption", "did_you_mean", "fail_usage", "load",
+           "nearest_names", "run_configured", "stderr", "tool_annotations",
+           "tool_capabilities"]  # fmt: skip
 
 EXIT_ERR = 1
 """A call answered ``Err``."""
@@ -25,6 +28,16 @@ EXIT_USAGE = 2
 """Bad command line or configuration (typer's own usage errors exit 2 too)."""
 
 stderr = Console(stderr=True, highlight=False)
+
+ToolsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tools",
+        metavar="FILE_OR_MODULE",
+        help="Your own tools: a .py file or a module name (repeatable; beside [tools] modules).",
+    ),
+]
+"""``--tools FILE_OR_MODULE`` (repeatable), on ``serve``, ``call`` and ``tools``."""
 
 T = TypeVar("T")
 Args = TypeVarTuple("Args")
@@ -36,14 +49,16 @@ def fail_usage(message: str) -> NoReturn:
     raise typer.Exit(EXIT_USAGE)
 
 
-def load(ctx: typer.Context) -> ToolwireConfig:
-    """The configuration named by ``--config`` (or found), or exit 2 with the reason; its
-    warnings (a sandbox on the home directory, ...) go to stderr."""
+def load(ctx: typer.Context, tools: Sequence[str] | None = None) -> ToolwireConfig:
+    """The configuration named by ``--config`` (or found), with the ``--tools`` modules, or exit
+    2 with the reason; its warnings (a sandbox on the home directory, ...) go to stderr."""
     path: Path | None = ctx.obj if isinstance(ctx.obj, Path) else None
     try:
         config = load_config(path)
+        added = command_line_modules(tools or ())  # after [tools] modules
     except ConfigurationError as exc:
         fail_usage(str(exc))
+    config = replace(config, tool_modules=(*config.tool_modules, *added))
     for warning in config.warnings:
         stderr.print(f"[bold yellow]warning:[/] {escape(warning)}", markup=True)
     return config

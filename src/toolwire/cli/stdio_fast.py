@@ -3,7 +3,8 @@
 An MCP client that spawns ``toolwire serve --stdio`` waits for the whole start-up before its
 first answer; the command-line framework and the console library were a good part of it. So
 `main` recognises exactly that command line (global ``--config``/``-c`` and ``--verbose``/
-``-v`` before ``serve``, then ``--stdio`` alone) and serves it directly, with the same
+``-v`` before ``serve``, then ``--stdio`` with any ``--tools FILE_OR_MODULE``) and serves it
+directly, with the same
 configuration errors and warnings, the same banner (plain text, as rich prints it when stderr
 is not a terminal, which it never is for a spawned stdio server; on a terminal the typer app
 serves) and the same exit codes. Any other
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -35,10 +36,12 @@ class StdioCommand:
     Attributes:
         config: The ``--config`` file, if one was named.
         verbose: ``--verbose``: log to stderr at INFO.
+        tools: The ``--tools`` files and modules, in order.
     """
 
     config: Path | None = None
     verbose: bool = False
+    tools: tuple[str, ...] = ()
 
 
 def stdio_command(argv: list[str]) -> StdioCommand | None:
@@ -60,9 +63,28 @@ def stdio_command(argv: list[str]) -> StdioCommand | None:
             config = Path(option.removeprefix("--config="))
         else:
             return None
-    if rest != ["serve", "--stdio"]:
+    tools = _tools(rest[1:]) if rest[:1] == ["serve"] else None
+    if tools is None:
         return None
-    return StdioCommand(config=config, verbose=verbose)
+    return StdioCommand(config=config, verbose=verbose, tools=tools)
+
+
+def _tools(options: list[str]) -> tuple[str, ...] | None:
+    """The ``--tools`` of ``serve``'s options if they are ``--stdio`` once and ``--tools``."""
+    tools: list[str] = []
+    stdio = 0
+    rest = list(options)
+    while rest:
+        option = rest.pop(0)
+        if option == "--stdio":
+            stdio += 1
+        elif option == "--tools" and rest and not rest[0].startswith("-"):
+            tools.append(rest.pop(0))
+        elif option.startswith("--tools=") and len(option) > len("--tools="):
+            tools.append(option.removeprefix("--tools="))
+        else:
+            return None
+    return tuple(tools) if stdio == 1 else None
 
 
 def run(command: StdioCommand) -> None:
@@ -72,12 +94,15 @@ def run(command: StdioCommand) -> None:
     from toolwire.cli.serving import serve_until_stopped
     from toolwire.config import load_config
     from toolwire.errors import ConfigurationError
+    from toolwire.tool_modules import command_line_modules
 
     logging.basicConfig(level=logging.INFO if command.verbose else logging.WARNING)
     try:
         config = load_config(command.config)
+        added = command_line_modules(command.tools)  # after [tools] modules
     except ConfigurationError as exc:
         _fail(str(exc))
+    config = replace(config, tool_modules=(*config.tool_modules, *added))
     for warning in config.warnings:
         _say(f"warning: {warning}")
     serve = partial(serve_until_stopped, banner=_banner)

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolwire.cli.common import (
+    ToolsOption,
     did_you_mean,
     fail_usage,
     load,
@@ -31,10 +32,11 @@ def tools(
         str | None, typer.Argument(help="Show this tool's description and parameters.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    tools: ToolsOption = None,
 ) -> None:
     """List the tools: name, toolset, annotations, capabilities. With NAME, show that tool's
     description and the JSON Schema of its parameters."""
-    config = load(ctx)
+    config = load(ctx, tools)
     listed = run_configured(_list, config)
     if name is not None:
         _show(name, listed, as_json)
