@@ -7,6 +7,9 @@ extra) does both several times faster than `json`, with the same values:
   surrogate escapes) goes to `json`, which gives its own value or error; so does a body with a
   run of 19 digits or more, since `orjson` reads an integer past 64 bits as a float (an
   argument ``12345678901234567890`` must stay that integer).
+- Depth: a document nested deeper than `toolwire.mcp.json_depth.MAX_DEPTH` is refused with
+  `ValueError`, as is one either parser gives up on (`orjson`'s depth limit, `json`'s
+  `RecursionError`): the fast path then hands the body to the SDK, which answers ``-32700``.
 - Encoding: compact UTF-8, not ASCII-escaped (`json` with ``ensure_ascii=False`` and no
   spaces). What `orjson` refuses (integers past 64 bits, non-string keys, lone surrogates) goes
   to `json`. A non-finite float is ``null``, as pydantic writes it on the SDK's path (`json`
@@ -19,6 +22,8 @@ import json
 import re
 from typing import Any, Final
 
+from toolwire.mcp.json_depth import MAX_DEPTH, too_deep
+
 __all__ = ["dumps", "loads"]
 
 _ENCODE: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -27,7 +32,16 @@ _LONG_DIGITS: Final = re.compile(rb"\d{19}")
 
 
 def _json_loads(data: bytes) -> Any:
-    return json.loads(data)
+    try:
+        return _bounded(data, json.loads(data))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def _bounded(data: bytes, value: Any) -> Any:
+    if too_deep(data, value):
+        raise ValueError(f"JSON nested deeper than {MAX_DEPTH} levels")
+    return value
 
 
 def _json_dumps(value: Any) -> bytes:
@@ -42,17 +56,19 @@ except ImportError:  # pragma: no cover - the mcp extra installs it
 else:
 
     def loads(data: bytes) -> Any:
-        """Parse one JSON document as `json.loads` would.
+        """Parse one JSON document as `json.loads` would, at most `MAX_DEPTH` levels deep.
 
         Raises:
-            ValueError: ``data`` is not JSON (`json.JSONDecodeError`).
+            ValueError: ``data`` is not JSON (`json.JSONDecodeError`), or is nested too
+                deeply.
         """
         if _LONG_DIGITS.search(data) is not None:
-            return json.loads(data)
+            return _json_loads(data)
         try:
-            return orjson.loads(data)
+            value = orjson.loads(data)
         except orjson.JSONDecodeError:
-            return json.loads(data)  # json accepts it, or raises its own error
+            return _json_loads(data)  # json accepts it, or raises its own error
+        return _bounded(data, value)
 
     def dumps(value: Any) -> bytes:
         """``value`` as compact UTF-8 JSON.

@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from toolwire.mcp.json_depth import too_deep
+
 __all__ = [
     "HANDSHAKE_VERSIONS",
     "LATEST_HANDSHAKE_VERSION",
@@ -58,10 +60,13 @@ class Message:
 
 def read_message(line: str) -> Message | None:
     """The request or notification on ``line``, or ``None`` for anything else (a response,
-    a batch, bad JSON, a wrong envelope, params that are not an object)."""
+    a batch, bad JSON, JSON nested deeper than the SDK reads, a wrong envelope, params that
+    are not an object)."""
     try:
         message = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
+        return None  # the SDK drops a line it cannot parse, and serving goes on
+    if too_deep(line, message):
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return None
