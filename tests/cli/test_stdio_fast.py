@@ -22,6 +22,14 @@ from toolwire.cli.stdio_fast import StdioCommand, stdio_command
             ["--config=t.toml", "--verbose", "serve", "--stdio"],
             StdioCommand(config=Path("t.toml"), verbose=True),
         ),
+        (["serve", "--stdio", "--tools", "t.py"], StdioCommand(tools=("t.py",))),
+        (
+            ["serve", "--tools=t.py", "--stdio", "--tools", "pkg.tools"],
+            StdioCommand(tools=("t.py", "pkg.tools")),
+        ),
+        (["serve", "--stdio", "--tools"], None),  # the app says what is missing
+        (["serve", "--stdio", "--stdio"], None),
+        (["serve", "--stdio", "--reload"], None),  # the app refuses it
         (["serve"], None),  # HTTP
         (["serve", "--stdio", "--conformance-fixture"], None),
         (["serve", "--stdio", "--http", "127.0.0.1:1"], None),  # the app refuses it
@@ -39,9 +47,11 @@ def test_only_a_plain_stdio_serve_skips_the_app(
     assert stdio_command(argv) == expected
 
 
-def _serve(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _serve(project: Path, *args: str, argv_only: bool = False) -> subprocess.CompletedProcess[str]:
+    """``toolwire ARGS serve --stdio`` (``ARGS`` alone with ``argv_only``), imports timed."""
+    command = list(args) if argv_only else [*args, "serve", "--stdio"]
     return subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "toolwire", *args, "serve", "--stdio"],
+        [sys.executable, "-X", "importtime", "-m", "toolwire", *command],
         cwd=project,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -68,6 +78,19 @@ def test_a_stdio_server_starts_without_typer_or_the_sdk(tmp_path: Path) -> None:
     cli = {"typer", "toolwire.cli.app", "toolwire.cli.common"}
     sdk = {"mcp", "mcp_types", "starlette", "uvicorn"}
     assert not imported & (cli | sdk)
+
+
+def test_a_stdio_server_with_your_tools_starts_without_typer_or_the_sdk(tmp_path: Path) -> None:
+    (tmp_path / "mine.py").write_text(
+        'from toolwire import tool\n\n\n@tool\ndef ping() -> str:\n    """Pong."""\n'
+        '    return "pong"\n'
+    )
+    done = _serve(tmp_path, "serve", "--stdio", "--tools", "mine.py", argv_only=True)
+    assert done.returncode == 0, done.stderr
+    assert "  tool     ping\n" in done.stderr
+    cli = {"typer", "toolwire.cli.app", "toolwire.cli.common"}
+    sdk = {"mcp", "mcp_types", "starlette", "uvicorn"}
+    assert not _imported(done.stderr) & (cli | sdk)
 
 
 def test_a_bad_config_exits_2_naming_the_problem(tmp_path: Path) -> None:
