@@ -88,6 +88,20 @@ def test_a_tools_file_imports_its_siblings(project: Path) -> None:
     assert "hello from a sibling" in done.stdout
 
 
+def test_the_code_the_host_runs_is_protected_from_the_write_tools(project: Path) -> None:
+    """tools.py and the sibling it imports run on the host at the next start: no tool writes
+    them. A sibling it does not import stays writable."""
+    (project / "helpers.py").write_text("GREETING = 'hello'\n")
+    (project / "unused.py").write_text("x = 1\n")
+    (project / "tools.py").write_text("import helpers\n" + (project / "tools.py").read_text())
+    for name, refused in (("tools.py", True), ("helpers.py", True), ("unused.py", False)):
+        args = json.dumps({"path": name, "content": "import os\n"})
+        done = toolwire(project, "call", "--tools", "tools.py", "write_file", args)
+        assert (done.returncode == 1) is refused, done.stdout
+        assert ("is a protected path" in done.stdout) is refused
+    assert (project / "helpers.py").read_text() == "GREETING = 'hello'\n"
+
+
 _FORMS = {
     "list": "tools = [add]",
     "registry": "from toolwire import ToolRegistry\ntools = ToolRegistry()\ntools.register(add)",
