@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 	@echo "==> installed; next time this step is skipped until pyproject.toml changes"
 
-run: $(STAMP) ## Serve the built-in tools over MCP on the embedded SQLite store (toolwire serve)
-	$(VENV)/bin/toolwire serve
+run: $(STAMP) ## Serve the built-in tools over MCP, sandboxed to ./workspace (toolwire serve)
+	@mkdir -p workspace
+	cd workspace && $(abspath $(VENV))/bin/toolwire serve
 
 lint: $(STAMP) ## ruff check + ruff format --check
 	$(VENV)/bin/ruff check $(SRC)

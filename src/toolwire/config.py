@@ -6,6 +6,7 @@ roots = ["."]                 # read + write (default: the current directory)
 read_only = ["/usr/share/dict"]
 mode = "auto"                 # "required": refuse commands without bubblewrap; "off"
 max_processes = 512           # per sandbox; also max_file_size_mb, max_cpu_s, max_memory_mb
+protected = ["deploy/"]       # more paths no tool writes (docs/sandbox.md); unprotect = [...]
 
 [network]
 allow = ["api.github.com", "*.githubusercontent.com"]   # empty: every public host
@@ -81,6 +82,7 @@ from toolwire.mcp.auth.settings import AuthSettings
 from toolwire.mcp.cors import check_cors_origins
 from toolwire.mcp.identity import IDENTITY_KEYS, ServerIdentity, identity_from_table
 from toolwire.mcp.settings import McpServerConfig
+from toolwire.safety.protected_paths import protected_paths
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
 
 __all__ = ["CONFIG_FILE_NAME", "DEFAULT_STORE_URL", "ToolwireConfig", "load_config"]
@@ -367,6 +369,12 @@ def _sandbox_settings(table: dict[str, Any], at: Located) -> SandboxSettings:
             if mode not in SANDBOX_MODES:
                 raise at.error(where, f"expected one of {list(SANDBOX_MODES)}, got {mode!r}")
             options[key] = mode
+        elif key in ("protected", "unprotect"):  # checked by toolwire.safety.protected_paths
+            options[key] = at.strings(table[key], where)
+            try:
+                protected_paths(**{"add" if key == "protected" else "remove": options[key]})
+            except ConfigurationError as exc:
+                raise at.error(where, str(exc).split(": ", 1)[-1]) from None
         else:
             options[key] = at.integer(table[key], where, minimum=0)
     return sandbox_settings(options)

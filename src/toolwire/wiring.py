@@ -27,7 +27,7 @@ from toolwire.config import ToolwireConfig
 from toolwire.errors import ConfigurationError, ProviderError
 from toolwire.execution.hooks import HookRegistry
 from toolwire.registry import ToolRegistry
-from toolwire.tool_modules import register_user_tools
+from toolwire.tool_modules import host_files, register_user_tools
 from toolwire.tools import Tool
 
 if TYPE_CHECKING:
@@ -62,10 +62,11 @@ class Wired:
 def create_backends_for(
     config: ToolwireConfig, *, hooks: HookRegistry | None = None
 ) -> CapabilityBackends:
-    """Capability backends for ``config``: its sandbox (roots, mode and limits), network policy
-    and store, background processes with logs in ``<base_dir>/.toolwire/processes``, the
-    browser when Playwright is installed, and sub-agents when ``config`` has ``[agents]``
-    (their calls go through ``hooks``: pass the registry's).
+    """Capability backends for ``config``: its sandbox (roots, mode and limits, protected
+    paths, with the config file it was read from among them), network policy and store,
+    background processes with logs in ``<base_dir>/.toolwire/processes``, the browser when
+    Playwright is installed, and sub-agents when ``config`` has ``[agents]`` (their calls go
+    through ``hooks``: pass the registry's).
 
     Raises:
         ConfigurationError: a bad ``[agents]`` table.
@@ -89,6 +90,10 @@ def create_backends_for(
             "allow_private_urls": config.allow_private_urls,
         },
         sandbox=config.sandbox,
+        config_files=(
+            *((config.source,) if config.source else ()),
+            *host_files(config.tool_modules),  # what the host runs: your tools' code
+        ),
         kind_backends=kind_backends,
     )
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 from user_tools_project import UNTRUSTED_OPEN, make_tools_project, toolwire
+
+from toolwire.backends.secrets import VaultSecretsResolver
 
 
 @pytest.fixture
@@ -100,6 +103,44 @@ def test_the_code_the_host_runs_is_protected_from_the_write_tools(project: Path)
         assert (done.returncode == 1) is refused, done.stdout
         assert ("is a protected path" in done.stdout) is refused
     assert (project / "helpers.py").read_text() == "GREETING = 'hello'\n"
+
+
+_SECRET_TOOLS = '''\
+from toolwire import ToolContext, tool
+from toolwire.capabilities import secrets
+
+
+@tool(capabilities=[secrets(["acme/apiKey"])])
+async def acme_key(ctx: ToolContext) -> str:
+    """Whether the ACME key is stored, and its length."""
+    assert ctx.secrets_resolver is not None
+    key = await ctx.secrets_resolver.get("acme/apiKey")
+    return f"{len(key)} characters" if key else "none"
+
+
+@tool(capabilities=[secrets(["acme/apiKey"])])
+async def other_key(ctx: ToolContext) -> str:
+    """Asks for a secret it did not declare."""
+    assert ctx.secrets_resolver is not None
+    return str(await ctx.secrets_resolver.get("providers/github/token"))
+'''
+
+
+def test_a_stored_secret_reaches_the_tool_that_declares_it(project: Path) -> None:
+    home = project / "home"
+    home.mkdir()
+    (project / "secret_tools.py").write_text(_SECRET_TOOLS)
+    vault = VaultSecretsResolver(home / ".toolwire" / "secrets")
+    anyio.run(vault.set, "acme/apiKey", "sk-acme-0123456789")
+    anyio.run(vault.set, "providers/github/token", "ghp-not-for-this-tool")
+    tools = ("--tools", "secret_tools.py")
+    done = toolwire(project, "call", *tools, "acme_key", HOME=str(home))
+    assert done.returncode == 0, done.stderr
+    assert "\n18 characters\n" in done.stdout
+    refused = toolwire(project, "call", *tools, "other_key", HOME=str(home))
+    assert refused.returncode == 1
+    assert "SECRET_NOT_DECLARED" in refused.stdout
+    assert "ghp-" not in refused.stdout
 
 
 _FORMS = {

@@ -32,6 +32,7 @@ from toolwire.backends.resolver import CapabilityBackends
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
+from toolwire.safety.protected_paths import ProtectedPaths
 from toolwire.sandbox import BubblewrapProbe, SandboxLimits, probe_bubblewrap
 from toolwire.sandbox.backend import SandboxedProcessBackend
 from toolwire.seams import NetworkPolicy
@@ -62,9 +63,11 @@ def sandboxed_registry(
     tools: Sequence[Tool] = (),
     resolver: StaticResolver | None = None,
     network_policy: NetworkPolicy | None = None,
+    protected: ProtectedPaths | None = None,
 ) -> ToolRegistry:
     """The terminal and process tools (and ``tools``) over a real sandbox reaching ``work``
-    (read and write unless ``write`` says otherwise) and ``read`` (read-only)."""
+    (read and write unless ``write`` says otherwise) and ``read`` (read-only); ``protected``:
+    the protected paths (the defaults when ``None``)."""
     writes = [work] if write is None else list(write)
     manager = ProcessManager(str(logs or work.parent / "procs"), stop_grace_s=1.0)
     backend = SandboxedProcessBackend(
@@ -74,6 +77,7 @@ def sandboxed_registry(
         fs_read=tuple(str(p) for p in (work, *read)),
         fs_write=tuple(str(p) for p in writes),
         always_deny=tuple(str(p) for p in deny),
+        protected_paths=protected,
         processes=backend,
         network_policy=network_policy,
     )

@@ -10,6 +10,7 @@ from toolwire.backends.process_backends import ProcessBackend
 from toolwire.backends.secrets import SecretsResolver
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.errors import ConfigurationError
+from toolwire.safety.protected_paths import ProtectedPaths
 from toolwire.sandbox.settings import SandboxMode, SandboxSettings, sandbox_settings
 from toolwire.seams import Attachment, KeyValueStore, NetworkPolicy, ProcessResult
 
@@ -95,6 +96,9 @@ class CapabilityBackends:
         personality_fs_reach: Called once per execution with the personality id; returns its
             reach. ``None`` or an exception means deny-all (so edits apply without a restart).
         always_deny: Prefixes refused on top of the sensitive-path floor.
+        protected_paths: What no tool writes inside a write root (toolwire's config, what it
+            runs from, git's metadata, ...; `toolwire.safety.protected_paths`): read-only in
+            every sandbox, refused by the write tools. ``None``: the defaults.
         fetcher: The shared `SafeFetcher`.
         network_policy: The default network policy (a call's `CapabilityScope` may override).
         attachment_cache_dir: Where attachment files live; only files inside it open.
@@ -121,6 +125,7 @@ class CapabilityBackends:
     fs_write: Sequence[str] = ()
     personality_fs_reach: Callable[[str | None], FsReach | None] | None = None
     always_deny: Sequence[str] | None = None
+    protected_paths: ProtectedPaths | None = None
     fetcher: SafeFetcher | None = None
     network_policy: NetworkPolicy | None = None
     attachment_cache_dir: str | None = None

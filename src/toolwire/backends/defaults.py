@@ -12,6 +12,7 @@ from toolwire.backends.process_backends import ProcessBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.backends.secrets import ChainSecretsResolver, EnvSecretsResolver, VaultSecretsResolver
 from toolwire.errors import ConfigurationError
+from toolwire.safety.protected_paths import protected_paths
 from toolwire.sandbox.modes import create_process_backend
 from toolwire.sandbox.settings import SandboxSettings, sandbox_settings
 from toolwire.seams import NetworkPolicy
@@ -30,6 +31,7 @@ _CONFIG_KEYS = frozenset(
         "secrets_env",
         "secrets_vault_dir",
         "network",
+        "config_files",
     }
 )
 
@@ -57,7 +59,10 @@ def create_backends(
       default, or ``{"mode": ..., "max_processes": ..., ...}``, see
       `toolwire.sandbox.settings`): each command in a bubblewrap sandbox when it can run here,
       else unsandboxed and said loudly (``auto``), or refused (``required``); ``off`` runs
-      them unsandboxed. ``<working_dir>/.toolwire`` is hidden in every sandbox.
+      them unsandboxed. ``<working_dir>/.toolwire`` is hidden in every sandbox;
+    - protected paths (`toolwire.safety.protected_paths`): the defaults, what toolwire runs
+      from, the ``config_files`` it read, and the sandbox settings' ``protected`` and
+      ``unprotect``; read-only in every sandbox and refused by the write tools.
 
     The backends own what they open (store, fetcher, background processes): close them with
     ``await backends.aclose()`` or ``async with``.
@@ -101,6 +106,13 @@ def create_backends(
     if "fetcher" not in settings:
         values["fetcher"] = _default_fetcher()
     values["sandbox"] = sandbox_settings(settings.pop("sandbox", None))
+    config_files = tuple(settings.pop("config_files", ()))
+    if "protected_paths" not in settings:
+        values["protected_paths"] = protected_paths(
+            config_files=config_files,
+            add=values["sandbox"].protected,
+            remove=values["sandbox"].unprotect,
+        )
     if "processes" not in settings:
         values["processes"] = _processes(values["sandbox"], working_dir)
     settings.pop("kv_isolate_tools", None)  # only meaningful for the store built here

@@ -28,6 +28,7 @@ __all__ = [
     "Status",
     "check_chromium",
     "check_node",
+    "check_protected",
     "check_sandbox",
     "check_search",
     "check_store",
@@ -45,7 +46,7 @@ class Check:
     """One part's answer.
 
     Attributes:
-        name: ``store``, ``sandbox``, ``chromium``, ``node`` or ``search``.
+        name: ``store``, ``sandbox``, ``protected``, ``chromium``, ``node`` or ``search``.
         status: ``ok``, ``warn``, ``fail`` or ``skip``.
         detail: What was found.
         fix: How to fix it (``None`` when there is nothing to fix).
@@ -60,7 +61,7 @@ class Check:
 async def run_checks(config: ToolwireConfig) -> list[Check]:
     """Every check, in a fixed order; the blocking ones run in worker threads."""
     checks = [await check_store(config.store_url)]
-    for blocking in (check_sandbox, check_chromium, check_node, check_search):
+    for blocking in (check_sandbox, check_protected, check_chromium, check_node, check_search):
         checks.append(await anyio.to_thread.run_sync(blocking, config))
     return checks
 
@@ -173,6 +174,28 @@ def check_sandbox(config: ToolwireConfig) -> Check:
         )
     detail = f"{reason}; commands run without a sandbox (mode {mode})"
     return Check(name="sandbox", status="warn", detail=detail, fix=_BWRAP_FIX)
+
+
+def check_protected(config: ToolwireConfig) -> Check:
+    """The protected paths: what no command or write tool may change inside a write root
+    (``warn`` when ``[sandbox] unprotect`` removed some)."""
+    from toolwire.safety.protected_paths import protected_paths
+
+    protected = protected_paths(
+        config_files=(config.source,) if config.source else (),
+        add=config.sandbox.protected,
+        remove=config.sandbox.unprotect,
+    )
+    detail = "read-only in every write root: " + "; ".join(protected.describe())
+    if not protected.removed:
+        return Check(name="protected", status="ok", detail=detail)
+    removed = ", ".join(protected.removed)
+    return Check(
+        name="protected",
+        status="warn",
+        detail=f"UNPROTECTED by [sandbox] unprotect: {removed}; {detail}",
+        fix="remove them from [sandbox] unprotect unless commands must write them",
+    )
 
 
 def _probe_bubblewrap() -> tuple[bool, str]:

@@ -24,6 +24,7 @@ from toolwire.errors import ConfigurationError
 from toolwire.mcp.server import ServeOptions
 from toolwire.mcp.serving import serve_registry
 from toolwire.replicas.serving import replicas_for
+from toolwire.safety.protected_paths import default_protected_paths
 from toolwire.sandbox.modes import sandbox_status
 from toolwire.wiring import Wired, open_registry
 
@@ -148,6 +149,7 @@ def banner_lines(wired: Wired, address: str) -> list[BannerLine]:
     lines = [f"  sandbox  {path} ({mode})" for path, mode in config.sandbox_roots]
     status = sandbox_status(wired.backends.processes, wired.backends.sandbox_settings.mode)
     lines.append(f"  commands {status.line}")
+    lines.append(_protected_line(wired))
     lines.append(f"  store    {_without_password(config.store_url)}")
     if address != "stdio":
         lines.append(f"  auth     {_auth_line(config)}")
@@ -161,7 +163,24 @@ def banner_lines(wired: Wired, address: str) -> list[BannerLine]:
         lines.append(f"  tool     {tool.name}" + (f"  [{hints}]" if hints else ""))
     head = (f"toolwire serving {len(tools)} tools over {where}", False)
     loud = not status.sandboxed
-    return [head, *((line, loud and line.startswith("  commands ")) for line in lines)]
+    return [
+        head,
+        *(
+            (line, (loud and line.startswith("  commands ")) or "UNPROTECTED" in line)
+            for line in lines
+        ),
+    ]
+
+
+def _protected_line(wired: Wired) -> str:
+    """The protected paths (`toolwire.safety.protected_paths`); loud when some were removed."""
+    protected = wired.backends.protected_paths or default_protected_paths()
+    count = len(protected.names) + len(protected.home_names) + len(protected.paths)
+    line = f"  protect  {count} paths read-only in every write root (toolwire doctor lists them)"
+    if protected.removed:
+        removed = ", ".join(protected.removed)
+        line += f"; UNPROTECTED by [sandbox] unprotect: {removed} (commands may change them)"
+    return line
 
 
 def _auth_line(config: ToolwireConfig) -> str:

@@ -5,7 +5,9 @@ its ``fs_reach`` (read and write prefixes, attachments' files included), the bac
 deny prefixes, and its ``network`` hosts narrowed by the personality's policy. A backend that
 confines (the bubblewrap sandbox, `toolwire.sandbox.backend`) enforces it; one that does not
 (`LocalProcessBackend`) ignores it. The sensitive-path floor and toolwire's own state are not
-listed here: a confining backend hides them always, whatever a declaration says.
+listed here: a confining backend hides them always, whatever a declaration says. The protected
+paths (`toolwire.safety.protected_paths`) ride along: read-only inside every write root, the
+defaults when none are given.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from toolwire.safety.protected_paths import ProtectedPaths
 from toolwire.seams import NetworkPolicy
 
 __all__ = ["NOTHING", "Confinement", "NetworkReach"]
@@ -63,18 +66,25 @@ class Confinement:
         network: Where the only way out (toolwire's egress proxy) leads, when the tool
             declared network hosts and some survived the personality's policy; ``None``: no
             network at all.
+        protected: What stays read-only inside the write roots (the backends'
+            ``protected_paths``); ``None``: `default_protected_paths`.
     """
 
     read_roots: tuple[str, ...] = ()
     write_roots: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     network: NetworkReach | None = None
+    protected: ProtectedPaths | None = None
 
     def __post_init__(self) -> None:
         for name in ("read_roots", "write_roots", "deny"):
             object.__setattr__(self, name, _absolute(name, getattr(self, name)))
         if self.network is not None and not isinstance(self.network, NetworkReach):
             raise TypeError(f"Confinement(network=...) takes a NetworkReach, got {self.network!r}")
+        if self.protected is not None and not isinstance(self.protected, ProtectedPaths):
+            raise TypeError(
+                f"Confinement(protected=...) takes a ProtectedPaths, got {self.protected!r}"
+            )
 
     @property
     def roots(self) -> tuple[str, ...]:

@@ -11,7 +11,14 @@
   (`toolwire.safety.sensitive_paths`), the backends' deny prefixes, and toolwire's own state
   (``.toolwire`` in every root and in the home directory, plus the state directories the
   backend names): a directory becomes an empty read-only directory, a file an empty file, and
-  ``/etc/passwd`` a two-line stand-in. A root at or under a hidden path is not mounted at all.
+  ``/etc/passwd`` a two-line stand-in. A root at or under a hidden path is not mounted at all;
+- **protected** inside every write root (`toolwire.safety.protected_paths`: toolwire's config,
+  the virtualenv and code it runs from, ``.git``, shell start-up files in a home root, ...):
+  each that exists is bound read-only over itself, and the directories between it and its root
+  are bound over themselves (still writable) so that renaming one cannot move the protected
+  path aside. One that does not exist gets an empty read-only stand-in where its kind allows
+  (`toolwire.safety.protected_paths.stand_in`), so a command cannot create it either; bubblewrap
+  leaves that stand-in, empty, on the host.
 
 Mounts are emitted parents first, so a deeper root is laid over a shallower one and the hidden
 paths over both. Nothing here runs a process: `mount_arguments` only reads the file system to
@@ -25,6 +32,12 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from toolwire.safety.protected_paths import (
+    LOGIN_CHAIN,
+    ProtectedPaths,
+    default_protected_paths,
+    stand_in,
+)
 from toolwire.safety.sensitive_paths import sensitive_paths
 from toolwire.sandbox.confinement import Confinement
 
@@ -176,6 +189,61 @@ def _hide(plan: _Plan, hidden: Sequence[str], mounted: Sequence[str], files: Hos
         plan.hides.append((_depth(real), real, args))
 
 
+def _stand_in(path: str, name: str | None) -> str | None:
+    kind = stand_in(name)
+    if kind != "login":
+        return kind
+    parent, here = os.path.split(path)
+    at = LOGIN_CHAIN.index(here)
+    earlier = any(os.path.lexists(os.path.join(parent, n)) for n in LOGIN_CHAIN[:at])
+    later = any(os.path.lexists(os.path.join(parent, n)) for n in LOGIN_CHAIN[at + 1 :])
+    return "file" if earlier or not later else None  # never hide a later one that is read
+
+
+def _protect(
+    plan: _Plan,
+    protected: ProtectedPaths,
+    writable: Sequence[str],
+    hidden: Sequence[str],
+    home: str | None,
+    files: HostFiles,
+) -> None:
+    wanted: dict[str, str | None] = {}
+    for root in writable:
+        for path, name in protected.inside(root, home=home).items():
+            wanted.setdefault(path, name)
+    covered: list[str] = []
+    pinned: set[str] = set()
+    for path in sorted(wanted, key=lambda p: (_depth(p), p)):
+        if os.path.lexists(path):
+            real = os.path.realpath(path)
+            kind: str | None = "dir" if os.path.isdir(real) else "file"
+            args: tuple[str, ...] = ("--ro-bind", real, real)
+        else:
+            real = path
+            kind = _stand_in(path, wanted[path])
+            if kind is None or not os.path.isdir(os.path.dirname(path)):
+                continue
+            args = (
+                ("--tmpfs", real, "--remount-ro", real)
+                if kind == "dir"
+                else ("--ro-bind", files.empty_file, real)
+            )
+        roots = [w for w in writable if _under(real, w)]
+        if not roots or _is_hidden(real, hidden) or any(_under(real, c) for c in covered):
+            continue  # read-only already, hidden, or inside a protected directory
+        root = max(roots, key=_depth)
+        ancestor = os.path.dirname(real)
+        while ancestor != root and _under(ancestor, root):
+            if ancestor not in pinned:  # a mount point cannot be renamed away
+                pinned.add(ancestor)
+                plan.hides.append((_depth(ancestor), ancestor, ("--bind", ancestor, ancestor)))
+            ancestor = os.path.dirname(ancestor)
+        plan.hides.append((_depth(real), real, args))
+        if kind == "dir":
+            covered.append(real)
+
+
 def mount_arguments(
     confinement: Confinement,
     *,
@@ -216,6 +284,8 @@ def mount_arguments(
     ):
         plan.mount(real_home, 1, "--tmpfs", real_home)
     _hide(plan, [*hidden, "/proc/sys"], [*visible, *system, "/proc"], files)
+    protected = confinement.protected or default_protected_paths()
+    _protect(plan, protected, writable, hidden, home, files)
     real_cwd = os.path.realpath(cwd)
     if _is_hidden(real_cwd, hidden):
         raise PermissionError(

@@ -7,9 +7,12 @@ max_processes = 512      # processes (and threads) alive at once in one sandbox
 max_file_size_mb = 1024  # the largest file a process may write
 max_cpu_s = 3600         # CPU seconds per process
 max_memory_mb = 4096     # data memory per process (heap and private mappings)
+protected = ["deploy/"]  # more protected paths: a name in every write root, or absolute
+unprotect = [".git"]     # default protected names to drop (the serve banner says so)
 ```
 
-``0`` lifts a limit. See ``docs/sandbox.md`` for what each mode guarantees.
+``0`` lifts a limit. See ``docs/sandbox.md`` for what each mode guarantees and for the
+protected paths (`toolwire.safety.protected_paths`).
 """
 
 from __future__ import annotations
@@ -72,16 +75,32 @@ DEFAULT_LIMITS = SandboxLimits()
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SandboxSettings:
-    """The mode and the limits, as ``toolwire.toml``'s ``[sandbox]`` table gives them."""
+    """The mode, the limits and the changes to the protected paths, as ``toolwire.toml``'s
+    ``[sandbox]`` table gives them.
+
+    Attributes:
+        mode: ``auto``, ``required`` or ``off``.
+        limits: The resource limits of every sandbox.
+        protected: More protected paths (``[sandbox] protected``): an absolute path, or a name
+            protected inside every write root.
+        unprotect: Default protected names to drop (``[sandbox] unprotect``).
+    """
 
     mode: SandboxMode = "auto"
     limits: SandboxLimits = field(default_factory=SandboxLimits)
+    protected: tuple[str, ...] = ()
+    unprotect: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.mode not in SANDBOX_MODES:
             raise ConfigurationError(
                 f"sandbox mode {self.mode!r} is not one of {list(SANDBOX_MODES)}"
             )
+        for name in ("protected", "unprotect"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):
+                raise ConfigurationError(f"sandbox.{name} must be a list of paths, got {value!r}")
+            object.__setattr__(self, name, tuple(value))
 
 
 _TABLE_KEYS = {
@@ -92,7 +111,9 @@ _TABLE_KEYS = {
 }
 """``[sandbox]`` key → (`SandboxLimits` field, unit)."""
 
-TABLE_KEYS: frozenset[str] = frozenset({"mode", *_TABLE_KEYS})
+_PATH_KEYS = ("protected", "unprotect")
+
+TABLE_KEYS: frozenset[str] = frozenset({"mode", *_TABLE_KEYS, *_PATH_KEYS})
 """The keys `sandbox_settings` reads."""
 
 
@@ -131,4 +152,5 @@ def sandbox_settings(
                     f"sandbox.{key} must be a whole number >= 0 (0 lifts the limit), got {raw!r}"
                 )
             limits[name] = raw * unit
-    return SandboxSettings(mode=value.get("mode", "auto"), limits=SandboxLimits(**limits))
+    paths = {key: tuple(value[key]) for key in _PATH_KEYS if key in value}
+    return SandboxSettings(mode=value.get("mode", "auto"), limits=SandboxLimits(**limits), **paths)

@@ -2,9 +2,10 @@
 
 ``write_file`` and ``patch_file`` do the same four things before they change a file:
 
-1. refuse toolwire's own state and the sensitive floor as the path is spelled, before anything
-   on disk is touched, then as it resolves (`look`: a link into ``.toolwire/`` is refused like
-   ``.toolwire/`` itself);
+1. refuse toolwire's own state, the sensitive floor and the protected paths (the call's
+   ``ctx.seam(PROTECTED_PATHS)``) as the path is spelled, before anything on disk is touched,
+   then as it resolves (`look`: a link into ``.toolwire/`` or to ``toolwire.toml`` is refused
+   like what it leads to);
 2. take the write lock of the resolved path (`toolwire.toolbox.locks`), so writes of one file
    take turns and never fall between a read and the record it leaves;
 3. look at the file again under the lock;
@@ -19,6 +20,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from toolwire.capabilities.kinds.protected_paths import PROTECTED_PATHS
 from toolwire.context import ToolContext
 from toolwire.results import Err
 from toolwire.seams import ScopedFs
@@ -48,12 +50,13 @@ async def write_turn(ctx: ToolContext, fs: ScopedFs, target: str) -> AsyncIterat
         OSError: the file system failed.
     """
     nothing = PathStat(path=target)
-    refusal = refuse_write(target)
+    protected = ctx.seam(PROTECTED_PATHS)
+    refusal = refuse_write(target, protected)
     if refusal is not None:
         yield WriteTurn(refusal=refusal, before=nothing)
         return
     where = await look(fs, target)
-    refusal = refuse_write(where.path)
+    refusal = refuse_write(where.path, protected)
     if refusal is not None:
         yield WriteTurn(refusal=refusal, before=where)
         return

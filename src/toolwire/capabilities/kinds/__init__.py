@@ -17,6 +17,7 @@ from toolwire.capabilities.kinds.attachments import ATTACHMENTS
 from toolwire.capabilities.kinds.fs_reach import FS_REACH
 from toolwire.capabilities.kinds.network import NETWORK
 from toolwire.capabilities.kinds.process import PROCESS
+from toolwire.capabilities.kinds.protected_paths import PROTECTED_PATHS
 from toolwire.capabilities.kinds.secrets import SECRETS
 from toolwire.capabilities.kinds.shared_storage import SHARED_STORAGE
 from toolwire.capabilities.kinds.storage import STORAGE
@@ -29,6 +30,7 @@ __all__ = [
     "KINDS",
     "NETWORK",
     "PROCESS",
+    "PROTECTED_PATHS",
     "SECRETS",
     "SHARED_STORAGE",
     "STORAGE",
@@ -45,5 +47,6 @@ KINDS: tuple[CapabilityKind[Any, Any], ...] = (
     SUBAGENT,
     SHARED_STORAGE,
     ARCHIVE,
+    PROTECTED_PATHS,
 )
 """The built-in kinds, in resolution order (also the order `ToolCapabilities.declared` uses)."""

@@ -16,9 +16,10 @@ A tool never sees or stops another owner's processes: their ids are unknown to i
 
 Every child carries the call's **confinement** (`toolwire.sandbox.Confinement`): the tool's
 ``fs_reach`` as resolved for this call (read and write prefixes, attachments' files), the
-backends' ``always_deny``, and, when it declared ``network`` hosts that survive the
-personality's policy, that reach. A sandboxing backend (`toolwire.sandbox`) confines the
-children to it: a tool that declared no file reach runs commands that see only the system.
+backends' ``always_deny`` and ``protected_paths``, and, when it declared ``network`` hosts
+that survive the personality's policy, that reach. A sandboxing backend (`toolwire.sandbox`)
+confines the children to it: a tool that declared no file reach runs commands that see only
+the system.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def confinement_for(call: Resolution) -> Confinement:
         write_roots=_absolute(write, base_dir),
         deny=_absolute(call.backends.always_deny or (), base_dir),
         network=reach,
+        protected=call.backends.protected_paths,
     )
 
 
