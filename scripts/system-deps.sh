@@ -8,6 +8,7 @@ PACKAGES=(
   "bwrap bubblewrap"
   "go golang-go"
   "curl curl"
+  "socat socat"
   "chromium chromium"
   "wrk wrk"
   "haproxy haproxy"

@@ -16,8 +16,9 @@ the sandbox when toolwire itself dies. Inside, the exit code of a command killed
 **Network.** Without a `NetworkReach` the sandbox has a network namespace of its own with only
 a loopback: nothing is reachable. With one, an `EgressGateway` listener (toolwire's egress
 proxy, under the call's policy and declared hosts) is bound into the sandbox as a Unix socket,
-``inside.py`` starts the relay (`toolwire.sandbox.relay`) on ``127.0.0.1:3128`` before the
-command, and the proxy variables point there; a program that ignores them reaches nothing.
+a launcher starts the relay (`toolwire.sandbox.relays`: socat when the host has it, else
+relay.py) on ``127.0.0.1:3128`` before the command, and the proxy variables point there; a
+program that ignores them reaches nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -46,8 +46,6 @@ from toolwire.sandbox.egress_gateway import EgressGateway, EgressLink
 from toolwire.sandbox.host_dir import HostDir
 from toolwire.sandbox.launch import (
     EGRESS_SOCKET,
-    INSIDE_DIR,
-    PROXY_LISTEN,
     needs_nproc_inside,
     nproc_launcher,
     outer_command,
@@ -55,6 +53,14 @@ from toolwire.sandbox.launch import (
 )
 from toolwire.sandbox.layout import SYSTEM_PATHS, Layout, mount_arguments
 from toolwire.sandbox.probe import bwrap_namespace_flags, probe_bubblewrap
+from toolwire.sandbox.relays import (
+    EgressRelay,
+    InsideRelay,
+    find_socat,
+    python_relay,
+    socat_relay,
+    system_python,
+)
 from toolwire.sandbox.settings import DEFAULT_LIMITS, SandboxLimits
 from toolwire.seams import BackgroundProcess, ProcessResult
 
@@ -65,10 +71,6 @@ __all__ = ["SandboxedProcessBackend"]
 
 logger = logging.getLogger("toolwire.sandbox")
 
-_HERE = Path(__file__).resolve().parent
-_INSIDE_SCRIPT = str(_HERE / "inside.py")
-_RELAY_SCRIPT = str(_HERE / "relay.py")
-_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3")
 _RELEASE_WAIT_S = 5.0
 """How long a finished sandbox's cgroup may take to empty before its removal is given up."""
 
@@ -96,6 +98,7 @@ class _Release:
             self._cgroup = self._link = None
         if cgroup is not None:
             deadline = time.monotonic() + _RELEASE_WAIT_S
+            pause = 0.001  # what is left (a relay) is usually gone within a millisecond or two
             while True:
                 cgroup.kill()
                 if cgroup.remove():
@@ -103,25 +106,14 @@ class _Release:
                 if time.monotonic() > deadline:
                     logger.warning("toolwire: sandbox cgroup %s did not empty", cgroup.path)
                     break
-                time.sleep(0.02)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
         if link is not None:
             link.close()
 
 
 def _under(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix.rstrip("/") + "/")
-
-
-def _system_python(layout: Layout, system_paths: Sequence[str]) -> str:
-    visible = [os.path.realpath(p) for p in system_paths if os.path.exists(p)]
-    for candidate in _PYTHONS:
-        real = os.path.realpath(candidate)
-        if os.access(real, os.X_OK) and any(_under(real, v) for v in (*visible, *layout.visible)):
-            return candidate
-    raise FileNotFoundError(
-        "a sandbox with network needs python3 in /usr/bin or /usr/local/bin to run its egress "
-        "relay; install python3 there"
-    )
 
 
 class SandboxedProcessBackend(LocalProcessBackend):
@@ -135,9 +127,12 @@ class SandboxedProcessBackend(LocalProcessBackend):
             each root and in the home directory (the manager's log directory is added).
         system_paths: What every sandbox sees read-only (`SYSTEM_PATHS`).
         egress_resolver: Name resolution for the egress proxy (the system's by default).
+        egress_relay: The relay inside a sandbox with network: ``auto`` (socat when the
+            sandbox sees it, else relay.py), ``socat`` or ``python`` (`toolwire.sandbox.relays`).
 
     Raises:
-        ConfigurationError: bubblewrap cannot run here (`probe_bubblewrap` says why).
+        ConfigurationError: bubblewrap cannot run here (`probe_bubblewrap` says why), or
+            ``egress_relay="socat"`` and the sandbox sees no socat.
     """
 
     def __init__(
@@ -148,6 +143,7 @@ class SandboxedProcessBackend(LocalProcessBackend):
         state_paths: Sequence[str] = (),
         system_paths: Sequence[str] = SYSTEM_PATHS,
         egress_resolver: Resolver | None = None,
+        egress_relay: EgressRelay = "auto",
     ) -> None:
         probe = probe_bubblewrap()
         if not probe.usable or probe.path is None:
@@ -162,6 +158,13 @@ class SandboxedProcessBackend(LocalProcessBackend):
         state = [*state_paths, *([manager.base_dir] if manager is not None else [])]
         self._state = tuple(os.path.abspath(p) for p in state)
         self._system = tuple(system_paths)
+        self._socat = find_socat(self._system) if egress_relay != "python" else None
+        if egress_relay == "socat" and self._socat is None:
+            raise ConfigurationError(
+                "SandboxedProcessBackend(egress_relay='socat'): no socat in /usr/bin, "
+                "/usr/local/bin or /bin of the sandbox; install it (apt-get install socat) or "
+                "pass egress_relay='auto'"
+            )
         self._host = HostDir()
         self._egress = EgressGateway(egress_resolver)
         self._cgroups = PidsCgroups.detect() if limits.max_processes > 0 else None
@@ -186,10 +189,21 @@ class SandboxedProcessBackend(LocalProcessBackend):
         return "processes per sandbox NOT bounded: root, and no pids cgroup can be made here"
 
     @property
+    def egress_relay(self) -> str:
+        """The relay a sandbox with network runs: ``socat`` or ``python``."""
+        return "python" if self._socat is None else "socat"
+
+    @property
     def description(self) -> str:
         """One line for the ``serve`` banner and ``toolwire doctor``."""
         version = f" {self.probe.version}" if self.probe.version else ""
-        return f"bubblewrap{version}, {self.process_bound}"
+        relay = "socat" if self._socat is not None else "python3 relay.py"
+        return f"bubblewrap{version}, {self.process_bound}, network relayed by {relay}"
+
+    def _relay(self, layout: Layout, nproc: int) -> InsideRelay:
+        if self._socat is not None:
+            return socat_relay(self._socat, nproc=nproc, max_processes=self.limits.max_processes)
+        return python_relay(system_python((*self._system, *layout.visible)), nproc=nproc)
 
     def _prepare(
         self,
@@ -217,13 +231,9 @@ class SandboxedProcessBackend(LocalProcessBackend):
         nproc = self.limits.max_processes if needs_nproc_inside() else 0
         inner: list[str] = []
         if link is not None:
-            bwrap += ["--ro-bind", _INSIDE_SCRIPT, f"{INSIDE_DIR}/inside.py"]
-            bwrap += ["--ro-bind", _RELAY_SCRIPT, f"{INSIDE_DIR}/relay.py"]
-            bwrap += ["--bind", link.path, EGRESS_SOCKET]
-            python = _system_python(layout, self._system)
-            inner = [python, "-I", "-S", f"{INSIDE_DIR}/inside.py"]  # isolated: no PYTHON* env
-            inner += ["--max-processes", str(nproc), "--relay", f"{INSIDE_DIR}/relay.py"]
-            inner += ["--listen", PROXY_LISTEN, "--connect", EGRESS_SOCKET, "--"]
+            relay = self._relay(layout, nproc)
+            bwrap += [*relay.bwrap, "--bind", link.path, EGRESS_SOCKET]
+            inner = list(relay.launcher)
             child_env = proxy_env(child_env)
         elif nproc:
             inner = nproc_launcher(nproc)
@@ -245,19 +255,26 @@ class SandboxedProcessBackend(LocalProcessBackend):
     ) -> _Sandbox:
         if self._closed:
             raise CapabilityError("SANDBOX_CLOSED: the sandbox backend is closed")
-        confinement = confinement or NOTHING
-        link = None
-        if confinement.network is not None:
-            directory = await anyio.to_thread.run_sync(lambda: self._host.path)
-            link = await self._egress.open(confinement.network, directory)
+        return await anyio.to_thread.run_sync(
+            self._prepare_linked, command, cwd, env, confinement or NOTHING
+        )
+
+    def _prepare_linked(
+        self,
+        command: Sequence[str],
+        cwd: str | None,
+        env: Mapping[str, str],
+        confinement: Confinement,
+    ) -> _Sandbox:
+        """`_prepare` with the sandbox's egress listener opened first when it has a network
+        reach (one worker thread for both: a command's start-up is measured in milliseconds)."""
+        if confinement.network is None:
+            return self._prepare(command, cwd, env, confinement, None)
+        link = self._egress.open_blocking(confinement.network, self._host.path)
         try:
-            return await anyio.to_thread.run_sync(
-                self._prepare, command, cwd, env, confinement, link
-            )
+            return self._prepare(command, cwd, env, confinement, link)
         except BaseException:
-            if link is not None:
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(link.close)
+            link.close()
             raise
 
     async def run(

@@ -79,7 +79,13 @@ class EgressGateway:
                 self._proxy = self._proxy_cm.__enter__()
             return self._portal, self._proxy
 
-    def _open(self, reach: NetworkReach, socket_dir: str) -> EgressLink:
+    def open_blocking(self, reach: NetworkReach, socket_dir: str) -> EgressLink:
+        """`open`, from a worker thread (it blocks until the listener is up).
+
+        Raises:
+            RuntimeError: the gateway is closed.
+            OSError: the socket could not be created.
+        """
         portal, proxy = self._running()
         path = os.path.join(socket_dir, f"egress-{uuid.uuid4().hex[:16]}.sock")
         listener = portal.call(
@@ -95,7 +101,7 @@ class EgressGateway:
             RuntimeError: the gateway is closed.
             OSError: the socket could not be created.
         """
-        return await anyio.to_thread.run_sync(self._open, reach, socket_dir)
+        return await anyio.to_thread.run_sync(self.open_blocking, reach, socket_dir)
 
     def _close(self) -> None:
         with self._lock:
