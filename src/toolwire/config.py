@@ -36,6 +36,8 @@ host = "127.0.0.1"
 port = 8765
 session_idle_timeout_s = 300   # streamable HTTP: an idle session is closed after this
 max_sessions = 1000            # at the cap, the session idle the longest makes room
+max_sessions_per_principal = 100  # with [auth]: sessions one credential may hold
+stateless_sessions = "per_principal"  # 2026-07-28: each credential its own session ("shared")
 title = "ACME tools"           # serverInfo: also description, website_url, icons = [{ src = ... }]
 tools_list_ttl_s = 60          # 2026-07-28 cache hint on tools/list (clients hear of changes)
 cors_origins = ["https://app.example.com"]  # web pages that may call the server from a browser
@@ -70,7 +72,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
@@ -101,6 +103,8 @@ _SECTIONS = {
         "port",
         "session_idle_timeout_s",
         "max_sessions",
+        "max_sessions_per_principal",
+        "stateless_sessions",
         "tools_list_ttl_s",
         "cors_origins",
         *IDENTITY_KEYS,
@@ -139,6 +143,10 @@ class ToolwireConfig:
             (``None``: the server's default, 300 s).
         max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
             1,000).
+        max_sessions_per_principal: Of those, how many one authenticated credential may hold
+            (``None``: the server's default, 100).
+        stateless_sessions: Whose 2026-07-28 requests share a session: ``per_principal``
+            (each credential its own, the default) or ``shared`` (every client one).
         serve_identity: The server's title, description, website and icons (``[serve]``).
         tools_list_ttl_s: How long clients may cache ``tools/list`` (``None``: the server's
             default, 60 s).
@@ -178,6 +186,8 @@ class ToolwireConfig:
     http_port: int = 8765
     session_idle_timeout_s: float | None = None
     max_sessions: int | None = None
+    max_sessions_per_principal: int | None = None
+    stateless_sessions: Literal["per_principal", "shared"] = "per_principal"
     serve_identity: ServerIdentity = field(default_factory=ServerIdentity)
     tools_list_ttl_s: float | None = None
     cors_origins: tuple[str, ...] = ()
@@ -345,6 +355,18 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     if "max_sessions" in serve:
         cap_key = ("serve", "max_sessions")
         values["max_sessions"] = at.integer(serve["max_sessions"], cap_key, minimum=1)
+    if "max_sessions_per_principal" in serve:
+        own_key = ("serve", "max_sessions_per_principal")
+        own = serve["max_sessions_per_principal"]
+        values["max_sessions_per_principal"] = at.integer(own, own_key, minimum=1)
+    if "stateless_sessions" in serve:  # who shares a 2026-07-28 session (docs/mcp.md)
+        mode = serve["stateless_sessions"]
+        if mode not in ("per_principal", "shared"):
+            raise at.error(
+                ("serve", "stateless_sessions"),
+                f'expected "per_principal" or "shared", got {mode!r}',
+            )
+        values["stateless_sessions"] = mode
     if "tools_list_ttl_s" in serve:  # 0 is allowed: clients must not cache the listing
         ttl = serve["tools_list_ttl_s"]
         if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not 0 <= ttl < 1e12:

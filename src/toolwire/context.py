@@ -17,6 +17,7 @@ import anyio.from_thread
 from anyio.lowlevel import EventLoopToken, current_token
 
 from toolwire.errors import AbortedError
+from toolwire.principals import LOCAL, Principal
 from toolwire.seams import (
     KeyValueStore,
     NetworkPolicy,
@@ -230,6 +231,10 @@ class ToolContext:
         hand_off_s: A call still running after this many seconds becomes a task (its
             outcome says pending with a task id; see `toolwire.execution.tasks`); ``None``:
             only ``long_running`` tools are handed off.
+        principal: Who the call is made for (`toolwire.principals.Principal`): the verified
+            credential when a server authenticates its clients, `toolwire.principals.LOCAL`
+            otherwise. Background processes, browser contexts, result handles, todo lists,
+            memory and boards belong to it as well as to the session or personality.
     """
 
     session_id: str
@@ -259,6 +264,7 @@ class ToolContext:
     dry_run: bool = False
     tool_call_id: str | None = None
     hand_off_s: float | None = None
+    principal: Principal = LOCAL
 
     @property
     def idempotency_key(self) -> str:
@@ -298,5 +304,10 @@ class ToolContext:
             )
         if self.current_turn < 1:
             raise ValueError(f"current_turn is 1-based, got {self.current_turn}")
+        if not isinstance(self.principal, Principal):
+            raise ValueError(
+                f"principal must be a toolwire.principals.Principal (LOCAL without a "
+                f"credential), got {self.principal!r}"
+            )
         if self.hand_off_s is not None and not self.hand_off_s >= 0:
             raise ValueError(f"hand_off_s must be >= 0 seconds or None, got {self.hand_off_s}")

@@ -10,6 +10,7 @@ from toolwire.backends.process_backends import ProcessBackend
 from toolwire.backends.secrets import SecretsResolver
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.errors import ConfigurationError
+from toolwire.principals import LOCAL, Principal
 from toolwire.safety.protected_paths import ProtectedPaths
 from toolwire.sandbox.settings import SandboxMode, SandboxSettings, sandbox_settings
 from toolwire.seams import Attachment, KeyValueStore, NetworkPolicy, ProcessResult
@@ -40,6 +41,8 @@ class CapabilityScope:
         working_dir: Relative declared paths resolve against it (default: the current dir).
         turn_attachments: This turn's attachments.
         network_policy: The personality's policy for this call; overrides the backends' one.
+        principal: Who the call is made for; it owns background processes and browser
+            contexts with the personality and session (`toolwire.principals`).
     """
 
     session_id: str
@@ -48,6 +51,7 @@ class CapabilityScope:
     working_dir: str | None = None
     turn_attachments: Sequence[Attachment] = ()
     network_policy: NetworkPolicy | None = None
+    principal: Principal = LOCAL
 
     @classmethod
     def from_context(
@@ -61,6 +65,7 @@ class CapabilityScope:
             working_dir=ctx.working_dir,
             turn_attachments=tuple(turn_attachments),
             network_policy=ctx.network_policy,
+            principal=ctx.principal,
         )
 
 

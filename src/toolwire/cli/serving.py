@@ -136,7 +136,9 @@ def _serve_options(config: ToolwireConfig) -> ServeOptions:
         options = replace(options, session_idle_timeout_s=config.session_idle_timeout_s)
     if config.max_sessions is not None:
         options = replace(options, max_sessions=config.max_sessions)
-    return options
+    if config.max_sessions_per_principal is not None:
+        options = replace(options, max_sessions_per_principal=config.max_sessions_per_principal)
+    return replace(options, stateless_sessions=config.stateless_sessions)
 
 
 def banner_lines(wired: Wired, address: str) -> list[BannerLine]:
@@ -153,6 +155,7 @@ def banner_lines(wired: Wired, address: str) -> list[BannerLine]:
     lines.append(f"  store    {_without_password(config.store_url)}")
     if address != "stdio":
         lines.append(f"  auth     {_auth_line(config)}")
+        lines.append(f"  sessions {_sessions_line(config)}")
     if config.source:
         lines.append(f"  config   {config.source}")
     for provider in wired.mcp_providers:
@@ -163,10 +166,16 @@ def banner_lines(wired: Wired, address: str) -> list[BannerLine]:
         lines.append(f"  tool     {tool.name}" + (f"  [{hints}]" if hints else ""))
     head = (f"toolwire serving {len(tools)} tools over {where}", False)
     loud = not status.sandboxed
+    shared = config.stateless_sessions == "shared"  # clients see each other's state: say so
     return [
         head,
         *(
-            (line, (loud and line.startswith("  commands ")) or "UNPROTECTED" in line)
+            (
+                line,
+                (loud and line.startswith("  commands "))
+                or (shared and line.startswith("  sessions "))
+                or "UNPROTECTED" in line,
+            )
             for line in lines
         ),
     ]
@@ -190,6 +199,16 @@ def _auth_line(config: ToolwireConfig) -> str:
     if config.auth.oauth is not None:
         ways.append(f"OAuth (issuer {config.auth.oauth.issuer})")
     return ", ".join(ways) or "none: every client that reaches the port is let in"
+
+
+def _sessions_line(config: ToolwireConfig) -> str:
+    """Who shares a 2026-07-28 session ([serve] stateless_sessions)."""
+    if config.stateless_sessions == "shared":
+        return (
+            'stateless requests share ONE session ([serve] stateless_sessions = "shared"): '
+            "every client sees the others' todo list and read records"
+        )
+    return "stateless requests: one session per credential"
 
 
 def _without_password(url: str) -> str:

@@ -12,11 +12,14 @@ through it; over MCP the handle is also a ``resource_link`` (`toolwire.mcp.resul
 
 The text lives where ``read_result`` reads: the capability backends' ``kv_store_factory``
 (``read_result``, ``tool:read_result``), so every process on a shared store (SQLite, Redis,
-PostgreSQL) can read a handle another one made. Keys carry a digest of the session id, so a
-handle belongs to its session: another session gets ``not_available``. Each text expires after
-`ResultHandles.ttl_s`; a session keeps at most `ResultHandles.max_chars_per_session`
-characters, its oldest texts evicted first (an index per session, updated by compare-and-set).
-A text longer than the whole cap, or a store that fails, leaves the plain trim.
+PostgreSQL) can read a handle another one made. Keys carry a digest of the session id and the
+call's principal (`toolwire.principals.Principal.scoped`), so a handle belongs to its session
+and its credential: another session or credential gets ``not_available``. Each text expires
+after `ResultHandles.ttl_s`; a session keeps at most `ResultHandles.max_chars_per_session`
+characters — an authenticated principal, across all its sessions — its oldest texts evicted
+first (an index per session or principal, updated by compare-and-set; so no credential can
+evict another's texts). A text longer than the whole cap, or a store that fails, leaves the
+plain trim.
 
 Cost: a registry without handles pays one attribute check per call; with handles, a result
 that fits its budget pays a length comparison.
@@ -37,6 +40,7 @@ from typing import Any
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.budget import truncation_marker
+from toolwire.principals import LOCAL, Principal
 from toolwire.results import Ok, ToolResult
 from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.tools import Tool
@@ -49,6 +53,7 @@ __all__ = [
     "ResultHandles",
     "find_handle",
     "handle_line",
+    "handle_owner",
     "keep_trimmed",
     "load_record",
     "moved_handle_line",
@@ -80,8 +85,9 @@ class ResultHandles:
 
     Attributes:
         ttl_s: Seconds a kept text stays readable (an hour by default).
-        max_chars_per_session: Characters one session may keep at once; the oldest texts
-            are evicted to make room (20 million by default).
+        max_chars_per_session: Characters one session may keep at once (an authenticated
+            principal: across its sessions); the oldest texts are evicted to make room (20
+            million by default).
     """
 
     ttl_s: float = 3600.0
@@ -130,13 +136,19 @@ def _session_digest(session_id: str) -> str:
     return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def record_key(session_id: str, handle: str) -> str:
-    """Where ``handle``'s text is kept for ``session_id``."""
-    return f"r/{_session_digest(session_id)}/{handle}"
+def record_key(owner: str, handle: str) -> str:
+    """Where ``handle``'s text is kept for ``owner`` (`handle_owner`)."""
+    return f"r/{_session_digest(owner)}/{handle}"
 
 
-def _index_key(session_id: str) -> str:
-    return f"i/{_session_digest(session_id)}"
+def handle_owner(session_id: str, principal: Principal = LOCAL) -> str:
+    """Whose handles a call of ``session_id`` by ``principal`` reads and keeps."""
+    return principal.scoped(session_id)
+
+
+def _index_key(session_id: str, principal: Principal) -> str:
+    """The index the cap is counted on: the session's, or an authenticated principal's."""
+    return f"i/{_session_digest(session_id if principal.is_local else principal.id)}"
 
 
 def handle_line(handle: str, start: int) -> str:
@@ -166,12 +178,12 @@ def moved_handle_line(line: str, start: int) -> str:
     return "" if handle is None else handle_line(handle, start)
 
 
-async def load_record(store: KeyValueStore, session_id: str, handle: str) -> HandleRecord | None:
-    """``handle``'s kept text in ``session_id``, or ``None`` (unknown, expired, evicted, or
-    another session's)."""
+async def load_record(store: KeyValueStore, owner: str, handle: str) -> HandleRecord | None:
+    """``handle``'s kept text for ``owner`` (`handle_owner`), or ``None`` (unknown, expired,
+    evicted, or another session's or principal's)."""
     if not isinstance(handle, str) or _HANDLE.fullmatch(handle) is None:
         return None
-    raw = await store.get(record_key(session_id, handle))
+    raw = await store.get(record_key(owner, handle))
     if raw is None:
         return None
     try:
@@ -186,11 +198,15 @@ async def load_record(store: KeyValueStore, session_id: str, handle: str) -> Han
         return None
 
 
-async def session_handles(store: KeyValueStore, session_id: str) -> list[tuple[str, int]]:
-    """The live handles of ``session_id`` and their sizes, oldest first."""
-    entries, _ = _parse_index(await store.get(_index_key(session_id)))
+async def session_handles(
+    store: KeyValueStore, session_id: str, principal: Principal = LOCAL
+) -> list[tuple[str, int]]:
+    """The live handles of ``session_id`` by ``principal`` and their sizes, oldest first."""
+    owner = _session_digest(handle_owner(session_id, principal))
+    raw = await store.get(_index_key(session_id, principal))
+    entries, _ = _parse_index(raw, owner)
     now = time.time()
-    return [(entry[0], entry[1]) for entry in entries if entry[2] > now]
+    return [(entry[0], entry[1]) for entry in entries if entry[2] > now and entry[3] == owner]
 
 
 async def keep_trimmed(
@@ -212,7 +228,7 @@ async def keep_trimmed(
     store = handle_store(factory)
     if store is not None and length <= handles.max_chars_per_session and tool.name != HANDLES_TOOL:
         try:
-            handle = await _keep(store, handles, tool, ctx.session_id, value)
+            handle = await _keep(store, handles, tool, ctx.session_id, ctx.principal, value)
         except Exception:
             logger.warning(
                 "toolwire: keeping the full result of %s failed", tool.name, exc_info=True
@@ -223,47 +239,71 @@ async def keep_trimmed(
 
 
 async def _keep(
-    store: KeyValueStore, handles: ResultHandles, tool: Tool, session_id: str, text: str
+    store: KeyValueStore,
+    handles: ResultHandles,
+    tool: Tool,
+    session_id: str,
+    principal: Principal,
+    text: str,
 ) -> str:
     handle = f"h-{secrets.token_hex(8)}"
+    owner = _session_digest(handle_owner(session_id, principal))
     record = {"tool": tool.name, "untrusted": tool.output_is_untrusted, "text": text}
-    await store.set(record_key(session_id, handle), json.dumps(record), ttl_seconds=handles.ttl_s)
-    evicted = await _admit(store, handles, session_id, handle, len(text))
-    for old in evicted:
-        await store.delete(record_key(session_id, old))
+    await store.set(f"r/{owner}/{handle}", json.dumps(record), ttl_seconds=handles.ttl_s)
+    key = _index_key(session_id, principal)
+    evicted = await _admit(
+        store, handles, key, owner, handle, len(text), shared=not principal.is_local
+    )
+    for old_owner, old in evicted:
+        await store.delete(f"r/{old_owner}/{old}")
     return handle
 
 
 async def _admit(
-    store: KeyValueStore, handles: ResultHandles, session_id: str, handle: str, size: int
-) -> list[str]:
-    """Add ``handle`` to the session's index; the handles evicted to stay under the cap."""
-    key = _index_key(session_id)
+    store: KeyValueStore,
+    handles: ResultHandles,
+    key: str,
+    owner: str,
+    handle: str,
+    size: int,
+    *,
+    shared: bool,
+) -> list[tuple[str, str]]:
+    """Add ``handle`` of ``owner`` (a digest) to the index at ``key``; the (owner, handle)
+    pairs evicted to stay under the cap. A session's own index keeps ``[handle, size,
+    expires]`` entries; a principal's (``shared`` by its sessions) names each one's owner."""
     if not isinstance(store, AtomicKeyValueStore):  # a store of one's own: best effort
         return []
     for _ in range(_CAS_ATTEMPTS):
         raw = await store.get(key)
-        entries, revision = _parse_index(raw)
+        entries, revision = _parse_index(raw, owner)
         now = time.time()
         live = [entry for entry in entries if entry[2] > now]
-        live.append([handle, size, now + handles.ttl_s])
-        evicted: list[str] = []
+        live.append([handle, size, now + handles.ttl_s, owner])
+        evicted: list[tuple[str, str]] = []
         while sum(entry[1] for entry in live) > handles.max_chars_per_session:
-            evicted.append(live.pop(0)[0])
-        body = json.dumps({"rev": revision + 1, "entries": live})
+            gone = live.pop(0)
+            evicted.append((gone[3], gone[0]))
+        kept = live if shared else [entry[:3] for entry in live]
+        body = json.dumps({"rev": revision + 1, "entries": kept})
         if await store.compare_and_set(key, raw, body, ttl_seconds=handles.ttl_s):
             return evicted
     raise RuntimeError("the session's handle index kept changing")
 
 
-def _parse_index(raw: str | None) -> tuple[list[list[Any]], int]:
+def _parse_index(raw: str | None, owner: str) -> tuple[list[list[Any]], int]:
+    """An index's entries, ``[handle, size, expires, owner digest]`` (an entry written
+    before owners were kept belongs to ``owner``, the index's session), and its revision."""
     if raw is None:
         return [], 0
     try:
         data = json.loads(raw)
         entries = [
-            [str(handle), int(size), float(expires)] for handle, size, expires in data["entries"]
+            [str(entry[0]), int(entry[1]), float(entry[2]), str(entry[3])]
+            if len(entry) > 3
+            else [str(entry[0]), int(entry[1]), float(entry[2]), owner]
+            for entry in data["entries"]
         ]
         return entries, int(data["rev"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, IndexError):
         return [], 0

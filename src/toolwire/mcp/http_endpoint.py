@@ -75,6 +75,7 @@ def create_http_endpoint(
         server,
         idle_timeout_s=opts.session_idle_timeout_s,
         max_sessions=opts.max_sessions,
+        max_per_principal=opts.max_sessions_per_principal,  # with auth: no one fills it
         security_settings=security,
         shared=shared_sessions(opts.replicas, opts.session_idle_timeout_s),  # replicas
         events=KvEventStore.for_registry(  # resumable SSE streams (toolwire.mcp.resumable)

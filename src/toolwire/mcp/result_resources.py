@@ -4,8 +4,9 @@
 When the registry keeps trimmed results (`toolwire.execution.handles`), a ``tools/call``
 result whose value ends with a handle line also carries a ``resource_link`` block
 (``toolwire://results/<handle>``). ``resources/list`` lists the handles of the caller's session
-and ``resources/read`` answers a handle's whole text; another session's handle, an expired or
-an evicted one is "resource not found" (``-32002``), as spec'd for an unknown URI. The text is
+and principal, and ``resources/read`` answers a handle's whole text; another session's or
+credential's handle, an expired or an evicted one is "resource not found" (``-32002``), as
+spec'd for an unknown URI. The text is
 presented as it would be inline: secrets redacted, and for an untrusted tool, template tokens
 stripped and the ``<untrusted ...>`` wrapper around it. The model can also page through it
 with the ``read_result`` tool.
@@ -19,10 +20,12 @@ from typing import TYPE_CHECKING, Any
 from toolwire.execution.handles import (
     HandleRecord,
     find_handle,
+    handle_owner,
     handle_store,
     load_record,
     session_handles,
 )
+from toolwire.mcp.auth.principals import request_principal
 from toolwire.results import Ok, ToolResult
 from toolwire.safety.redaction import redact_secrets
 from toolwire.safety.untrusted import strip_template_tokens, wrap_untrusted
@@ -78,7 +81,8 @@ def serve_result_resources(
     async def list_resources(
         ctx: ServerRequestContext[Any, Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListResourcesResult:
-        handles = await session_handles(store, session_of(ctx))
+        principal = request_principal(ctx.request)
+        handles = await session_handles(store, session_of(ctx), principal)
         return mt.ListResourcesResult(
             resources=[
                 mt.Resource(
@@ -95,7 +99,8 @@ def serve_result_resources(
     async def read_resource(
         ctx: ServerRequestContext[Any, Any], params: mt.ReadResourceRequestParams
     ) -> mt.ReadResourceResult:
-        record = await _record(store, session_of(ctx), params.uri)
+        owner = handle_owner(session_of(ctx), request_principal(ctx.request))
+        record = await _record(store, owner, params.uri)
         text = _presented(record)
         contents = mt.TextResourceContents(uri=params.uri, mime_type="text/plain", text=text)
         return mt.ReadResourceResult(contents=[contents])
@@ -104,9 +109,9 @@ def serve_result_resources(
     server.add_request_handler("resources/read", mt.ReadResourceRequestParams, read_resource)
 
 
-async def _record(store: KeyValueStore, session_id: str, uri: str) -> HandleRecord:
+async def _record(store: KeyValueStore, owner: str, uri: str) -> HandleRecord:
     handle = uri[len(RESULT_URI_PREFIX) :] if uri.startswith(RESULT_URI_PREFIX) else ""
-    record = await load_record(store, session_id, handle) if handle else None
+    record = await load_record(store, owner, handle) if handle else None
     if record is None:
         from mcp.shared.exceptions import MCPError
 

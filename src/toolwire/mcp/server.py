@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -39,21 +38,23 @@ import anyio.from_thread
 from anyio.lowlevel import current_token
 
 from toolwire.calls import CallOutcome
-from toolwire.context import (
-    DEFAULT_RESULT_BUDGET_CHARS,
-    ProgressEmitter,
-    ProgressEvent,
-    ToolContext,
-)
+from toolwire.context import ProgressEmitter, ProgressEvent, ToolContext
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.cors import check_cors_origins
+from toolwire.mcp.auth.principals import request_principal
 from toolwire.mcp.hangups import call_abort_signal
-from toolwire.mcp.identity import ServerIdentity
-from toolwire.mcp.listing import DEFAULT_TOOLS_LIST_TTL_S
 from toolwire.mcp.media import media_blocks
 from toolwire.mcp.replica_records import SessionReadRecords
 from toolwire.mcp.result_resources import result_link
 from toolwire.mcp.rich_results import structured_text_block
+from toolwire.mcp.serve_options import (
+    DEFAULT_HTTP_HOST,
+    DEFAULT_HTTP_PORT,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+    DEFAULT_SESSION_IDLE_TIMEOUT_S,
+    ServeOptions,
+)
+from toolwire.principals import Principal
 from toolwire.results import Ok
 from toolwire.seams import ReadRecord
 from toolwire.tools import Tool
@@ -65,15 +66,14 @@ if TYPE_CHECKING:  # the SDK loads when a server is built (the lean stdio loop n
     from mcp.server import Server
     from mcp.server.context import ServerRequestContext
 
-    from toolwire.mcp.auth.server_auth import ServerAuth
     from toolwire.presenting import Presenter
     from toolwire.registry import ToolRegistry
-    from toolwire.replicas.state import ReplicaState
 
 __all__ = [
     "DEFAULT_HTTP_HOST",
     "DEFAULT_HTTP_PORT",
     "DEFAULT_MAX_SESSIONS",
+    "DEFAULT_MAX_SESSIONS_PER_PRINCIPAL",
     "DEFAULT_SESSION_IDLE_TIMEOUT_S",
     "CallPlumbing",
     "ServeOptions",
@@ -83,77 +83,8 @@ __all__ = [
 
 logger = logging.getLogger("toolwire.mcp.server")
 
-DEFAULT_HTTP_HOST = "127.0.0.1"
-DEFAULT_HTTP_PORT = 8765
-DEFAULT_SESSION_IDLE_TIMEOUT_S = 300.0
-"""How long an HTTP session may sit idle (no request in flight) before it is closed."""
-DEFAULT_MAX_SESSIONS = 1000
-"""How many HTTP sessions may be open at once (each costs tens of kilobytes)."""
 _PROGRESS_BUFFER = 64
 _PRESENT_IN_THREAD_CHARS = 200_000
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ServeOptions:
-    """How a registry is served.
-
-    Attributes:
-        name: The server name clients see.
-        result_budget_chars: The per-request budget: the registry trims a success to it (plus
-            the ``[truncated — N chars total]`` marker) and the presenter caps any text,
-            errors included, at it (plus room for that marker).
-        working_dir: The tools' working directory (the process's by default).
-        presenter: Turns an outcome into the text the client reads; by default a
-            `toolwire.presenting.Presenter` whose ingestion cap is ``result_budget_chars``.
-        instructions: Optional server instructions shown to clients.
-        session_idle_timeout_s: Streamable HTTP: a session with no request in flight (and no
-            open GET stream) for this long is closed; its id then answers 404 and the client
-            starts a new session.
-        max_sessions: Streamable HTTP: how many sessions may be open at once. A new session
-            at the cap closes the one idle the longest; only when every session is busy is
-            the newcomer refused (503).
-        auth: Streamable HTTP: who may connect, and which tools each credential sees and
-            calls (`toolwire.mcp.auth.server_auth.ServerAuth`); ``None``: nobody is asked,
-            which `serve_http` allows only on a loopback address.
-        insecure_no_auth: Let `serve_http` bind a non-loopback address without ``auth``
-            (behind a proxy that authenticates); it warns loudly.
-        server_features: Called with the low-level server once toolwire's handlers are on
-            it, to add more (``toolwire.mcp.conformance`` adds its fixture's resources).
-        identity: The server's title, description, website and icons (``serverInfo``).
-        tools_list_ttl_s: How long a client may cache ``tools/list`` and ``server/discover``
-            (2026-07-28 ``ttlMs``; ``cacheScope`` is ``private`` when ``auth`` is set).
-        replicas: This server as one of several replicas on a shared store
-            (`toolwire.replicas.ReplicaState`): handshake-era sessions and read records on
-            the store, the stateless session shared (docs/scaling.md); ``None``: one server.
-        cors_origins: Streamable HTTP: the origins of web pages that may call the server from
-            a browser (``https://app.example.com``): their CORS preflights are answered before
-            authentication and the answers are readable by them (`toolwire.mcp.cors`); ``()``:
-            no browser page may.
-    """
-
-    name: str = "toolwire"
-    result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS
-    working_dir: str | None = None
-    presenter: Presenter | None = None
-    instructions: str | None = None
-    session_idle_timeout_s: float = DEFAULT_SESSION_IDLE_TIMEOUT_S
-    max_sessions: int = DEFAULT_MAX_SESSIONS
-    auth: ServerAuth | None = None
-    insecure_no_auth: bool = False
-    server_features: tuple[Callable[[Server[Any]], None], ...] = ()
-    identity: ServerIdentity = field(default_factory=ServerIdentity)
-    tools_list_ttl_s: float = DEFAULT_TOOLS_LIST_TTL_S
-    replicas: ReplicaState | None = None
-    cors_origins: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        check_cors_origins(self.cors_origins)
-        if self.result_budget_chars < 1:
-            raise ConfigurationError("ServeOptions.result_budget_chars must be >= 1")
-        if not 0 < self.session_idle_timeout_s < math.inf:
-            raise ConfigurationError("ServeOptions.session_idle_timeout_s must be > 0 seconds")
-        if self.max_sessions < 1:
-            raise ConfigurationError("ServeOptions.max_sessions must be >= 1")
 
 
 def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = None) -> Server[Any]:
@@ -180,7 +111,8 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
 
     opts = options or ServeOptions()
     presenter = opts.presenter or _default_presenter(opts.result_budget_chars)
-    sessions = SessionReadRecords(opts.replicas)  # STALE_WRITE records (replica_records.py)
+    # Which session a request is, and its STALE_WRITE records (replica_records.py).
+    sessions = SessionReadRecords(opts.replicas, stateless=opts.stateless_sessions)
     log_levels = LogLevels()  # what each session chose with logging/setLevel
     notifier = ToolListNotifier(registry)  # tools/list_changed (toolwire.mcp.revision)
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
@@ -216,6 +148,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams
     ) -> dict[str, Any]:
+        principal = request_principal(ctx.request)  # the credential's, or LOCAL
         session_id = sessions.session_id(ctx)
         arguments = params.arguments or {}
         wants_progress = bool(ctx.meta and ctx.meta.get("progress_token") is not None)
@@ -249,6 +182,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
                     abort_signal=signal,
                     emit=emit,
                     read_mtimes=mtimes,
+                    principal=principal,
                 )
                 if send is None:
                     return await run(tool_ctx)
@@ -281,8 +215,8 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         server,
         registry,
         sessions.session_id,
-        lambda sid: base_ctx.derive(
-            session_id=sid, session_key=sid, read_mtimes=sessions.mtimes(sid)
+        lambda sid, principal: base_ctx.derive(
+            session_id=sid, session_key=sid, read_mtimes=sessions.mtimes(sid), principal=principal
         ),
         lambda done, args: _to_mcp_result(
             done, registry.get(done.name), presenter, args, _drop, opts.result_budget_chars
@@ -321,10 +255,12 @@ class CallPlumbing:
     sessions: SessionReadRecords
     as_mcp: Callable[[Tool], mt.Tool]
 
-    def session_mtimes(self, session_header: str | None) -> tuple[str, dict[str, ReadRecord]]:
+    def session_mtimes(
+        self, session_header: str | None, principal: Principal
+    ) -> tuple[str, dict[str, ReadRecord]]:
         """The session id the handler would use for this ``Mcp-Session-Id`` (none: the
-        process's), and its read records in this process."""
-        sid = self.sessions.session_of_header(session_header)
+        principal's stateless session), and its read records in this process."""
+        sid = self.sessions.session_of_header(session_header, principal)
         return sid, self.sessions.mtimes(sid)
 
     async def to_result(

@@ -10,6 +10,11 @@ A handshake-era client opens a session (``Mcp-Session-Id``) and should close it 
   the newcomer is served; only when every session is busy is it refused with 503 (after a
   short wait for one to become idle: a session counts as busy until its last answer has gone
   out, so a client that asks again at once would otherwise race its own previous request).
+- a session belongs to the credential that opened it (the SDK answers another credential 404),
+  and only its own sessions are ever closed to make room for it: one credential opening
+  sessions never closes another's. An authenticated credential holds at most
+  ``max_per_principal`` sessions; at that cap its own session idle the longest is closed (503
+  when all of them are busy), so no credential can fill the server for the others.
 
 A closed session's id answers 404 ("Session not found"), as the spec asks, and its client
 starts a new session.
@@ -77,6 +82,8 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         events: Where the sessions' SSE events are kept so clients can resume their streams
             (`toolwire.mcp.resumable`); ``None``: streams are not resumable.
         shared: The replicas' session records (``None``: sessions live in this process only).
+        max_per_principal: Sessions one authenticated credential may hold at once
+            (``None``: ``max_sessions``).
     """
 
     def __init__(
@@ -88,6 +95,7 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         security_settings: TransportSecuritySettings | None = None,
         events: KvEventStore | None = None,
         shared: SharedSessions | None = None,
+        max_per_principal: int | None = None,
     ) -> None:
         super().__init__(
             server,
@@ -97,6 +105,7 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         )
         self._events = events
         self.shared = shared
+        self.max_per_principal = max_per_principal or max_sessions
         if shared is not None:
             shared.install(server)
 
@@ -110,10 +119,12 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         if self.shared is not None and session_id is not None:
             await self._handle_shared(session_id, scope, receive, send)
             return
-        if self._full_of_busy_sessions() and _opens_a_session(scope):
-            with anyio.move_on_after(ROOM_WAIT_S):
-                while self._full_of_busy_sessions():
-                    await anyio.sleep(0.01)
+        if _opens_a_session(scope):
+            requestor = requestor_of(scope)
+            if not self._room_for(requestor):
+                with anyio.move_on_after(ROOM_WAIT_S):
+                    while not self._room_for(requestor):
+                        await anyio.sleep(0.01)
         await super()._handle_request(scope, receive, send)
 
     async def still_open(self, session_id: str) -> bool:
@@ -173,8 +184,11 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         async with self._session_creation_lock:
             if session_id in self._server_instances:
                 return
-            if self.max_sessions is not None and self.open_sessions >= self.max_sessions:
-                self._evict_longest_idle()
+            full = self.max_sessions is not None and self.open_sessions >= self.max_sessions
+            # Its own idle session first; else anyone's: only a cache of that session is
+            # closed here (its record lives on), which costs its client a restore.
+            if full and not self._evict_longest_idle(requestor):
+                self._evict_longest_idle(requestor, anyone=True)
             transport = StreamableHTTPServerTransport(
                 mcp_session_id=session_id,
                 is_json_response_enabled=self.json_response,
@@ -213,20 +227,38 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         await self._task_group.start(run_restored)
         logger.info("restored session %s from the store", session_id)
 
-    def _full_of_busy_sessions(self) -> bool:
-        return (
-            self.max_sessions is not None
-            and self.open_sessions >= self.max_sessions
-            and all(_idle_deadline(t) is None for t in self._server_instances.values())
+    def _own_sessions(self, requestor: AuthorizationContext | None) -> list[str]:
+        """The open sessions ``requestor`` opened (``None``: those nobody authenticated)."""
+        owners = self._session_owners
+        return [sid for sid in self._server_instances if owners.get(sid) == requestor]
+
+    def _at_own_cap(self, requestor: AuthorizationContext | None) -> bool:
+        return requestor is not None and (
+            len(self._own_sessions(requestor)) >= self.max_per_principal
+        )
+
+    def _room_for(self, requestor: AuthorizationContext | None) -> bool:
+        """Whether a new session of ``requestor`` fits now, or one of its own idle ones
+        can make room for it."""
+        full = self.max_sessions is not None and self.open_sessions >= self.max_sessions
+        if not (full or self._at_own_cap(requestor)):
+            return True
+        return any(
+            _idle_deadline(self._server_instances[sid]) is not None
+            for sid in self._own_sessions(requestor)
         )
 
     def _admit_session(
         self, requestor: AuthorizationContext | None
     ) -> StreamableHTTPServerTransport | None:
         # The SDK calls this under its session-creation lock to register a new session (None
-        # at the cap means 503): make room first when a session can give it up.
-        if self.max_sessions is not None and self.open_sessions >= self.max_sessions:
-            self._evict_longest_idle()
+        # at the cap means 503): make room first when one of the requestor's own sessions can
+        # give it up. Another credential's sessions are never closed for it.
+        full = self.max_sessions is not None and self.open_sessions >= self.max_sessions
+        if full or self._at_own_cap(requestor):
+            self._evict_longest_idle(requestor)
+        if self._at_own_cap(requestor):
+            return None  # every one of its own sessions is busy: 503
         admitted = super()._admit_session(requestor)
         if admitted is None or self._events is None:
             return admitted
@@ -234,20 +266,27 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         self._server_instances[str(admitted.mcp_session_id)] = resumable
         return resumable
 
-    def _evict_longest_idle(self) -> None:
-        """Close the session idle the longest; none when every session is busy."""
+    def _evict_longest_idle(
+        self, requestor: AuthorizationContext | None, *, anyone: bool = False
+    ) -> bool:
+        """Close the session of ``requestor`` (of anyone with ``anyone``) idle the longest;
+        whether one was (none when all of them are busy)."""
+        owners = self._session_owners
         oldest: tuple[float, str] | None = None
         for session_id, transport in self._server_instances.items():
+            if not anyone and owners.get(session_id) != requestor:
+                continue
             idle_until = _idle_deadline(transport)
             if idle_until is not None and (oldest is None or idle_until < oldest[0]):
                 oldest = (idle_until, session_id)
         if oldest is None:
-            return
+            return False
         session_id = oldest[1]
         transport = self._server_instances.pop(session_id)
-        self._session_owners.pop(session_id, None)
+        owners.pop(session_id, None)
         _end(transport)
         logger.info("closed idle session %s to make room for a new one", session_id)
+        return True
 
     def close_all(self) -> None:
         """End every session (the server is stopping): calls in flight are cancelled, streams

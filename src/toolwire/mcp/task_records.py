@@ -6,8 +6,8 @@ it nor the arguments its answer's ``<untrusted source="...">`` label is computed
 into a second record on the same store (key ``mcp-`` + the task id, same time to live), so
 every replica on a shared store finds them:
 
-- **owner**: the principal of the request that created the task (a credential's issuer,
-  client and subject, `request_principal`), or ``None`` when the server does not
+- **owner**: the principal of the request that created the task (the id of a credential's
+  issuer, client and subject, `request_owner`), or ``None`` when the server does not
   authenticate. A request of another principal is answered as for an unknown task.
 - **arguments**: the call's arguments, as the presenter is given them. Arguments whose JSON is
   larger than `ARGUMENTS_KEPT_CHARS` keep only the string arguments the ``source`` label reads
@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.execution.tasks import Tasks
+from toolwire.mcp.auth.principals import request_principal
 
-__all__ = ["ARGUMENTS_KEPT_CHARS", "TaskRecord", "TaskRecords", "request_principal"]
+__all__ = ["ARGUMENTS_KEPT_CHARS", "TaskRecord", "TaskRecords", "request_owner"]
 
 logger = logging.getLogger("toolwire.mcp")
 
@@ -43,7 +44,7 @@ class TaskRecord:
     """The MCP side of one task.
 
     Attributes:
-        owner: The principal that created it (`request_principal`); ``None``: nobody
+        owner: The principal that created it (`request_owner`); ``None``: nobody
             authenticated.
         arguments: The call's arguments (maybe reduced, see the module docstring).
     """
@@ -52,20 +53,12 @@ class TaskRecord:
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
-def request_principal(request: Any) -> str | None:
-    """The principal behind an HTTP request authenticated by toolwire's guard (its issuer,
-    client and subject, the triple the SDK binds sessions to), or ``None`` for a request
-    nobody authenticated (stdio, a server without authentication)."""
-    scope = getattr(request, "scope", None)
-    if not isinstance(scope, dict):
-        return None
-    token = getattr(scope.get("user"), "access_token", None)
-    if token is None:
-        return None
-    claims = getattr(token, "claims", None) or {}
-    issuer = claims.get("iss") if isinstance(claims, Mapping) else None
-    parts = [issuer, getattr(token, "client_id", None), getattr(token, "subject", None)]
-    return json.dumps(["" if part is None else str(part) for part in parts])
+def request_owner(request: Any) -> str | None:
+    """The id of the principal behind an HTTP request authenticated by toolwire's guard
+    (`toolwire.principals.Principal.id`), or ``None`` for a request nobody authenticated
+    (stdio, a server without authentication)."""
+    principal = request_principal(request)
+    return None if principal.is_local else principal.id
 
 
 def kept_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:

@@ -54,6 +54,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolwire.calls import CallOutcome, make_outcome
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.execution.tasks import TaskInfo, pending_task
+from toolwire.mcp.auth.principals import request_principal
 from toolwire.mcp.task_extension import (
     EXTENSION_AD,
     TASKS_EXTENSION,
@@ -62,7 +63,8 @@ from toolwire.mcp.task_extension import (
     declares_tasks,
     missing_capability_data,
 )
-from toolwire.mcp.task_records import TaskRecords, request_principal
+from toolwire.mcp.task_records import TaskRecords, request_owner
+from toolwire.principals import Principal
 from toolwire.results import Err
 
 if TYPE_CHECKING:
@@ -79,8 +81,8 @@ _POLL_MS = 500
 
 SessionOf: TypeAlias = Callable[[ServerRequestContext[Any, Any]], str]
 """The toolwire session id of the MCP session a request came in on."""
-ContextFor: TypeAlias = Callable[[str], ToolContext]
-"""The context a call of that session runs with."""
+ContextFor: TypeAlias = Callable[[str, Principal], ToolContext]
+"""The context a call of that session and principal runs with."""
 Present: TypeAlias = Callable[[CallOutcome, dict[str, Any]], Awaitable[dict[str, Any]]]
 """Turns an outcome (and the call's arguments) into the ``tools/call`` wire result."""
 
@@ -165,7 +167,7 @@ class _TaskMethods:
         arguments = (ctx.params or {}).get("arguments")
         await self.records.keep(
             info.task_id,
-            request_principal(ctx.request),
+            request_owner(ctx.request),
             arguments if isinstance(arguments, dict) else {},
         )
         if not (_modern(ctx) and declares_tasks(_capabilities(ctx))):
@@ -181,7 +183,9 @@ class _TaskMethods:
         session_id = self.session_of(ctx)
         arguments = params.arguments or {}
         call_id = f"task-call-{ctx.request_id}" if ctx.request_id is not None else "task-call"
-        tool_ctx = self.context_for(session_id).derive(abort_signal=AbortSignal(), hand_off_s=0.0)
+        tool_ctx = self.context_for(session_id, request_principal(ctx.request)).derive(
+            abort_signal=AbortSignal(), hand_off_s=0.0
+        )
         outcome = await self.registry.execute(params.name, arguments, tool_ctx, call_id=call_id)
         task_id = pending_task(outcome)
         tasks = self.registry.tasks
@@ -190,7 +194,7 @@ class _TaskMethods:
         else:  # refused before it could start: a task that has already ended
             info = await tasks.ended(outcome.result, outcome.name, call_id, session_id)
         assert info is not None
-        await self.records.keep(info.task_id, request_principal(ctx.request), arguments)
+        await self.records.keep(info.task_id, request_owner(ctx.request), arguments)
         return {"task": _wire(info, tasks.ttl_s)}
 
     async def _find(
@@ -201,7 +205,7 @@ class _TaskMethods:
         info = await self.registry.tasks.get(task_id, session_id=self.session_of(ctx))
         record = await self.records.read(task_id) if info is not None else None
         owner = record.owner if record is not None else None
-        if info is None or owner != request_principal(ctx.request):
+        if info is None or owner != request_owner(ctx.request):
             raise MCPError(code=INVALID_PARAMS, message=f"Task not found: {task_id}")
         return info, record.arguments if record is not None else {}
 
@@ -285,7 +289,7 @@ class _TaskMethods:
         """``tasks/list``: the tasks of the session and the principal, oldest first (one
         page)."""
         _legacy_only(ctx)
-        principal = request_principal(ctx.request)
+        principal = request_owner(ctx.request)
         found = await self.registry.tasks.list(session_id=self.session_of(ctx))
         mine = []
         for info in found:

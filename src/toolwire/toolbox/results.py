@@ -13,8 +13,9 @@ the tool and the range, and with the call that reads on when more is left::
 
 A page fits the call's budget with its header and ``[more: ...]`` line (and is never kept
 behind a handle of its own, even when the budget is too small for one character of it). The
-text lives in the key-value store under ``tool:read_result``; a handle belongs to its session,
-and any other session (or an expired or evicted handle) is answered ``not_available``. Its output is
+text lives in the key-value store under ``tool:read_result``; a handle belongs to its session
+and principal (``ctx.principal``), and any other session or credential (or an expired or
+evicted handle) is answered ``not_available``. Its output is
 treated as untrusted (the presenter wraps it) whatever the original tool was: a page may come
 from a web page or a command's output.
 """
@@ -28,7 +29,7 @@ from pydantic import Field
 from toolwire.capabilities import storage
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
-from toolwire.execution.handles import HANDLES_TOOL, load_record
+from toolwire.execution.handles import HANDLES_TOOL, handle_owner, load_record
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.tools import Tool, ToolAnnotations
 
@@ -62,7 +63,7 @@ async def read_result(
             ErrorCode.NOT_AVAILABLE,
             reason="no_store",
         )
-    record = await load_record(store, ctx.session_id, handle)
+    record = await load_record(store, handle_owner(ctx.session_id, ctx.principal), handle)
     if record is None:
         return Err(
             f"No result {handle!r} in this session: it expired, was evicted, or belongs to "

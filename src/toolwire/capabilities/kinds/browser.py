@@ -1,7 +1,9 @@
 """The ``browser`` kind: the call's session in the shared Chromium, through ``ctx.seam(BROWSER)``.
 
-The seam is a `SessionBrowser`: the context of the call's session, whose every request goes
-through the egress proxy under the call's network policy (the scope's, else the backends').
+The seam is a `SessionBrowser`: the context of the call's session and principal (a context,
+its cookies and tabs, are never shared by two credentials: `toolwire.principals`), whose every
+request goes through the egress proxy under the call's network policy (the scope's, else the
+backends').
 Its backend is ``CapabilityBackends.kind_backends["browser"]``, a `BrowserBackend`.
 """
 
@@ -35,7 +37,7 @@ def _resolve(declared: BrowserCapability, call: Resolution) -> SessionBrowser | 
     if backend is None:
         return None
     policy = call.scope.network_policy or call.backends.network_policy
-    return backend.scoped(call.scope.session_id, policy)
+    return backend.scoped(call.scope.principal.scoped(call.scope.session_id), policy)
 
 
 BROWSER: CapabilityKind[BrowserCapability, SessionBrowser] = CapabilityKind(

@@ -1,7 +1,9 @@
 """The ``process`` kind: child processes of the declared binaries, through ``ctx.scoped_process``.
 
 The seam is bound to the call: the declared binaries, the call's abort signal and working
-directory, and its **owner** (the personality id, `DEFAULT_OWNER` without one). It runs
+directory, and its **owner** (the personality id, `DEFAULT_OWNER` without one, scoped to the
+call's principal: `toolwire.principals.Principal.scoped`, so two credentials never share
+processes nor a cap). It runs
 children on the backends' `ProcessBackend` (``CapabilityBackends.processes``; the default is
 local), so whatever wraps that backend (a sandbox) covers every child:
 
@@ -117,7 +119,7 @@ def _resolve(declared: ProcessCapability, call: Resolution) -> ScopedProcess | N
         extra_env_allowlist=call.backends.process_env_allowlist,
         default_cwd=call.scope.working_dir,
         backend=backend,
-        owner=call.scope.personality_id or DEFAULT_OWNER,
+        owner=call.scope.principal.scoped(call.scope.personality_id or DEFAULT_OWNER),
         confinement=confinement_for(call),
     )
 

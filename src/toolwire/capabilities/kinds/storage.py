@@ -8,6 +8,11 @@ The backends' ``kv_store_factory(tool_name, scope_id)`` is called with:
 | ``session`` | ``session:<session id>`` |
 | ``personality`` | ``personality:<personality id>``, or ``personality:<session id>`` without one |
 
+A ``personality`` scope belongs to the call's principal as well: an authenticated credential's
+is ``personality:<id>~p-…`` (`toolwire.principals.Principal.scoped`), so two credentials never
+share it; `toolwire.principals.LOCAL`'s is unchanged. A ``session`` scope follows the session,
+which a server gives each credential its own of (docs/mcp.md, "Who owns what").
+
 A declared ``ttl_seconds_default`` goes to a factory that takes ``ttl_seconds_default=`` (like
 ``KeyValueBackend.scoped``); any other factory's store is wrapped in a ``DefaultTtlStore``.
 """
@@ -74,7 +79,7 @@ def storage_scope_id(tool_name: str, scope: StorageScope, call: CapabilityScope)
         return f"tool:{tool_name}"
     if scope == "session":
         return f"session:{call.session_id}"
-    return f"personality:{call.personality_id or call.session_id}"
+    return call.principal.scoped(f"personality:{call.personality_id or call.session_id}")
 
 
 def _resolve(declared: StorageCapability, call: Resolution) -> KeyValueStore | None:

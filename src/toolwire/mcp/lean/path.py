@@ -49,6 +49,7 @@ from starlette.requests import Request
 
 from toolwire.mcp.auth.access import check_call, visible
 from toolwire.mcp.auth.grants import request_grant
+from toolwire.mcp.auth.principals import request_principal
 from toolwire.mcp.hangups import HangupWatcher
 from toolwire.mcp.lean.asgi_io import (
     DisconnectWatch,
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
 
     from toolwire.context import AbortSignal, ProgressEvent
     from toolwire.mcp.sessions import BoundedSessionManager
+    from toolwire.principals import Principal
     from toolwire.tools import Tool
 
 __all__ = ["LEAN_ENV", "LeanPath", "lean_enabled"]
@@ -228,7 +230,7 @@ class LeanPath:
             watch = DisconnectWatch(receive, signal)
             try:
                 with peer.bound():
-                    result = await self._call(lean, signal)
+                    result = await self._call(lean, signal, request_principal(request))
             except BaseException:
                 watch.stop()
                 raise
@@ -246,9 +248,11 @@ class LeanPath:
             self._header_params[tool.name] = known
         return known[1]
 
-    async def _call(self, lean: LeanRequest, signal: AbortSignal) -> dict[str, Any]:
+    async def _call(
+        self, lean: LeanRequest, signal: AbortSignal, principal: Principal
+    ) -> dict[str, Any]:
         plumbing = self._plumbing
-        session_id = plumbing.sessions.session_of_header(lean.session)
+        session_id = plumbing.sessions.session_of_header(lean.session, principal)
         tool = plumbing.registry.get(lean.name)
         async with plumbing.sessions.open(session_id, tool) as mtimes:  # kept before answering
             ctx = plumbing.base_ctx.derive(
@@ -257,6 +261,7 @@ class LeanPath:
                 abort_signal=signal,
                 emit=_drop,
                 read_mtimes=mtimes,
+                principal=principal,  # the credential's, as on the SDK path
             )
             outcome = await plumbing.registry.execute(
                 lean.name, lean.arguments, ctx, call_id=str(lean.request_id)

@@ -16,6 +16,12 @@ derives the scope from the context. Here:
 Like spec 04's personality scope, a missing personality falls back to the session id where the
 scope must not be shared by everyone (a board); memory without one is global, as in the system
 we port.
+
+A derived scope belongs to the call's principal as well (`toolwire.principals.Principal.scoped`:
+``personality:<id>~p-…``, ``global~p-…``): two credentials served by one server never read each
+other's notes or cards. What the host configures is shared as configured: its own
+``memory_scope_id``, ``memory_scope="global"`` and a team. For `toolwire.principals.LOCAL`
+(a library call, stdio, a server without authentication) nothing changes.
 """
 
 from __future__ import annotations
@@ -37,19 +43,20 @@ def memory_scope_id(ctx: ToolContext) -> str:
     if ctx.memory_scope == "global":
         return "global"
     if ctx.memory_scope == "per-personality":
-        return f"personality:{ctx.personality_id or ctx.session_id}"
+        return ctx.principal.scoped(f"personality:{ctx.personality_id or ctx.session_id}")
     if ctx.team_id:
         return f"team:{ctx.team_id}"
     if ctx.personality_id:
-        return f"personality:{ctx.personality_id}"
-    return "global"
+        return ctx.principal.scoped(f"personality:{ctx.personality_id}")
+    return ctx.principal.scoped("global")
 
 
 def board_scope_id(ctx: ToolContext) -> str:
-    """The scope id of the call's kanban board: its team's, else its personality's."""
+    """The scope id of the call's kanban board: its team's, else its personality's (the
+    principal's own)."""
     if ctx.team_id:
         return f"team:{ctx.team_id}"
-    return f"personality:{ctx.personality_id or ctx.session_id}"
+    return ctx.principal.scoped(f"personality:{ctx.personality_id or ctx.session_id}")
 
 
 def shared_store(ctx: ToolContext, tool_name: str, scope_id: str) -> AtomicKeyValueStore | Err:
