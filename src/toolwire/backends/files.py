@@ -12,14 +12,21 @@ hands only that path to the operating system:
 3. **Allowed prefixes**: the path must equal or sit below one of the side's prefixes (lexical;
    the first match wins). Nothing on disk is touched for a path that fails 2 or 3, so a refusal
    never reveals whether an out-of-reach path exists.
-4. **Symbolic links**: the segments *below* the matched prefix are walked with ``lstat``. The
-   walk stops at the first missing segment (writing a new file is fine). At a link, the path is
-   rewritten to the link's target plus the remaining segments and steps 2-4 run again, at most
-   32 times. Segments above the prefix are not walked: the operator chose that layout.
+4. **Symbolic links**: the segments *below* the matched prefix are walked one at a time from
+   the prefix's directory descriptor (`toolwire.backends.beneath`): each is looked at without
+   following it, and each directory opened ``O_NOFOLLOW`` relative to the one before. The walk
+   stops at the first missing segment (writing a new file is fine; a write creates the missing
+   directories as it walks). At a link, the path is rewritten to the link's target plus the
+   remaining segments and steps 2-4 run again, at most 32 times. Segments above the prefix are
+   not walked: the operator chose that layout.
 
 Every refusal raises `PathNotReachableError` whose message starts ``PATH_NOT_REACHABLE:`` and
-names only the path the caller gave. Files are opened with ``O_NOFOLLOW`` so a link swapped in
-after the check fails instead of being followed; other check-then-use races are not covered.
+names only the path the caller gave. **Paths are resolved where they are used**: the walk ends
+with the descriptor of the directory the last segment is in, and every operation acts on that
+descriptor and name (``openat``, ``fstatat``, ``renameat``, ``unlinkat``, never following a last
+link), then checks the descriptor it ended with: a regular file for a read, and a directory still
+beneath the prefix by its device and inode ancestry. A directory swapped for a link while a call
+runs cannot lead it outside: the call works on what it walked, or fails, or resolves again.
 
 **Only regular files are read** (`toolwire.backends.regular_files`): a named pipe, a socket or
 a device is refused without blocking, saying what it is; a directory raises
@@ -31,15 +38,22 @@ Blocking calls run in a worker thread. POSIX only.
 from __future__ import annotations
 
 import builtins
-import errno
 import os
-import stat
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import anyio.to_thread
 
-from toolwire.backends.atomic import replace_atomically
+from toolwire.backends.beneath import Located, walk_beneath
+from toolwire.backends.file_operations import (
+    exists_at,
+    list_at,
+    mkdir_at,
+    mtime_at,
+    remove_in,
+    size_at,
+    write_at,
+)
 from toolwire.backends.regular_files import PathStat, read_regular_file, stat_path
 from toolwire.errors import ConfigurationError, PathNotReachableError
 from toolwire.safety.sensitive_paths import is_sensitive
@@ -156,6 +170,14 @@ class ReachScopedFs:
             PathNotReachableError: out of reach, on the deny floor, escaping through a link or
                 following too many links.
         """
+        with self._locate(path, kind) as located:
+            return located.path
+
+    def _locate(self, path: str, kind: str, *, create: bool = False) -> Located:
+        """Check ``path`` for ``kind`` and walk it to its last segment (see the module doc).
+
+        With ``create``, the missing directories on the way are created as the walk goes.
+        """
         if kind not in ("read", "write"):
             raise ValueError(f"kind must be 'read' or 'write', got {kind!r}")
         allowed = self._read if kind == "read" else self._write
@@ -175,16 +197,16 @@ class ReachScopedFs:
                     else "is not permitted"
                 )
                 raise PathNotReachableError(f'PATH_NOT_REACHABLE: {kind} of "{path}" {reason}')
-            rewritten = _follow_first_link(current, prefix)
-            if rewritten is None:
-                return current
+            step = walk_beneath(current, prefix, asked=path, kind=kind, create=create)
+            if isinstance(step, Located):
+                return step
             hops += 1
             if hops > MAX_SYMLINK_HOPS:
                 raise PathNotReachableError(
                     f'PATH_NOT_REACHABLE: {kind} of "{path}" follows too many symbolic links '
                     "to resolve"
                 )
-            current = rewritten
+            current = step
 
     def _check_floor(self, current: str, asked: str, kind: str) -> None:
         folded = current.casefold()
@@ -193,9 +215,17 @@ class ReachScopedFs:
                 f'PATH_NOT_REACHABLE: {kind} of "{asked}" hits the always-deny floor'
             )
 
-    async def _run(self, path: str, kind: str, operation: Callable[[str], _T]) -> _T:
-        """Check reach and run ``operation(target)`` in a worker thread (both touch the disk)."""
-        return await anyio.to_thread.run_sync(lambda: operation(self.check_reach(path, kind)))
+    async def _run(
+        self, path: str, kind: str, operation: Callable[[Located], _T], *, create: bool = False
+    ) -> _T:
+        """Check and walk ``path``, then run ``operation`` on where it leads, in a worker thread
+        (all of it touches the disk)."""
+
+        def run() -> _T:
+            with self._locate(path, kind, create=create) as located:
+                return operation(located)
+
+        return await anyio.to_thread.run_sync(run)
 
     async def read(self, path: str) -> str:
         """The file as UTF-8 text, invalid bytes replaced. Raises FileNotFoundError."""
@@ -203,7 +233,7 @@ class ReachScopedFs:
 
     async def read_bytes(self, path: str) -> bytes:
         """The file's bytes. Raises FileNotFoundError."""
-        return await self._run(path, "read", lambda target: read_regular_file(target, path))
+        return await self._run(path, "read", lambda located: read_regular_file(located, path))
 
     async def write(self, path: str, data: str | bytes) -> None:
         """Write atomically (temporary file in the same directory, fsync, rename).
@@ -212,11 +242,11 @@ class ReachScopedFs:
         process umask's default.
         """
         payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        await self._run(path, "write", lambda target: _write_atomic(target, payload))
+        await self._run(path, "write", lambda located: write_at(located, payload), create=True)
 
     async def exists(self, path: str) -> bool:
         """Whether the path exists (refused when out of read reach)."""
-        return await self._run(path, "read", os.path.lexists)
+        return await self._run(path, "read", exists_at)
 
     async def list(self, path: str) -> builtins.list[str]:
         """Entry names of a directory, sorted; empty when it does not exist."""
@@ -228,11 +258,11 @@ class ReachScopedFs:
         ``is_dir`` does not follow links: a link to a directory is reported as not a directory,
         so a listing never describes what lies outside reach.
         """
-        return await self._run(path, "read", _list_entries)
+        return await self._run(path, "read", list_at)
 
     async def mtime(self, path: str) -> float | None:
         """Modification time in seconds since the epoch, or ``None`` when missing."""
-        return await self._run(path, "read", _mtime)
+        return await self._run(path, "read", mtime_at)
 
     async def stat(self, path: str) -> PathStat:
         """What is at ``path`` — where it leads, its kind, identity, size and time — unopened.
@@ -240,14 +270,19 @@ class ReachScopedFs:
         Allowed with read reach or with write reach (metadata is not contents); a path in
         neither is refused as a read would be.
         """
-        return await anyio.to_thread.run_sync(lambda: stat_path(self._check_either(path)))
 
-    def _check_either(self, path: str) -> str:
+        def look() -> PathStat:
+            with self._locate_either(path) as located:
+                return stat_path(located)
+
+        return await anyio.to_thread.run_sync(look)
+
+    def _locate_either(self, path: str) -> Located:
         try:
-            return self.check_reach(path, "read")
+            return self._locate(path, "read")
         except PathNotReachableError as refusal:
             try:
-                return self.check_reach(path, "write")
+                return self._locate(path, "write")
             except PathNotReachableError:
                 raise refusal from None
 
@@ -264,83 +299,15 @@ class ReachScopedFs:
         def remove_entry() -> bool:
             self.check_reach(path, "write")
             lexical = canonical_path(path, self._base_dir) or path  # absolute once checked
-            parent = self.check_reach(os.path.dirname(lexical), "write")
-            return _remove(os.path.join(parent, os.path.basename(lexical)))
+            with self._locate(os.path.dirname(lexical), "write") as parent:
+                return remove_in(parent, os.path.basename(lexical))
 
         return await anyio.to_thread.run_sync(remove_entry)
 
     async def size(self, path: str) -> int | None:
         """The file's size in bytes (a read), or ``None`` when it does not exist."""
-        return await self._run(path, "read", _size)
+        return await self._run(path, "read", size_at)
 
     async def mkdir(self, path: str) -> None:
         """Create a directory and its parents; a no-op when it exists."""
-        await self._run(path, "write", lambda target: os.makedirs(target, exist_ok=True))
-
-
-def _size(target: str) -> int | None:
-    try:
-        return os.stat(target).st_size
-    except FileNotFoundError:
-        return None
-
-
-def _remove(target: str) -> bool:
-    try:
-        if stat.S_ISDIR(os.lstat(target).st_mode):
-            raise IsADirectoryError(errno.EISDIR, "directories are not removed", target)
-        os.unlink(target)
-    except FileNotFoundError:
-        return False
-    return True
-
-
-def _follow_first_link(path: str, prefix: str) -> str | None:
-    """The path rewritten through the first link below ``prefix``, or ``None`` when none."""
-    below = path[len(prefix) :].strip("/") if prefix != "/" else path.strip("/")
-    if not below:
-        return None
-    segments = below.split("/")
-    walked = prefix
-    for index, segment in enumerate(segments):
-        candidate = os.path.join(walked, segment)
-        try:
-            info = os.lstat(candidate)
-        except OSError:
-            return None  # first missing (or unreadable) segment: nothing further to resolve
-        if stat.S_ISLNK(info.st_mode):
-            try:
-                target = os.readlink(candidate)
-            except OSError:
-                return None
-            rest = segments[index + 1 :]
-            joined = os.path.join(walked, target, *rest)
-            return canonical_path(joined) or "/"
-        walked = candidate
-    return None
-
-
-def _write_atomic(target: str, payload: bytes) -> None:
-    parent, name = os.path.split(target)
-    os.makedirs(parent, exist_ok=True)
-    try:
-        mode: int | None = stat.S_IMODE(os.lstat(target).st_mode)
-    except FileNotFoundError:
-        mode = None
-    replace_atomically(target, payload, temp_name=f".{name}.", mode=mode)
-
-
-def _list_entries(target: str) -> builtins.list[DirEntry]:
-    try:
-        with os.scandir(target) as entries:
-            found = [DirEntry(name=e.name, is_dir=e.is_dir(follow_symlinks=False)) for e in entries]
-    except FileNotFoundError:
-        return []
-    return sorted(found, key=lambda entry: entry.name)
-
-
-def _mtime(target: str) -> float | None:
-    try:
-        return os.stat(target).st_mtime
-    except FileNotFoundError:
-        return None
+        await self._run(path, "write", mkdir_at, create=True)

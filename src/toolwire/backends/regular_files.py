@@ -2,16 +2,18 @@
 
 A named pipe blocks ``open`` until a writer comes, a device such as ``/dev/zero`` never ends and
 a socket cannot be opened: each used to hang a worker thread of the file seam (or fill memory).
-`read_regular_file` looks first (``lstat``: a device is never even opened), opens with
-``O_NONBLOCK`` (a pipe swapped in after the look cannot block the ``open``), checks the open
-descriptor (``fstat``: what was opened is what counts), and only then clears ``O_NONBLOCK`` and
-reads. Anything but a regular file is refused with a `PathNotReachableError` saying what it is
-(``... it is a named pipe (FIFO), not a regular file ...``); a directory raises
-`IsADirectoryError`.
+`read_regular_file` looks first (``fstatat`` without following: a device is never even
+opened), opens with ``O_NONBLOCK | O_NOFOLLOW`` relative to the directory descriptor the path was
+walked to (`toolwire.backends.beneath`: a pipe or a link swapped in after the look cannot block
+the ``open`` or lead elsewhere), checks the open descriptor (``fstat``: what was opened is what
+counts) and that its directory is still beneath the reach prefix, and only then clears
+``O_NONBLOCK`` and reads. Anything but a regular file is refused with a `PathNotReachableError`
+saying what it is (``... it is a named pipe (FIFO), not a regular file ...``); a directory
+raises `IsADirectoryError`.
 
 `stat_path` describes a path without opening it: its kind, its identity (device and inode, the
 same for every name of one file, hard links included), size and modification time. Both take
-a path `toolwire.backends.files.ReachScopedFs` has already checked.
+a `Located` path that `toolwire.backends.files.ReachScopedFs` has already checked and walked.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from toolwire.backends.beneath import Located
 from toolwire.errors import PathNotReachableError
 
 __all__ = ["FileKind", "PathStat", "describe_kind", "file_kind", "read_regular_file", "stat_path"]
@@ -93,21 +96,21 @@ class PathStat:
         return self.kind is not None
 
 
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
 
 
-def read_regular_file(target: str, asked: str) -> bytes:
-    """The bytes of the regular file ``target`` (a checked path; ``asked`` names it in errors).
+def read_regular_file(located: Located, asked: str) -> bytes:
+    """The bytes of the regular file ``located`` names (``asked`` names it in errors).
 
     Raises:
         FileNotFoundError: nothing is there.
         IsADirectoryError: a directory is there.
-        PathNotReachableError: something else than a regular file is there, or a link was
-            swapped in.
+        PathNotReachableError: something else than a regular file is there, a link was
+            swapped in, or its directory left the reach prefix.
     """
     try:
-        _require_regular(os.lstat(target).st_mode, asked)  # a device is never even opened
-        fd = os.open(target, _READ_FLAGS)  # O_NONBLOCK: a FIFO swapped in cannot block open
+        _require_regular(located.lstat().st_mode, asked)  # a device is never even opened
+        fd = located.open(_READ_FLAGS)  # O_NONBLOCK: a FIFO swapped in cannot block open
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, f"File not found: {asked}", asked) from None
     except OSError as exc:
@@ -116,6 +119,7 @@ def read_regular_file(target: str, asked: str) -> bytes:
         raise
     with os.fdopen(fd, "rb") as handle:
         _require_regular(os.fstat(fd).st_mode, asked)  # what was opened is what counts
+        located.ensure_beneath()  # ... and it was opened beneath the prefix
         os.set_blocking(fd, True)
         return handle.read()
 
@@ -138,14 +142,18 @@ def _became_a_link(asked: str) -> PathNotReachableError:
     return PathNotReachableError(f'PATH_NOT_REACHABLE: read of "{asked}" became a symbolic link')
 
 
-def stat_path(target: str) -> PathStat:
-    """What is at the checked path ``target``, without following a last link or opening it."""
+def stat_path(located: Located) -> PathStat:
+    """What is at the checked path ``located`` names, without following a last link or opening
+    it."""
+    if located.missing == errno.ENOENT:
+        return PathStat(path=located.path)
     try:
-        info = os.lstat(target)  # the target is link-free once checked; a link now is a race
+        info = located.lstat()  # the name is link-free once checked; a link now is a race
     except FileNotFoundError:
-        return PathStat(path=target)
+        return PathStat(path=located.path)
+    located.ensure_beneath()
     return PathStat(
-        path=target,
+        path=located.path,
         kind=file_kind(info.st_mode),
         device=info.st_dev,
         inode=info.st_ino,
