@@ -186,7 +186,7 @@ def check_protected(config: ToolwireConfig) -> Check:
         add=config.sandbox.protected,
         remove=config.sandbox.unprotect,
     )
-    detail = "read-only in every write root: " + "; ".join(protected.describe())
+    detail = "read-only, and refused by the write tools: " + "; ".join(protected.describe())
     if not protected.removed:
         return Check(name="protected", status="ok", detail=detail)
     removed = ", ".join(protected.removed)

@@ -305,13 +305,14 @@ class ProtectedPaths:
         return found
 
     def describe(self) -> tuple[str, ...]:
-        """One line per entry, for ``toolwire doctor``."""
-        lines = [f"{name}  (in every write root)" for name in self.names]
-        lines += [
-            f"~/{name}  (when a write root holds the home directory)" for name in self.home_names
-        ]
-        lines += list(self.paths)
-        return tuple(lines)
+        """The entries in three groups (every write root, the home directory, absolute paths),
+        for ``toolwire doctor``."""
+        homes = ", ".join(f"~/{name}" for name in self.home_names)
+        return (
+            "in every write root: " + ", ".join(self.names),
+            "in the home directory when a write root holds it: " + homes,
+            "wherever they are: " + ", ".join(self.paths),
+        )
 
 
 def protected_paths(
