@@ -24,6 +24,7 @@ from toolwire.execution.hooks import (
     replace_args,
 )
 from toolwire.lazy import lazy_exports as _lazy_exports
+from toolwire.principals import Principal
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry, ToolResultReducer
 from toolwire.registry import ToolDefinition, ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
@@ -116,6 +117,7 @@ __all__ = [
     "Ok",
     "Presenter",
     "PresenterOptions",
+    "Principal",
     "ProcessBackend",
     "ProcessManager",
     "ProgressEvent",
