@@ -180,3 +180,19 @@ async def test_editor_and_agent_settings_are_read_only(tmp_path: Path) -> None:
     assert claude.error
     assert not (work / ".vscode" / "tasks.json").exists()
     assert not (work / ".claude" / "settings.json").exists()
+
+
+async def test_repositories_one_level_down_keep_their_git_read_only(tmp_path: Path) -> None:
+    work = tmp_path / "src"
+    repo = _repo(work / "project")
+    config = (repo / ".git" / "config").read_text()
+    async with sandboxed_registry(work) as registry:
+        hook = err(await terminal(registry, work, "echo x > project/.git/hooks/pre-commit"))
+        conf = err(await terminal(registry, work, "echo '[core]' >> project/.git/config"))
+        aside = err(await terminal(registry, work, "mv project elsewhere"))
+        edit = ok(await terminal(registry, work, "echo hi > project/a.txt && cat project/a.txt"))
+    assert hook.error
+    assert conf.error
+    assert aside.error
+    assert (repo / ".git" / "config").read_text() == config
+    assert edit == "hi"

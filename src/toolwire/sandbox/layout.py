@@ -18,7 +18,8 @@
   are bound over themselves (still writable) so that renaming one cannot move the protected
   path aside. One that does not exist gets an empty read-only stand-in where its kind allows
   (`toolwire.safety.protected_paths.stand_in`), so a command cannot create it either; bubblewrap
-  leaves that stand-in, empty, on the host.
+  leaves that stand-in, empty, on the host. The git entries of repositories one level down
+  (``root/<repo>/.git``) are protected too, when they exist.
 
 Mounts are emitted parents first, so a deeper root is laid over a shallower one and the hidden
 paths over both. Nothing here runs a process: `mount_arguments` only reads the file system to
@@ -200,6 +201,27 @@ def _stand_in(path: str, name: str | None) -> str | None:
     return "file" if earlier or not later else None  # never hide a later one that is read
 
 
+_NESTED_SCAN_LIMIT = 1000
+"""Entries of a write root looked at for repositories one level down (a bound on the cost)."""
+
+
+def _nested_git(root: str, protected: ProtectedPaths) -> list[str]:
+    """The git entries of the repositories directly inside ``root`` (``root/<repo>/.git``)."""
+    names = [n for n in protected.names if n == ".git" or n.startswith(".git/")]
+    found: list[str] = []
+    try:
+        with os.scandir(root) as entries:
+            for count, entry in enumerate(entries):
+                if count >= _NESTED_SCAN_LIMIT:
+                    break
+                repo = entry.is_dir(follow_symlinks=False) and entry.name != ".git"
+                if repo and os.path.lexists(os.path.join(entry.path, ".git")):
+                    found += [os.path.join(entry.path, name) for name in names]
+    except OSError:
+        pass
+    return found
+
+
 def _protect(
     plan: _Plan,
     protected: ProtectedPaths,
@@ -212,6 +234,8 @@ def _protect(
     for root in writable:
         for path, name in protected.inside(root, home=home).items():
             wanted.setdefault(path, name)
+        for path in _nested_git(root, protected):
+            wanted.setdefault(path, None)  # protected only when it exists: no stand-in
     covered: list[str] = []
     pinned: set[str] = set()
     for path in sorted(wanted, key=lambda p: (_depth(p), p)):
