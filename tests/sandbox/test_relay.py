@@ -1,4 +1,5 @@
-"""The in-sandbox relay: TCP to the proxy's Unix socket, run by a bare ``python3``."""
+"""The in-sandbox relays: TCP to the proxy's Unix socket, relay.py run by a bare ``python3``,
+and socat with the arguments a sandbox gives it (the shared tests run against both)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from egress_helpers import (
 from toolwire.sandbox import relay as relay_module
 from toolwire.sandbox.egress import EgressProxy
 from toolwire.sandbox.relay import parse_listen
+from toolwire.sandbox.relays import socat_arguments
 
 RELAY = Path(relay_module.__file__)
 PYTHON = shutil.which("python3") or sys.executable
@@ -41,16 +43,31 @@ def _relay_command(port: int, socket_path: str | Path) -> list[str]:
     return [*BARE, str(RELAY), "--listen", f"127.0.0.1:{port}", "--connect", str(socket_path)]
 
 
-@contextmanager
-def running_relay(socket_path: str | Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
-    """The relay on a free port, once it said ``ready``; stopped with SIGTERM afterwards."""
-    port = closed_port()
-    process = subprocess.Popen(
-        _relay_command(port, socket_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+def _socat_command(port: int, socket_path: str | Path) -> list[str]:
+    arguments = socat_arguments(
+        host="127.0.0.1", port=port, connect=str(socket_path), max_processes=0
     )
+    return [require_command("socat"), *arguments]
+
+
+@contextmanager
+def running_relay(
+    socket_path: str | Path, kind: str = "python"
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """The relay on a free port, once it listens (relay.py's ``ready``, socat's first log
+    line, as in a sandbox); stopped with SIGTERM afterwards."""
+    port = closed_port()
+    command = (
+        _relay_command(port, socket_path) if kind == "python" else _socat_command(port, socket_path)
+    )
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert process.stdout is not None
-        assert process.stdout.readline() == b"ready\n"
+        assert process.stderr is not None
+        if kind == "python":
+            assert process.stdout.readline() == b"ready\n"
+        else:
+            assert b" N listening on " in process.stderr.readline()
         yield port, process
     finally:
         if process.poll() is None:
@@ -58,9 +75,16 @@ def running_relay(socket_path: str | Path) -> Iterator[tuple[int, subprocess.Pop
         process.wait(timeout=30)
 
 
+@pytest.fixture(params=["python", "socat"])
+def kind(request: pytest.FixtureRequest) -> str:
+    """Which relay a shared test runs against."""
+    return str(request.param)
+
+
 @contextmanager
-def unix_echo(path: Path) -> Iterator[list[bytes]]:
-    """A Unix socket server: reads until end of data, answers ``echo:`` + it, closes."""
+def unix_echo(path: Path, *, answer_after_s: float = 0.0) -> Iterator[list[bytes]]:
+    """A Unix socket server: reads until end of data, answers ``echo:`` + it (after
+    ``answer_after_s``), closes."""
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(str(path))
     server.listen()
@@ -74,6 +98,7 @@ def unix_echo(path: Path) -> Iterator[list[bytes]]:
             while chunk := conn.recv(65536):
                 data += chunk
             received.append(data)
+            time.sleep(answer_after_s)
             conn.sendall(b"echo:" + data)
 
     def accept_loop() -> None:
@@ -103,19 +128,27 @@ def _dead(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-def test_bytes_cross_both_ways_and_a_half_close_is_passed_on(tmp_path: Path) -> None:
+def test_bytes_cross_both_ways_and_a_half_close_is_passed_on(tmp_path: Path, kind: str) -> None:
     sock = tmp_path / "echo.sock"
     payload = os.urandom(3 * 1024 * 1024)
-    with unix_echo(sock) as received, running_relay(sock) as (port, _):
+    with unix_echo(sock) as received, running_relay(sock, kind) as (port, _):
         answer = raw_exchange(("127.0.0.1", port), payload)
     assert answer == b"echo:" + payload  # the server answered only after our end of data
     assert received == [payload]
 
 
-def test_several_connections_are_relayed_at_once(tmp_path: Path) -> None:
+def test_an_answer_long_after_the_half_close_still_arrives(tmp_path: Path, kind: str) -> None:
+    # socat's own default gives the other side half a second after one side's end of data
+    sock = tmp_path / "echo.sock"
+    with unix_echo(sock, answer_after_s=1.5), running_relay(sock, kind) as (port, _):
+        answer = raw_exchange(("127.0.0.1", port), b"request")
+    assert answer == b"echo:request"
+
+
+def test_several_connections_are_relayed_at_once(tmp_path: Path, kind: str) -> None:
     sock = tmp_path / "echo.sock"
     answers: dict[int, bytes] = {}
-    with unix_echo(sock), running_relay(sock) as (port, _):
+    with unix_echo(sock), running_relay(sock, kind) as (port, _):
 
         def client(index: int) -> None:
             answers[index] = raw_exchange(("127.0.0.1", port), b"client %d " % index * 1000)
@@ -157,9 +190,11 @@ def test_it_exits_when_its_parent_dies(tmp_path: Path) -> None:
     assert _dead(relay_pid)
 
 
-def test_a_missing_socket_closes_the_client_and_the_relay_goes_on(tmp_path: Path) -> None:
+def test_a_missing_socket_closes_the_client_and_the_relay_goes_on(
+    tmp_path: Path, kind: str
+) -> None:
     sock = tmp_path / "later.sock"
-    with running_relay(sock) as (port, process):
+    with running_relay(sock, kind) as (port, process):
         assert raw_exchange(("127.0.0.1", port), b"hello") == b""
         with unix_echo(sock):
             assert raw_exchange(("127.0.0.1", port), b"hello") == b"echo:hello"
@@ -211,7 +246,7 @@ def test_parse_listen_refuses(text: str) -> None:
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
 def test_the_relay_and_the_proxy_reach_the_canary_and_refuse_the_rest(
-    tmp_path: Path, backend: str
+    tmp_path: Path, backend: str, kind: str
 ) -> None:
     sock = str(tmp_path / "egress.sock")
     with (
@@ -220,7 +255,7 @@ def test_the_relay_and_the_proxy_reach_the_canary_and_refuse_the_rest(
         portal.wrap_async_context_manager(EgressProxy(canary.resolver)) as proxy,
     ):
         portal.call(functools.partial(proxy.serve_unix, sock, canary.policy))
-        with running_relay(sock) as (port, _):
+        with running_relay(sock, kind) as (port, _):
             relay_url = f"http://127.0.0.1:{port}"
             with httpx.Client(proxy=relay_url, trust_env=False) as client:
                 plain = client.get(canary.url("/plain"))
