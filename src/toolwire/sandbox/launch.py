@@ -3,9 +3,10 @@
 Outside the sandbox, ``/bin/sh`` moves itself into the sandbox's pids cgroup (when there is
 one), sets the per-process limits (``ulimit -t``, ``-f``, ``-d``: CPU seconds, file size, data
 memory; inherited by everything the sandbox starts), and replaces itself with ``bwrap``.
-Inside, the command runs directly, or behind a launcher when one is needed: ``inside.py``
-(network: it starts the egress relay first) or a ``/bin/sh`` that sets ``RLIMIT_NPROC`` (a
-non-root toolwire without a cgroup: the count is per user namespace, so per sandbox).
+Inside, the command runs directly, or behind a launcher when one is needed: the egress
+relay's (network: `toolwire.sandbox.relays` starts socat or relay.py first) or a ``/bin/sh``
+that sets ``RLIMIT_NPROC`` (a non-root toolwire without a cgroup: the count is per user
+namespace, so per sandbox).
 """
 
 from __future__ import annotations
