@@ -201,4 +201,5 @@ def test_inline_code_is_read_for_shell_outs_deletes_downloads_and_fork_loops() -
     ).download_exec
     assert scan_code("perl", "fork while fork").fork_bomb
     assert not scan_code("python", "print('fork')").fork_bomb
-    assert scan_code("awk", 'BEGIN { print "ls" | "sh" }').commands == ["ls\nsh"]
+    # the pipe's command itself ("sh"), then what is printed into a shell
+    assert scan_code("awk", 'BEGIN { print "ls" | "sh" }').commands == ["sh", "ls\nsh"]

@@ -1,19 +1,25 @@
 """The guard's rules for disks and the machine itself: wipers, partition tables, raw writes,
-killing every process, shutting down, removing the crontab.
+killing every process (``kill -1``, ``pkill``/``killall`` of every process or every process of a
+user), shutting down, removing the crontab.
 
 Each rule takes a resolved `Segment` and returns a `Finding` or ``None``; `DEVICE_RULES` maps
-a program name to its rules and `is_raw_disk` is shared with the write rules.
+a program name to its rules and `is_raw_disk` is shared with the write rules. A path written
+to is also resolved on this host when it is judged (`device_behind`): a symbolic link to a
+block or character device other than the harmless ones (``/dev/null``, ttys...) is that
+device.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 
 from toolwire.safety.bash.model import Finding, Segment
-from toolwire.safety.bash.words import UNKNOWN, display
+from toolwire.safety.bash.words import HOME, SOMETHING, UNKNOWN, display
 from toolwire.safety.linear_regex import linear
 
-__all__ = ["DEVICE_RULES", "is_device", "is_raw_disk", "options_and_operands"]
+__all__ = ["DEVICE_RULES", "device_behind", "is_device", "is_raw_disk", "options_and_operands"]
 
 Rule = Callable[[Segment], Finding | None]
 _RAW_DISK = linear(
@@ -34,6 +40,14 @@ _DISK_TOOLS = (
     "badblocks",
 )  # fmt: skip
 _SHUTDOWN = frozenset({"shutdown", "reboot", "halt", "poweroff"})
+_SELECTORS = frozenset(
+    {"-u", "-U", "-g", "-G", "-P", "-s", "-t", "--euid", "--uid", "--pgroup", "--group",
+     "--parent", "--session", "--terminal", "--user", "--ns", "--cgroup"}
+)  # fmt: skip
+_PKILL_VALUES = _SELECTORS | frozenset({"--signal", "-F", "--pidfile", "--nslist", "-q"})
+_KILLALL_VALUES = frozenset({"-u", "--user", "-s", "--signal", "-o", "-y", "-Z", "-n"})
+_REGEX_CLASSES = linear(r"\[[^\]]*\]")
+_REGEX_SYNTAX = ".^$*+?()|{},0123456789\\ "
 _SYSTEMCTL_STOPS = frozenset({"poweroff", "reboot", "halt", "kexec", "emergency", "rescue"})
 
 
@@ -70,6 +84,28 @@ def is_raw_disk(path: str) -> bool:
     return bool(_RAW_DISK.match(plain))
 
 
+def device_behind(path: str, cwd: str = "") -> str | None:
+    """The device ``path`` leads to on this host when it is one other than the harmless ones
+    (a symbolic link ``disk`` → ``/dev/sda``), resolved now with `os.path.realpath`; ``None``
+    for a file, a missing path, or a path the line does not spell out."""
+    if not path or UNKNOWN in path or SOMETHING in path:
+        return None
+    if path.startswith(HOME):
+        path = os.path.expanduser("~" + path[1:])
+    elif cwd and not path.startswith("/") and not cwd.startswith((HOME, UNKNOWN, SOMETHING)):
+        path = os.path.join(cwd, path)
+    try:
+        real = os.path.realpath(path)
+        mode = os.stat(real).st_mode
+    except (OSError, ValueError):
+        return None
+    if not (stat.S_ISBLK(mode) or stat.S_ISCHR(mode)):
+        return None
+    if _HARMLESS_DEVICES.match(real) or _HARMLESS_DEVICES.match(_SLASHES.sub("/", path)):
+        return None
+    return real
+
+
 def _short_has(option: str, letters: str) -> bool:
     return not option.startswith("--") and any(letter in option[1:] for letter in letters)
 
@@ -78,6 +114,10 @@ def _dd(segment: Segment) -> Finding | None:
     for word in segment.argv[1:]:
         if word.startswith("of=") and is_device(word[3:]):
             return _finding("dd-device", f"dd writing to a device ({display(word[3:])})", segment)
+        device = device_behind(word[3:], segment.cwd) if word.startswith("of=") else None
+        if device is not None:
+            reason = f"dd writing to a device ({display(word[3:])} leads to {device})"
+            return _finding("dd-device", reason, segment)
     return None
 
 
@@ -156,6 +196,57 @@ def _kill(segment: Segment) -> Finding | None:
     return None
 
 
+def _pkill(segment: Segment) -> Finding | None:
+    """``pkill``/``killall`` whose selection is every process, or every process of a user:
+    no name but ``-u``/``-U``/``-g``..., a pattern that matches any name (``.``, ``.*``,
+    ``''``), or ``-v`` (every process but the named)."""
+    program = segment.program
+    values = _KILLALL_VALUES if program == "killall" else _PKILL_VALUES
+    names: list[str] = []
+    selectors: list[str] = []
+    regex = program != "killall"
+    args = segment.argv[1:]
+    index = 0
+    while index < len(args):
+        word = args[index]
+        index += 1
+        if word == "--":
+            names.extend(args[index:])
+            break
+        if not word.startswith("-") or word == "-":
+            names.append(word)
+            continue
+        key = word.split("=", 1)[0]
+        if key in values and "=" not in word:
+            value = args[index] if index < len(args) else ""
+            index += 1
+            if key in _SELECTORS:
+                selectors.append(f"{key} {value}")
+        elif key in _SELECTORS:
+            selectors.append(word)
+        elif program == "killall" and key in ("-r", "--regexp"):
+            regex = True
+        elif program != "killall" and key in ("-v", "--inverse"):
+            return _finding("kill-all", f"killing every process but some ({program} -v)", segment)
+    if not names and selectors:
+        return _finding("kill-all", f"killing every process of {selectors[0]} ({program})", segment)
+    for name in names:
+        if regex and _matches_any_name(name):
+            return _finding(
+                "kill-all", f"killing every process ({program} {display(name)!r})", segment
+            )
+    return None
+
+
+def _matches_any_name(pattern: str) -> bool:
+    """Whether a pkill/killall -r pattern matches any process name: nothing in it but regular
+    expression syntax (``.``, ``.*``, ``^``, ``[a-z]+``, ``''``), or a single character."""
+    if UNKNOWN in pattern:
+        return False
+    literal = _REGEX_CLASSES.sub("", pattern)
+    return len(pattern.strip("^$")) <= 1 or not literal.strip(_REGEX_SYNTAX)
+
+
 def _shutdown(segment: Segment) -> Finding | None:
     argv = segment.argv
     program = segment.program
@@ -193,6 +284,8 @@ DEVICE_RULES: dict[str, tuple[Rule, ...]] = {
     **dict.fromkeys(_DISK_TOOLS, (_disk_tools,)),
     "kill": (_kill,),
     "killall5": (_kill,),
+    "pkill": (_pkill,),
+    "killall": (_pkill,),
     **dict.fromkeys((*_SHUTDOWN, "init", "telinit", "systemctl", "loginctl"), (_shutdown,)),
     "crontab": (_crontab,),
 }

@@ -4,9 +4,9 @@
 ``mv``, ``gpg``, ``setcap``, the disk and machine rules of `command_device_rules`), then the
 rules every command is judged by: what it writes (redirections, ``tee``, ``cp``/``mv``/
 ``install``/``ln`` destinations, ``dd of=``, ``sed -i``, ``truncate``, ``sysctl -w``), the
-secret files it names, and destructive SQL given to a database client or inline code. A
-command whose name is hidden (``$X -rf /``, ``$(echo rm) -rf ~``) is judged by its arguments
-alone (`_hidden`).
+secret files it names (plainly, or through a glob: `toolwire.safety.command_globs`), and
+destructive SQL given to a database client or inline code. A command whose name is hidden
+(``$X -rf /``, ``$(echo rm) -rf ~``) is judged by its arguments alone (`_hidden`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from toolwire.safety.bash.model import Finding, Segment
 from toolwire.safety.bash.words import HOME, SOMETHING, UNKNOWN, display
 from toolwire.safety.command_device_rules import (
     DEVICE_RULES,
+    device_behind,
     is_raw_disk,
     options_and_operands,
 )
+from toolwire.safety.command_globs import glob_secret
 from toolwire.safety.command_paths import danger, normalise
 from toolwire.safety.linear_regex import LinearPattern, linear
 
@@ -252,6 +254,11 @@ def _writes(segment: Segment) -> Finding | None:
             return _finding(
                 "disk-write", f"writing to a raw disk device ({display(target)})", segment
             )
+        device = device_behind(target, segment.cwd)
+        if device is not None:
+            return _finding(
+                "disk-write", f"writing to a device ({display(target)} leads to {device})", segment
+            )
         if _PROC_FD.match(target):
             continue
         plain = target.replace("//", "/")
@@ -290,6 +297,19 @@ def _sensitive(segment: Segment) -> Finding | None:
     return None
 
 
+def _sensitive_glob(segment: Segment) -> Finding | None:
+    """A glob the shell expands to a secret file (``cat /etc/sha*w``, ``cat ~/.s?h/id_rsa``)."""
+    checked = set(_checked_words(segment))
+    words = [word for word in segment.args if word.glob and word.text in checked]
+    words.extend(r.word for r in segment.redirects if r.word is not None and r.word.glob)
+    for word in words:
+        label = glob_secret(word.text)
+        if label is not None:
+            shown = display(word.text)[:120]
+            return _finding("sensitive-path", f"access to {label} (the glob {shown})", segment)
+    return None
+
+
 def _sql(segment: Segment) -> Finding | None:
     program = segment.program
     texts: list[str] = []
@@ -315,4 +335,4 @@ _PROGRAM_RULES: dict[str, tuple[Rule, ...]] = {
     "setcap": (_setcap,),
     **DEVICE_RULES,
 }
-_EVERY_COMMAND: tuple[Rule, ...] = (_writes, _sensitive, _sql)
+_EVERY_COMMAND: tuple[Rule, ...] = (_writes, _sensitive, _sensitive_glob, _sql)

@@ -7,6 +7,9 @@ splits it into names, string literals and punctuation, and then:
   ``Popen``, ``check_output``, ``system``, ``exec``, ``execSync``, ``spawn``, ``shell_exec``,
   ``passthru``, ``popen``, ``os.execute``, ``IO.popen``, ...), Perl's and Ruby's backticks and
   ``qx``/``%x``, and what awk prints into ``| "sh"``, come back as shell command lines to judge;
+  so does what such a call, a backtick or an awk pipe (``cmd | getline``) is given when the code
+  builds it from its literals and variables (`toolwire.safety.bash.code_values`: ``"r" . "m"``,
+  ``c + " -rf /"``, an argument list), with what cannot be known read as an unset variable;
 * a recursive delete (``shutil.rmtree``, ``fs.rmSync``, ``FileUtils.rm_rf``, ``rmtree``,
   ``remove_tree``) comes back as the ``rm -rf`` it amounts to;
 * code that both fetches from the network and evaluates or shells out is a download-and-execute;
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from toolwire.safety.bash.code_values import ShellOuts
 from toolwire.safety.linear_regex import linear
 
 __all__ = ["CodeFindings", "scan_code"]
@@ -45,6 +49,8 @@ _FORK_LOOP = linear(r"(?s)\b(?:while|for|loop|until)\b.*\bfork\b|\bfork\b.*\b(?:
 _PIPE_TO_SHELL = linear(r"\|\s*['\"](?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh['\"]")
 _HOME_NAMES = frozenset({"home", "homedir", "home_dir", "gethome", "HOME"})
 _CALL_SPAN = 200  # tokens read after a call's name: keeps the scan linear
+_INTERPOLATING = frozenset({"perl", "ruby", "php"})
+_AWK_STATEMENT_STARTS = frozenset({";", "{", "(", "\n", "=", "}", ","})
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 
 
@@ -69,15 +75,23 @@ def scan_code(language: str, code: str) -> CodeFindings:
     """The shell commands, recursive deletes, downloads-and-runs and fork loops in ``code``."""
     found = CodeFindings()
     tokens = _tokens(code)
+    built = ShellOuts(tokens, interpolates=language in _INTERPOLATING)
     for index, (kind, text) in enumerate(tokens):
         if kind == "`" and language in ("perl", "ruby", "php", "awk"):
             found.commands.append(text)
+            _add(found.commands, built.interpolated(text, index), text)
+        elif kind == "punct" and text == "|" and language == "awk":
+            found.commands.extend(_awk_pipe(tokens, index, built))
         elif kind == "name":
             tail = text.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
             if tail in _EVALUATORS and language != "awk":
                 found.code.extend(_call_strings(tokens, index + 1, join=True))
             if tail in _SHELL_CALLS:
-                found.commands.extend(_call_strings(tokens, index + 1, join=True))
+                literal = _call_strings(tokens, index + 1, join=True)
+                found.commands.extend(literal)
+                command = built.command(index + 1, _CALL_SPAN)
+                if command is not None:
+                    _add(found.commands, command, *literal)
             elif tail in _DELETE_CALLS:
                 paths = _call_strings(tokens, index + 1, join=False)[:1]
                 if _names_home(tokens, index + 1) or paths == ["HOME"]:
@@ -88,6 +102,32 @@ def scan_code(language: str, code: str) -> CodeFindings:
     found.download_exec = bool(_FETCH.search(code) and _EVALUATE.search(code))
     found.fork_bomb = bool(_FORK_LOOP.search(code))
     return found
+
+
+def _add(commands: list[str], command: str, *already: str) -> None:
+    """Add a command built from the code's values, unless the literals already gave it."""
+    if command.strip() and command not in already:
+        commands.append(command)
+
+
+def _awk_pipe(tokens: list[tuple[str, str]], index: int, built: ShellOuts) -> list[str]:
+    """awk's pipes run a command: ``EXPR | getline`` and ``print ... | EXPR`` (``||`` is an
+    or). The expression before ``| getline`` runs back to the statement's start."""
+    if (index and tokens[index - 1] == ("punct", "|")) or tokens[index + 1 : index + 2] == [
+        ("punct", "|")
+    ]:
+        return []
+    if tokens[index + 1 : index + 2] == [("name", "getline")]:
+        start = index
+        while start > 0 and not (
+            tokens[start - 1][0] == "punct" and tokens[start - 1][1] in _AWK_STATEMENT_STARTS
+        ):
+            start -= 1
+        return [built.expression(tokens[start:index], start)]
+    end = index + 1
+    while end < len(tokens) and not (tokens[end][0] == "punct" and tokens[end][1] in ";}\n"):
+        end += 1
+    return [built.expression(tokens[index + 1 : end], index + 1)]
 
 
 def _names_home(tokens: list[tuple[str, str]], start: int) -> bool:

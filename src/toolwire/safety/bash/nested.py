@@ -12,7 +12,7 @@
 * script files — ``bash x.sh``, ``python x.py``, ``source x``, ``. x``;
 * commands — ``find -exec/-execdir/-ok`` (``{}`` is the start folder), ``xargs`` (its targets
   come from standard input: known when an ``echo`` feeds it, else the producer's paths or
-  unknown), ``watch -x``, ``flock FILE cmd``.
+  unknown, and then `Nested.from_input` says so), ``watch -x``, ``flock FILE cmd``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from toolwire.safety.bash.model import Segment
 from toolwire.safety.bash.words import UNKNOWN, Word
 from toolwire.safety.linear_regex import LinearMatch, linear
 
-__all__ = ["SHELLS", "Nested", "nested_of"]
+__all__ = ["SHELLS", "Nested", "deletes_operands", "nested_of"]
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "rbash"})
 _INTERPRETER = linear(r"^(?:python|pypy|perl|ruby|node|nodejs|php|lua|luajit|Rscript)[0-9.]*$")
@@ -54,6 +54,9 @@ class Nested:
     stdin_reader: str = ""
     files: list[tuple[str, Word]] = field(default_factory=list)
     commands: list[tuple[Word, ...]] = field(default_factory=list)
+    from_input: bool = False
+    """Whether `commands` get operands the line does not show (``xargs`` reading a file or a
+    program's output)."""
 
 
 def nested_of(segment: Segment) -> Nested:
@@ -306,6 +309,7 @@ def _find(segment: Segment, found: Nested) -> None:
 def _xargs(segment: Segment, found: Nested) -> None:
     args = segment.args
     index, replace = 1, ""
+    found.from_input = segment.stdin.kind != "data"
     while index < len(args) and args[index].text.startswith("-"):
         option = args[index].text
         index += 1
@@ -313,7 +317,10 @@ def _xargs(segment: Segment, found: Nested) -> None:
             replace = _replace_string(option, args, index)
             index += option == "-I"
         elif option in ("-n", "-P", "-d", "-L", "-s", "-E", "-a", "-e", "--delimiter"):
+            found.from_input = found.from_input or option == "-a"
             index += 1
+        elif option.startswith(("-a", "--arg-file")):
+            found.from_input = True
         elif option == "--":
             break
     command = unwrap(args[index:]) or (Word("echo"),)
@@ -324,6 +331,24 @@ def _xargs(segment: Segment, found: Nested) -> None:
         found.commands.append(
             tuple(Word(w.text.replace(replace, line), w.glob, w.subs) for w in command)
         )
+
+
+def deletes_operands(argv: tuple[str, ...]) -> bool:
+    """Whether ``argv`` destroys its operands wholesale: a recursive ``rm``, ``shred``,
+    ``wipe``, ``srm`` (a plain ``rm -f`` of files is not counted)."""
+    program = argv[0].rsplit("/", 1)[-1] if argv else ""
+    if program in ("shred", "wipe", "srm"):
+        return True
+    if program != "rm":
+        return False
+    for word in argv[1:]:
+        if word == "--":
+            break
+        if word == "--recursive" or (
+            word.startswith("-") and not word.startswith("--") and ("r" in word or "R" in word)
+        ):
+            return True
+    return False
 
 
 def _replace_string(option: str, args: tuple[Word, ...], index: int) -> str:

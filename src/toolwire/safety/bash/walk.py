@@ -4,10 +4,12 @@
 groups, command and process substitutions, here-docs and here-strings, function bodies, loops
 and conditionals. Each simple command is resolved (`commands`) and handed to the rules (the
 ``judge`` callable) with its redirections and its input (`flows`); then the code it runs
-besides itself (`nested`) is judged as code: shell scripts parsed again, inline interpreter
-code read by `code_scan`, piped or here-doc'd text judged as the code it becomes. A download
-or encoded text reaching a shell or interpreter is refused whatever its shape, and so is a
-file downloaded and run in the same line.
+besides itself (`nested`) is judged as code (`code_runs`): shell scripts parsed again, inline
+interpreter code read by `code_scan`, piped or here-doc'd text judged as the code it becomes,
+commands carried by configuration. A download or encoded text reaching a shell or interpreter
+is refused whatever its shape, and so is a file downloaded, or written decoded, and run in the
+same line. The shapes of the tree it reads are in `shapes`, what earlier commands leave for
+later ones (variables, ``cd``) in `line_state`.
 
 Bounds that keep it linear in the line's length: code is parsed again at most `MAX_NESTING`
 levels deep, all parses together read at most `BUDGET_FACTOR` times the line, and a tree deeper
@@ -18,24 +20,33 @@ judged, and then the whole line again with its quotes taken away (or word by wor
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from tree_sitter import Tree
 
-from toolwire.safety.bash.code_scan import scan_code
-from toolwire.safety.bash.commands import command_words, redirect_of, unwrap
-from toolwire.safety.bash.fallback import fallback_commands
-from toolwire.safety.bash.flows import (
-    DOWNLOADERS,
-    as_source,
-    combine,
-    emits,
-    foreign,
-    printed_text,
+from toolwire.safety.bash.code_runs import (
+    MAX_NESTING,
+    CodeRuns,
+    Refused,
+    WalkContext,
+    refuse,
 )
+from toolwire.safety.bash.commands import command_words, redirect_of, unwrap
+from toolwire.safety.bash.config_commands import COMMAND_VARIABLES
+from toolwire.safety.bash.fallback import fallback_commands
+from toolwire.safety.bash.flows import combine, emits, foreign, printed_text
 from toolwire.safety.bash.line_files import LineFiles
+from toolwire.safety.bash.line_state import assignment, moved, read_values
 from toolwire.safety.bash.model import NO_INPUT, UNKNOWN_INPUT, Finding, Flow, Redirect, Segment
-from toolwire.safety.bash.nested import nested_of
+from toolwire.safety.bash.shapes import (
+    MAX_TREE_DEPTH,
+    chain,
+    check_depth,
+    is_endless,
+    split_redirect,
+    stage_name,
+    substitution_input,
+)
 from toolwire.safety.bash.syntax import Node, node_text, parse
 from toolwire.safety.bash.words import (
     HOME,
@@ -50,73 +61,17 @@ from toolwire.safety.linear_regex import linear
 
 __all__ = ["BUDGET_FACTOR", "MAX_NESTING", "MAX_TREE_DEPTH", "Judge", "Refused", "Walker"]
 
-MAX_NESTING = 8
-"""Code inside code (``bash -c "sh -c '...'"``) deeper than this is refused, not skipped."""
-MAX_TREE_DEPTH = 150
-"""A syntax tree nested deeper than this is refused as too complex."""
 BUDGET_FACTOR = 4
 """All the parses of one check read at most this many times the line (plus 64 KiB)."""
 
 Judge = Callable[[Segment], Finding | None]
 _COLON_FORK_BOMB = linear(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:")
-_ENDLESS = frozenset({"true", ":", "[ 1 ]", "((1))", "(( 1 ))", "/bin/true"})
 _HEREDOC_PARTS = frozenset({"heredoc_start", "heredoc_body", "heredoc_end", "herestring_redirect"})
 _QUOTES = str.maketrans("", "", "'\"`")
 _MAYBE_SPLIT_REDIRECT = linear(r"[<>][ \t]*\n")
 
 
-def _split_redirect(root: Node) -> bool:
-    """Whether a redirection's target stands on a later line than its operator (``<`` then a
-    newline). bash refuses that line and goes on with the next, where tree-sitter takes the
-    next line's first word as the target: the line is then read as one the parser could not."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "file_redirect":
-            target = node.child_by_field_name("destination")
-            if target is not None and target.start_byte > node.start_byte:
-                data = node.text or b""
-                gap = data[: target.start_byte - node.start_byte].replace(b"\\\n", b"")
-                if b"\n" in gap:
-                    return True
-        stack.extend(node.children)
-    return False
-
-
-class Refused(Exception):
-    """Raised inside the walk when a rule is broken; carries the `Finding`."""
-
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.reason)
-        self.finding = finding
-
-
-@dataclass(frozen=True, slots=True)
-class _Context:
-    stdin: Flow = NO_INPUT
-    feeds: Flow = UNKNOWN_INPUT  # what an output process substitution, >(sh), reads
-    redirects: tuple[Redirect, ...] = ()
-    depth: int = 0
-    functions: tuple[str, ...] = ()
-    background: bool = False
-    endless: bool = False
-
-    def reading(self, stdin: Flow) -> _Context:
-        """This context with ``stdin`` as input (``dataclasses.replace`` is slow here)."""
-        return _Context(
-            stdin, self.feeds, self.redirects, self.depth, self.functions, self.background,
-            self.endless,
-        )  # fmt: skip
-
-    def for_arguments(self, feeds: Flow) -> _Context:
-        """The context of a command's words: not in the background, ``>(...)`` reading
-        ``feeds``."""
-        return _Context(
-            self.stdin, feeds, self.redirects, self.depth, self.functions, False, self.endless
-        )
-
-
-class Walker:
+class Walker(CodeRuns):
     """One check of one command line (see the module docstring)."""
 
     def __init__(
@@ -144,37 +99,36 @@ class Walker:
         with known_variables() as variables:
             variables.update((name, (value,)) for name, value in self._env.items())
             self._variables = variables
-            self._source(command, _Context())
-        found = self._files.downloaded_and_run()
+            self._source(command, WalkContext())
+        found = self._files.foreign_run()
         if found is not None:
-            name, shown = found
-            _refuse("download-exec", f"running {name}, downloaded in the same command", shown)
+            refuse(*found)
 
-    def _spend(self, source: str, ctx: _Context) -> None:
+    def _spend(self, source: str, ctx: WalkContext) -> None:
         if ctx.depth > MAX_NESTING:
             raise TooComplexError(f"code nested more than {MAX_NESTING} levels deep")
         self._budget -= len(source) + 1
         if self._budget < 0:
             raise TooComplexError("the command expands to too much code to check")
 
-    def _source(self, source: str, ctx: _Context) -> None:
+    def _source(self, source: str, ctx: WalkContext) -> None:
         self._spend(source, ctx)
         tree = parse(source)
         self._trees.append(tree)
         root = tree.root_node
-        _check_depth(root)
+        check_depth(root)
         self._visit(root, ctx)
-        if root.has_error or (_MAYBE_SPLIT_REDIRECT.search(source) and _split_redirect(root)):
+        if root.has_error or (_MAYBE_SPLIT_REDIRECT.search(source) and split_redirect(root)):
             self._unparsed(source, ctx)
 
-    def _visit(self, node: Node, ctx: _Context) -> Flow:
+    def _visit(self, node: Node, ctx: WalkContext) -> Flow:
         kind = node.type
         if kind == "command":
             return self._command(node, ctx)
         if kind == "pipeline":
             return self._pipeline(node.named_children, ctx, check_bomb=True)
         if kind == "list":
-            return combine([self._visit(item, ctx) for item in _chain(node)])
+            return combine([self._visit(item, ctx) for item in chain(node)])
         if kind == "redirected_statement":
             return self._redirected(node, ctx)
         if kind == "function_definition":
@@ -182,23 +136,23 @@ class Walker:
         if kind in ("command_substitution", "process_substitution"):
             output = bool(node.children) and node.children[0].type == ">("
             stdin = ctx.feeds if output else ctx.stdin  # $(cat) reads the command's input
-            inner = _Context(stdin=stdin, depth=ctx.depth, functions=ctx.functions)
+            inner = WalkContext(stdin=stdin, depth=ctx.depth, functions=ctx.functions)
             self._sub_flows[node.id] = self._children(node, inner)
             return NO_INPUT
         if kind == "variable_assignment":  # the value's substitutions first: x=$(echo rm)
             flow = self._children(node, ctx)
-            self._assign(node)
+            self._assign(node, ctx)
             return flow
         if kind == "for_statement":
-            self._assign(node)
+            self._assign(node, ctx)
         if kind == "ERROR":
             self._error(node)
         return self._children(node, ctx)
 
-    def _children(self, node: Node, ctx: _Context) -> Flow:
+    def _children(self, node: Node, ctx: WalkContext) -> Flow:
         if not node.named_child_count:
             return NO_INPUT
-        endless = ctx.endless or _is_endless(node)
+        endless = ctx.endless or is_endless(node)
         flows: list[Flow] = []
         children = node.children
         for index, child in enumerate(children):
@@ -212,13 +166,13 @@ class Walker:
             flows.append(self._visit(child, inner))
         return combine(flows)
 
-    def _command(self, node: Node, ctx: _Context) -> Flow:
+    def _command(self, node: Node, ctx: WalkContext) -> Flow:
         stdin = ctx.stdin
         for child in node.named_children:
             if child.type == "herestring_redirect":
                 self._visit(child, ctx)
                 stdin = self._herestring(child)
-        inner = ctx.for_arguments(_feeds(node, stdin))
+        inner = ctx.for_arguments(substitution_input(node, stdin))
         for child in node.named_children:
             if child.type != "herestring_redirect":
                 self._visit(child, inner)
@@ -254,7 +208,7 @@ class Walker:
                 out.append(word)
         return out
 
-    def _segment(self, segment: Segment, ctx: _Context) -> None:
+    def _segment(self, segment: Segment, ctx: WalkContext) -> None:
         if self._collect:
             self.segments.append(segment)
         finding = self._judge(segment)
@@ -267,7 +221,7 @@ class Walker:
                 if program in ctx.functions
                 else "an endless loop that starts background processes"
             )
-            _refuse("fork-bomb", f"fork bomb ({what})", segment.text)
+            refuse("fork-bomb", f"fork bomb ({what})", segment.text)
         if program == UNKNOWN:  # a hidden program may be a shell: "curl | $SHELL", "$(curl)"
             self._foreign_checked(segment.stdin, segment)
             first = segment.args[0]
@@ -275,27 +229,27 @@ class Walker:
             self._foreign_checked(foreign(flows) or NO_INPUT, segment)
         self._track_files(segment, ctx)
         if program in ("cd", "pushd"):
-            self._cwd = _moved(self._cwd, segment.argv[1:])
+            self._cwd = moved(self._cwd, segment.argv[1:])
         elif program == "read":
             self._read(segment)
         self._nested(segment, ctx)
 
-    def _pipeline(self, stages: list[Node], ctx: _Context, *, check_bomb: bool) -> Flow:
+    def _pipeline(self, stages: list[Node], ctx: WalkContext, *, check_bomb: bool) -> Flow:
         flow = ctx.stdin
         calls = 0
         for stage in stages:
             flow = self._visit(stage, ctx.reading(flow))
-            calls += _stage_name(stage) in ctx.functions
+            calls += stage_name(stage) in ctx.functions
         if check_bomb and calls >= 2:
-            _refuse("fork-bomb", "fork bomb (a function piped into itself)", node_text(stages[0]))
+            refuse("fork-bomb", "fork bomb (a function piped into itself)", node_text(stages[0]))
         return flow
 
-    def _redirected(self, node: Node, ctx: _Context) -> Flow:
+    def _redirected(self, node: Node, ctx: WalkContext) -> Flow:
         stdin = ctx.stdin
         redirects = list(ctx.redirects)
         tails: list[Node] = []
         body = node.child_by_field_name("body")
-        feeds = ctx if body is None else replace(ctx, feeds=_feeds(body, ctx.stdin))
+        feeds = ctx if body is None else replace(ctx, feeds=substitution_input(body, ctx.stdin))
         for index, child in enumerate(node.children):
             if node.field_name_for_child(index) == "redirect":
                 stdin = self._redirect(child, feeds, stdin, redirects, tails)
@@ -320,7 +274,12 @@ class Walker:
         return flow
 
     def _redirect(
-        self, node: Node, ctx: _Context, stdin: Flow, redirects: list[Redirect], tails: list[Node]
+        self,
+        node: Node,
+        ctx: WalkContext,
+        stdin: Flow,
+        redirects: list[Redirect],
+        tails: list[Node],
     ) -> Flow:
         kind = node.type
         if kind == "herestring_redirect":
@@ -359,7 +318,7 @@ class Walker:
             return self._word_flow(words[0])
         return Flow("data", " ".join(word.text for word in words))
 
-    def _function(self, node: Node, ctx: _Context) -> Flow:
+    def _function(self, node: Node, ctx: WalkContext) -> Flow:
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         name = node_text(name_node) if name_node is not None else ""
@@ -371,9 +330,9 @@ class Walker:
     def _error(self, node: Node) -> None:
         text = node_text(node)
         if _COLON_FORK_BOMB.search(text):
-            _refuse("fork-bomb", "fork bomb", text[:200])
+            refuse("fork-bomb", "fork bomb", text[:200])
 
-    def _unparsed(self, source: str, ctx: _Context) -> None:
+    def _unparsed(self, source: str, ctx: WalkContext) -> None:
         """A line with a syntax error is judged again without its quotes, or else word by
         word between operators: what the parser could not read is not a pass."""
         stripped = source.translate(_QUOTES)
@@ -386,204 +345,25 @@ class Walker:
             )
             self._segment(segment, replace(ctx, depth=ctx.depth + 1))
 
-    def _nested(self, segment: Segment, ctx: _Context) -> None:
-        found = nested_of(segment)
-        inner = _Context(stdin=segment.stdin, depth=ctx.depth + 1)
-        for word in found.scripts:
-            flow = self._foreign_checked(self._word_flow(word), segment)
-            self._source(as_source(flow.text), inner)
-        for language, word in found.code:
-            flow = self._foreign_checked(self._word_flow(word), segment)
-            self._code(language, flow.text, segment, inner)
-        if found.stdin_reader:
-            self._reader(found.stdin_reader, segment, inner)
-        for language, word in found.files:
-            self._run_file(language, word, segment, inner)
-        for argv in found.commands:
-            if inner.depth > MAX_NESTING:
-                raise TooComplexError(f"commands nested more than {MAX_NESTING} levels deep")
-            built = Segment(words=argv, args=unwrap(argv), stdin=segment.stdin, cwd=self._cwd)
-            if segment.program == "xargs" and _runs_code(built):
-                self._foreign_checked(segment.stdin, segment)  # curl ... | xargs sh -c
-            self._segment(built, inner)
-
-    def _run_file(self, language: str, word: Word, segment: Segment, ctx: _Context) -> None:
-        """A script file it runs: a process substitution's output (``bash <(curl ...)``,
-        ``source <(echo ...)``) is judged as code; a file written or downloaded earlier in the
-        line is judged by what was written, or refused."""
-        flows = [self._sub_flows.get(sub.id, NO_INPUT) for sub in word.subs]
-        self._foreign_checked(foreign(flows) or NO_INPUT, segment)
-        if word.text == SOMETHING and len(flows) == 1 and flows[0].kind == "data":
-            self._code(language, flows[0].text, segment, ctx)
-        self._ran(language, word.text, segment, ctx)
-
-    def _ran(self, language: str, path: str, segment: Segment, ctx: _Context) -> None:
-        written = self._files.ran(path, segment.text)
-        if written is not None:
-            self._spend(written, ctx)
-            self._code(language, written, segment, ctx)
-
-    def _assign(self, node: Node) -> None:
-        """Remember what ``X=value`` or ``for X in a b`` gives a variable (unknown: forgotten)."""
-        name_node = node.child_by_field_name(
-            "name" if node.type == "variable_assignment" else "variable"
-        )
-        if name_node is None:
+    def _assign(self, node: Node, ctx: WalkContext) -> None:
+        """Remember what ``X=value`` or ``for X in a b`` gives a variable (unknown: forgotten);
+        a value that programs run as a command (``GIT_PAGER``, ``EDITOR``...) is judged as one."""
+        found = assignment(node, self._substituted)
+        if found is None:
             return
-        name = node_text(name_node)
-        if node.type == "for_statement":
-            values = [w.text for v in node.children_by_field_name("value") for w in expand_word(v)]
-        else:
-            value = node.child_by_field_name("value")
-            words = self._substituted(expand_word(value)) if value is not None else []
-            values = [" ".join(word.text for word in words)]
-            if "+=" in node_text(node)[: len(name) + 2]:
-                values = []
-        known = tuple(v for v in values if UNKNOWN not in v and SOMETHING not in v)[:16]
+        name, values, known = found
         if known:
             self._variables[name] = known
         else:
             self._variables.pop(name, None)
+        if name in COMMAND_VARIABLES:
+            for value in values:
+                self._configured(name, value, ctx)
 
     def _read(self, segment: Segment) -> None:
         """``read NAME`` fed known text: NAME holds its first line (``read c <<< 'rm -rf ~'``)."""
-        names: list[str] = []
-        args = segment.argv[1:]
-        index = 0
-        while index < len(args):
-            word = args[index]
-            index += 2 if word in ("-p", "-d", "-n", "-N", "-t", "-u", "-a", "-i") else 1
-            if not word.startswith("-"):
-                names.append(word)
-        line = segment.stdin.text.split("\n", 1)[0] if segment.stdin.kind == "data" else ""
-        for position, name in enumerate(names):
-            last = position == len(names) - 1
-            parts = line.split(None, len(names) - 1) if line else []
-            value = parts[position] if position < len(parts) else ""
-            if line and (value or last):
-                self._variables[name] = (line if len(names) == 1 else value,)
-            else:
+        for name, value in read_values(segment).items():
+            if value is None:
                 self._variables.pop(name, None)
-
-    def _code(self, language: str, code: str, segment: Segment, ctx: _Context) -> None:
-        if language == "shell":
-            self._source(as_source(code), ctx)
-            return
-        findings = scan_code(language, code)
-        if findings.download_exec:
-            _refuse("download-exec", f"{language} code that downloads and runs code", segment.text)
-        if findings.fork_bomb:
-            _refuse("fork-bomb", f"fork bomb ({language} code that forks in a loop)", segment.text)
-        for command in findings.commands:
-            self._source(command, ctx)
-        for inner_code in findings.code:
-            inner = replace(ctx, depth=ctx.depth + 1)
-            self._spend(inner_code, inner)
-            self._code(language, inner_code, segment, inner)
-
-    def _reader(self, reader: str, segment: Segment, ctx: _Context) -> None:
-        flow = self._foreign_checked(segment.stdin, segment)
-        if flow.kind == "data":
-            self._code(reader, flow.text, segment, ctx)
-        for hint in flow.hints:
-            self._ran(reader, hint, segment, ctx)
-
-    def _foreign_checked(self, flow: Flow, segment: Segment) -> Flow:
-        if flow.kind == "download":
-            _refuse("download-exec", "running code downloaded from the network", segment.text)
-        if flow.kind == "encoded":
-            _refuse("obfuscated-exec", "running encoded or transformed text as code", segment.text)
-        return flow
-
-    def _word_flow(self, word: Word) -> Flow:
-        flows = [self._sub_flows.get(sub.id, UNKNOWN_INPUT) for sub in word.subs]
-        fed = foreign(flows)
-        if fed is not None:
-            return fed
-        if word.text in (UNKNOWN, SOMETHING) and len(flows) == 1 and flows[0].kind == "data":
-            return flows[0]
-        return Flow("data", word.text)
-
-    def _track_files(self, segment: Segment, ctx: _Context) -> None:
-        args = segment.argv
-        if args and "/" in args[0] and segment.program != UNKNOWN:
-            self._ran("shell", args[0], segment, replace(ctx, depth=ctx.depth + 1))
-        self._files.record(segment)
-
-
-def _moved(cwd: str, args: tuple[str, ...]) -> str:
-    """Where ``cd args`` leads from ``cwd`` (``""`` for the starting folder)."""
-    operands = [arg for arg in args if not arg.startswith("-") or arg == "-"]
-    target = operands[0] if operands else HOME
-    if target == "-" or UNKNOWN in target or SOMETHING in target:
-        return ""
-    if target.startswith(("/", HOME)) or not cwd:
-        return target
-    return cwd.rstrip("/") + "/" + target
-
-
-def _feeds(node: Node, stdin: Flow) -> Flow:
-    """What ``>(...)`` in ``node``'s redirections or arguments reads: a downloader's output, or
-    what ``tee``/``cat`` pass on; unknown otherwise."""
-    name = _stage_name(node).rsplit("/", 1)[-1]
-    if name in DOWNLOADERS or stdin.kind in ("download", "encoded"):
-        return Flow("download") if name in DOWNLOADERS else stdin
-    return stdin if name in ("tee", "cat") else UNKNOWN_INPUT
-
-
-def _runs_code(segment: Segment) -> bool:
-    found = nested_of(segment)
-    return bool(found.scripts or found.code or found.files or found.stdin_reader)
-
-
-def _refuse(rule: str, reason: str, segment: str) -> None:
-    raise Refused(Finding(rule, reason, segment[:200]))
-
-
-def _stage_name(stage: Node) -> str:
-    if stage.type != "command":
-        return ""
-    name = stage.child_by_field_name("name")
-    return node_text(name).lstrip("\\") if name is not None else ""
-
-
-def _is_endless(node: Node) -> bool:
-    if node.type == "c_style_for_statement":
-        return node.child_by_field_name("condition") is None
-    if node.type != "while_statement":
-        return False
-    keyword = node.children[0].type if node.children else ""
-    conditions = [
-        node_text(c).strip() for c in node.children_by_field_name("condition") if c.is_named
-    ]
-    wanted = {"false"} if keyword == "until" else _ENDLESS
-    return len(conditions) == 1 and conditions[0] in wanted
-
-
-def _check_depth(root: Node) -> None:
-    """Refuse a tree nested deeper than `MAX_TREE_DEPTH` (a chain ``a && b && ...`` nests in
-    the grammar but is walked flat, so it does not count)."""
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_TREE_DEPTH:
-            raise TooComplexError(f"the command nests more than {MAX_TREE_DEPTH} levels deep")
-        chained = node.type == "list"
-        stack.extend(
-            (child, depth if chained and child.type == "list" else depth + 1)
-            for child in node.children
-        )
-
-
-def _chain(node: Node) -> list[Node]:
-    """The commands of ``a && b || c ...`` in order; the grammar nests the chain to the left,
-    this reads it without recursion."""
-    items: list[Node] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "list":
-            stack.extend(reversed(current.named_children))
-        else:
-            items.append(current)
-    return items
+            else:
+                self._variables[name] = value

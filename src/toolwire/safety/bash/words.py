@@ -198,8 +198,16 @@ def _concatenation(node: Node, quoted: bool, subs: list[Node]) -> str:
 
 
 def _string(node: Node, subs: list[Node]) -> str:
+    """A double-quoted string; the newlines the grammar leaves between its parts are kept
+    (``"import os<newline>while 1: os.fork()"`` is two lines of code)."""
     parts: list[str] = []
+    data = node.text or b""
+    cursor = -1
     for child in node.children:
+        if 0 <= cursor < child.start_byte:
+            gap = data[cursor - node.start_byte : child.start_byte - node.start_byte]
+            parts.append(_double_quoted(gap.decode("utf-8", "replace")).translate(_PROTECT_TABLE))
+        cursor = child.end_byte
         if child.type == "string_content":
             parts.append(_double_quoted(node_text(child)).translate(_PROTECT_TABLE))
         elif child.is_named:
