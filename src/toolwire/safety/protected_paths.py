@@ -298,10 +298,9 @@ class ProtectedPaths:
             if real_home != "/" and _under(real_home, real_root):
                 for name in self.home_names:
                     found.setdefault(_normal(os.path.join(real_home, name)), name)
-        for path in self.paths:
-            for spelling in dict.fromkeys((path, os.path.realpath(path))):
-                if _under(spelling, real_root):
-                    found.setdefault(_normal(spelling), None)
+        for path in self.paths:  # both spellings are listed where they differ
+            if _under(path, real_root):
+                found.setdefault(path, None)
         return found
 
     def describe(self) -> tuple[str, ...]:
@@ -345,7 +344,7 @@ def protected_paths(
             raise ConfigurationError(f"sandbox.protected: {entry!r} is not a path")
         expanded = os.path.expanduser(entry)
         if os.path.isabs(expanded):
-            paths.append(_normal(expanded))
+            paths += [_normal(expanded), _normal(os.path.realpath(expanded))]
         else:
             names.append(_normal(entry).removeprefix("./"))
     removed: list[str] = []

@@ -205,10 +205,24 @@ _NESTED_SCAN_LIMIT = 1000
 """Entries of a write root looked at for repositories one level down (a bound on the cost)."""
 
 
-def _nested_git(root: str, protected: ProtectedPaths) -> list[str]:
-    """The git entries of the repositories directly inside ``root`` (``root/<repo>/.git``)."""
+def _in_any(path: str, directories: set[str]) -> bool:
+    """Whether ``path`` is one of ``directories`` or below one (a walk up its parents)."""
+    while True:
+        if path in directories:
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
+def _nested_git(root: str, protected: ProtectedPaths) -> list[tuple[str, list[str]]]:
+    """The repositories directly inside ``root``, each with its protected git entries
+    (``root/<repo>/.git``)."""
     names = [n for n in protected.names if n == ".git" or n.startswith(".git/")]
-    found: list[str] = []
+    if ".git" in names:
+        names = [".git"]  # the rest is inside it
+    found: list[tuple[str, list[str]]] = []
     try:
         with os.scandir(root) as entries:
             for count, entry in enumerate(entries):
@@ -216,7 +230,7 @@ def _nested_git(root: str, protected: ProtectedPaths) -> list[str]:
                     break
                 repo = entry.is_dir(follow_symlinks=False) and entry.name != ".git"
                 if repo and os.path.lexists(os.path.join(entry.path, ".git")):
-                    found += [os.path.join(entry.path, name) for name in names]
+                    found.append((entry.path, [os.path.join(entry.path, n) for n in names]))
     except OSError:
         pass
     return found
@@ -231,16 +245,22 @@ def _protect(
     files: HostFiles,
 ) -> None:
     wanted: dict[str, str | None] = {}
+    real_dirs = set(writable)  # directories known to be real paths (no link to resolve)
     for root in writable:
         for path, name in protected.inside(root, home=home).items():
             wanted.setdefault(path, name)
-        for path in _nested_git(root, protected):
-            wanted.setdefault(path, None)  # protected only when it exists: no stand-in
-    covered: list[str] = []
+        for repo, paths in _nested_git(root, protected):
+            real_dirs.add(repo)  # a directory (not a link) found in the real root
+            for path in paths:
+                wanted.setdefault(path, None)  # protected only when it exists: no stand-in
+    covered: set[str] = set()
     pinned: set[str] = set()
     for path in sorted(wanted, key=lambda p: (_depth(p), p)):
+        if _in_any(path, covered):
+            continue  # inside a protected directory (found before it: parents sort first)
         if os.path.lexists(path):
-            real = os.path.realpath(path)
+            direct = os.path.dirname(path) in real_dirs and not os.path.islink(path)
+            real = path if direct else os.path.realpath(path)
             kind: str | None = "dir" if os.path.isdir(real) else "file"
             args: tuple[str, ...] = ("--ro-bind", real, real)
         else:
@@ -254,8 +274,8 @@ def _protect(
                 else ("--ro-bind", files.empty_file, real)
             )
         roots = [w for w in writable if _under(real, w)]
-        if not roots or _is_hidden(real, hidden) or any(_under(real, c) for c in covered):
-            continue  # read-only already, hidden, or inside a protected directory
+        if not roots or _in_any(real, covered) or _is_hidden(real, hidden):
+            continue  # read-only already, inside a protected directory, or hidden
         root = max(roots, key=_depth)
         ancestor = os.path.dirname(real)
         while ancestor != root and _under(ancestor, root):
@@ -265,7 +285,7 @@ def _protect(
             ancestor = os.path.dirname(ancestor)
         plan.hides.append((_depth(real), real, args))
         if kind == "dir":
-            covered.append(real)
+            covered.add(real)
 
 
 def mount_arguments(
