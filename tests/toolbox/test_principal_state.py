@@ -20,6 +20,7 @@ from toolwire.backends.kv import KeyValueBackend, create_kv_backend
 from toolwire.backends.process_backends import LocalProcessBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.capabilities.kinds.browser import BROWSER, browser
+from toolwire.execution.approvals import pending_approval
 from toolwire.execution.handles import ResultHandles, find_handle
 from toolwire.results import Ok, ToolResult
 from toolwire.toolbox import kanban_tools, memory_tools, process_tools
@@ -165,3 +166,32 @@ async def test_a_browser_context_belongs_to_the_session_and_the_credential() -> 
     await registry.execute("probe", {"who": "local"}, ToolContext(session_id="s1"))
     assert len(set(seen.values())) == 3
     assert seen["local"] == "s1"
+
+
+async def test_an_approval_token_approves_only_its_own_credentials_call(
+    kv: KeyValueBackend,
+) -> None:
+    ran: list[str] = []
+
+    async def delete(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        ran.append(ctx.principal.id)
+        return ok("deleted")
+
+    registry = _registry(kv)
+    registry.register(
+        define_tool(
+            name="delete",
+            description="Delete.",
+            schema={"type": "object"},
+            execute=delete,
+            requires_approval=True,
+        )
+    )
+    asked = await registry.execute("delete", {}, _ctx(ALICE))
+    pending = pending_approval(asked)
+    assert pending is not None
+    bobs = await registry.execute("delete", {}, _ctx(BOB), approvals=[pending.token])
+    assert error_of(bobs.result).reason == "approval_required"
+    alices = await registry.execute("delete", {}, _ctx(ALICE), approvals=[pending.token])
+    assert isinstance(alices.result, Ok)
+    assert ran == [ALICE.id]
