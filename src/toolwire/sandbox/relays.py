@@ -63,11 +63,11 @@ _SOCAT_OPTIONS = ("-d", "-d", "-t", str(HALF_CLOSE_S), "-b", "65536")
 # addresses, then the command. socat is started in a command substitution, so it is re-parented
 # to the sandbox's pid 1 rather than being a child the command could wait for; the substitution
 # gives its pid and returns once socat wrote its first log line (-d -d: "listening on", right
-# after listen(2); later lines go nowhere). The port is then checked in /proc/net/tcp, again
-# every 10 ms while socat lives, at most 1000 times.
+# after listen(2); later lines go nowhere, SIGPIPE ignored). The port is then checked in
+# /proc/net/tcp, again every 10 ms while socat lives, at most 1000 times.
 _SOCAT_SCRIPT = """\
 if [ "$1" != 0 ]; then { ulimit -u "$1" || ulimit -p "$1"; } 2>/dev/null || exit 125; fi
-relay=$({ { "$3" OPTIONS "$4" "$5" </dev/null 2>&1 >/dev/null 3>&- &
+relay=$({ { trap '' PIPE; "$3" OPTIONS "$4" "$5" </dev/null 2>&1 >/dev/null 3>&- &
   echo "$!" >&3; } | { read -r _; }; } 3>&1)
 tries=0
 until
