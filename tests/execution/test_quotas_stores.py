@@ -22,9 +22,11 @@ from toolwire.backends.kv import KeyValueBackend
 from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
+from toolwire.execution.quota_slots import claim_slot
 from toolwire.execution.quotas import Quota, Quotas
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
+from toolwire.seams import AtomicKeyValueStore
 
 pytestmark = [
     pytest.mark.anyio,
@@ -140,3 +142,50 @@ async def test_cost_is_charged_when_calls_end_and_then_refuses(target: KvTarget)
     assert "does not reset" in refused.result.error
     assert elsewhere.result.ok  # cost is counted per session
     assert len(recorder.log) == 3
+
+
+async def test_a_slot_is_not_lost_under_a_call_that_outlives_its_lease(target: KvTarget) -> None:
+    """Regression (outside check, issue 23): the running counter expired ``lease_s`` after it
+    was created, so a second call ran beside a long one holding the only slot."""
+    entered = anyio.Event()
+    release = anyio.Event()
+
+    async def hold(args: dict[str, Any], context: ToolContext) -> ToolResult:
+        if entered.is_set():
+            return Ok("short")  # a call that got a slot while the long one holds it
+        entered.set()
+        await release.wait()
+        return Ok("long")
+
+    recorder = Calls()
+    async with target.make() as backend:
+        backends = CapabilityBackends(kv_store_factory=backend.scoped, processes=None)
+        quotas = Quotas([Quota(name="one", concurrent=1, lease_s=0.6)])
+        registry = ToolRegistry(backends=backends, reducers=None, quotas=quotas)
+        registry.register(recorder.tool("search", hold))
+        async with anyio.create_task_group() as group:
+            group.start_soon(registry.execute, "search", {}, ctx())
+            await entered.wait()
+            await anyio.sleep(1.5)  # two and a half leases: renewed, never lapsed
+            second = (await registry.execute("search", {}, ctx())).result
+            release.set()
+        assert isinstance(second, Err)
+        assert second.reason == "quota_exceeded"
+        after = (await registry.execute("search", {}, ctx())).result
+    assert after.ok
+    assert len(recorder.log) == 2
+
+
+async def test_a_slot_held_by_a_dead_holder_comes_back_after_its_lease(target: KvTarget) -> None:
+    recorder = Calls()
+    async with target.make() as backend:
+        registry = _registry(backend, recorder, Quota(name="one", concurrent=1, lease_s=0.5))
+        store = backend.scoped("toolwire-quotas", "tool:toolwire-quotas")
+        assert isinstance(store, AtomicKeyValueStore)
+        # a process that took every slot of session s1 and died without giving them back
+        assert await claim_slot(store, "slot:one:s=s1", 1, 0.5) is not None
+        refused = (await registry.execute("search", {}, ctx())).result
+        assert isinstance(refused, Err)
+        assert refused.reason == "quota_exceeded"
+        await anyio.sleep(1.0)
+        assert (await registry.execute("search", {}, ctx())).result.ok

@@ -20,6 +20,8 @@ import functools
 import time
 from typing import Any
 
+import anyio
+
 from toolwire.context import AbortSignal
 from toolwire.execution.batch import Batch
 from toolwire.execution.cache import CacheKey
@@ -88,32 +90,53 @@ async def _rest(
     signal: AbortSignal | None,
 ) -> ToolResult:
     """resolve → run (journaled for side effects) → finish; then the quotas are settled. With
-    ``signal`` (a task) the call runs in a batch of its own that follows that signal."""
+    ``signal`` (a task) the call runs in a batch of its own that follows that signal. While it
+    runs, the leases of its concurrency slots are renewed."""
     own = batch if signal is None else _detached(batch, signal)
-    settings = batch.settings
-    tool = entry.tool
     result: ToolResult | None = None
     try:
-        call_ctx = call_context(own, entry, call_id, budget)
-        if isinstance(call_ctx, Err):
-            result = call_ctx
+        if reservation is None or not reservation.holds_slots:
+            result = await _run(own, entry, call_id, args, budget, cache_key)
             return result
-        attempt = functools.partial(observed_attempt, own, entry.tool, args, call_ctx)
-        started = time.perf_counter()
-        if tool.side_effects:
-            factory = store_factory(settings)
-            raw = await journaled(settings.effects, factory, tool, args, call_ctx, attempt)
-        else:
-            raw = (await attempt())[0]
-        duration_ms = (time.perf_counter() - started) * 1000.0
-        done = Finishing(tool, call_id, args, call_ctx, budget, duration_ms, cache_key)
-        result = await finish(settings, done, raw)
-        return result
+        async with anyio.create_task_group() as leases:
+            leases.start_soon(reservation.keep_leases)
+            try:
+                ran = await _run(own, entry, call_id, args, budget, cache_key)
+            finally:
+                leases.cancel_scope.cancel()
+        result = ran
+        return ran
     finally:
         if own is not batch:
             own.close()
         if reservation is not None:
             await reservation.release(result)
+
+
+async def _run(
+    batch: Batch,
+    entry: RegisteredTool,
+    call_id: str,
+    args: dict[str, Any],
+    budget: int,
+    cache_key: CacheKey | None,
+) -> ToolResult:
+    """resolve → run (journaled for side effects) → finish, in ``batch``."""
+    settings = batch.settings
+    tool = entry.tool
+    call_ctx = call_context(batch, entry, call_id, budget)
+    if isinstance(call_ctx, Err):
+        return call_ctx
+    attempt = functools.partial(observed_attempt, batch, entry.tool, args, call_ctx)
+    started = time.perf_counter()
+    if tool.side_effects:
+        factory = store_factory(settings)
+        raw = await journaled(settings.effects, factory, tool, args, call_ctx, attempt)
+    else:
+        raw = (await attempt())[0]
+    duration_ms = (time.perf_counter() - started) * 1000.0
+    done = Finishing(tool, call_id, args, call_ctx, budget, duration_ms, cache_key)
+    return await finish(settings, done, raw)
 
 
 def _detached(batch: Batch, signal: AbortSignal) -> Batch:

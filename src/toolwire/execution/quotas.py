@@ -4,7 +4,8 @@ A `Quota` limits the calls of some tools (all of them, named ones, or whole tool
 (each session, each personality, or everything at once):
 
 - ``calls``: calls per window (``window_s``; without one, over the scope's whole life);
-- ``concurrent``: calls running at once (a call handed off to a task keeps its slot);
+- ``concurrent``: calls running at once (a call handed off to a task keeps its slot): leased
+  slots, renewed while held (`toolwire.execution.quota_slots`);
 - ``cost_usd``: the ``Ok.cost_usd`` the calls reported, charged when each call ends;
 - ``wall_time_s``: the seconds the calls ran, charged when each call ends.
 
@@ -33,6 +34,7 @@ import anyio
 
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
+from toolwire.execution.quota_slots import Slot, claim_slot, free_slots, renew_slots
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.tools import Tool
@@ -79,7 +81,8 @@ class Quota:
         concurrent: At most this many calls running at once.
         cost_usd: Calls are refused once the costs reported (``Ok.cost_usd``) reach this.
         wall_time_s: Calls are refused once the seconds spent in them reach this.
-        lease_s: How long a ``concurrent`` slot survives a process that died holding it.
+        lease_s: How long a ``concurrent`` slot survives a process that died holding it (a
+            live call renews its slot's lease while it runs).
     """
 
     name: str
@@ -227,13 +230,22 @@ def atomic_store(factory: StoreFactory, tool: str, scope: str) -> AtomicKeyValue
 class Reservation:
     """What a call holds while it runs; `release` gives it back and charges what it used."""
 
-    __slots__ = ("_charges", "_held", "_started", "_store")
+    __slots__ = ("_charges", "_slots", "_started", "_store")
 
     def __init__(self, store: AtomicKeyValueStore) -> None:
         self._store = store
-        self._held: list[str] = []  # concurrency slots
+        self._slots: list[Slot] = []  # concurrency slots
         self._charges: list[tuple[Quota, str, float | None]] = []  # cost/time counters
         self._started = time.monotonic()
+
+    @property
+    def holds_slots(self) -> bool:
+        """Whether the call holds concurrency slots (whose leases `keep_leases` renews)."""
+        return bool(self._slots)
+
+    async def keep_leases(self) -> None:
+        """Renew the call's slot leases until cancelled: run it beside the call."""
+        await renew_slots(self._store, tuple(self._slots))
 
     async def release(self, result: ToolResult | None) -> None:
         """Free the concurrency slots and charge the call's cost and wall time (shielded from
@@ -241,9 +253,8 @@ class Reservation:
         elapsed_ms = round((time.monotonic() - self._started) * 1000)
         cost = result.cost_usd if isinstance(result, Ok) else None
         with anyio.CancelScope(shield=True):
-            for key in self._held:
-                await _give_back(self._store, key)
-            self._held.clear()
+            await free_slots(self._store, self._slots)
+            self._slots.clear()
             for quota, key, expires in self._charges:
                 if quota.cost_usd is not None and cost:
                     amount = round(cost * _MICRO_USD)
@@ -321,11 +332,11 @@ async def _reserve_one(
         if count > quota.calls:
             return _refusal(tool, quota, f"{quota.calls} calls", ends, now)
     if quota.concurrent is not None:
-        key = f"running:{quota.name}:{scope_id}"
-        count = await _add(store, key, 1, quota.lease_s)
-        held._held.append(key)
-        if count > quota.concurrent:
+        prefix = f"slot:{quota.name}:{scope_id}"
+        slot = await claim_slot(store, prefix, quota.concurrent, quota.lease_s)
+        if slot is None:
             return _refusal(tool, quota, f"{quota.concurrent} concurrent calls", None, now)
+        held._slots.append(slot)
     if quota.cost_usd is not None or quota.wall_time_s is not None:
         held._charges.append((quota, base, expires))
     return None
@@ -375,7 +386,7 @@ async def _add(store: AtomicKeyValueStore, key: str, by: int, ttl: float | None)
 
 
 async def _give_back(store: AtomicKeyValueStore, key: str) -> None:
-    """Take one back from a counter; one left below zero by an expired lease is set to zero."""
+    """Take one back from a counter; one left below zero by an expired counter is set to zero."""
     count = await store.increment(key, -1)
     if count < 0:
         await store.compare_and_set(key, str(count), "0")
