@@ -8,9 +8,12 @@ found passing is a regression test here.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service_checks import missing_here
 from toolwire.safety.command_guard import check_command
@@ -213,3 +216,25 @@ def test_a_character_device_other_than_the_harmless_ones_is_refused(tmp_path: Pa
     verdict = check_command("dd if=/dev/zero of=m count=1", cwd=str(tmp_path))
     assert verdict is not None
     assert verdict.rule == "dd-device"
+
+
+_CODE_TEXT = st.text(
+    alphabet=st.sampled_from(list("abcrm -/~$=+.;,()[]{}|`'\"\n\\qxsystemexecgetline0")),
+    max_size=120,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    language=st.sampled_from(["python -c", "perl -e", "ruby -e", "node -e", "awk"]), code=_CODE_TEXT
+)
+def test_any_inline_code_is_judged_without_raising(language: str, code: str) -> None:
+    verdict = check_command(f"{language} {shlex.quote(code)}")
+    assert verdict is None or verdict.message.startswith("Command blocked: ")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("*?[]!^/.~{},sheadowtc")), max_size=30))
+def test_any_glob_is_judged_without_raising(pattern: str) -> None:
+    verdict = check_command(f"cat {pattern}")
+    assert verdict is None or verdict.rule in ("sensitive-path", "too-complex")

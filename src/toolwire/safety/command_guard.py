@@ -15,9 +15,14 @@ system folder or a parent folder; any ``rm`` in ``~/.ssh``; ``find`` deleting fr
 recursive ``chmod``/``chown``/``chgrp`` of them; setuid ``chmod``; ``setcap``; moving them away;
 ``dd``/``mkfs``/``wipefs``/``shred``/``blkdiscard``/partition editors on disks; writes to raw
 disks, ``/etc/sudoers``, ``/etc/passwd``, ``/boot``, ``/sys``, ``/proc``, ``authorized_keys``;
-fork bombs; ``kill -9 -1``; shutting the machine down; ``crontab -r``; ``gpg`` deleting secret
-keys; destructive SQL given to a database client; naming secret files (``~/.ssh/id_*``,
-``~/.aws/credentials``...); download-and-execute; running encoded text.
+fork bombs; ``kill -9 -1``, ``pkill``/``killall`` of every process or of a user's; shutting the
+machine down; ``crontab -r``; ``gpg`` deleting secret keys; destructive SQL given to a database
+client; naming secret files (``~/.ssh/id_*``, ``~/.aws/credentials``..., also through a glob);
+download-and-execute; running encoded text (piped, or written to a file the line runs); a
+recursive delete of paths read from input (``xargs rm -rf < list``); writes to a path that
+resolves to a device. Shell-outs that inline code builds from its literals and variables, and
+commands carried by configuration (``git -c core.pager=...``, ``GIT_SSH_COMMAND=...``), are
+judged as the commands they are.
 
 A command longer than `MAX_COMMAND_CHARS`, or too deeply nested to check, is refused
 (``too-long``, ``too-complex``) rather than partly checked. Checking is linear in the length;
