@@ -1,13 +1,17 @@
 """``toolwire serve --tools tools.py`` serves your tools to MCP clients, over stdio (the fast
 path and the SDK's) and streamable HTTP, through the sandbox and the presenter; ``--reload``
-picks up a changed tools file. Real ``toolwire`` processes and the MCP SDK's client."""
+picks up a changed tools file. Real ``toolwire`` processes, the MCP SDK's client and the MCP
+Inspector."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import mcp_types as mt
@@ -16,6 +20,8 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from serve_helpers import START_TIMEOUT_S, free_port, stop
 from user_tools_project import TOOLWIRE, UNTRUSTED_OPEN, cli_env, make_tools_project
+
+from service_checks import missing_here
 
 pytestmark = pytest.mark.anyio
 
@@ -55,6 +61,41 @@ async def test_serve_stdio_serves_your_tools(project: Path, lean: str) -> None:
     with anyio.fail_after(60):
         async with Client(params) as client:
             await _exercise(client)
+
+
+INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
+"""The MCP Inspector, whose command-line mode lists and calls tools as its web page does."""
+SERVE_MINE = (TOOLWIRE, "serve", "--stdio", "--tools", "tools.py")
+
+
+def _inspect(project: Path, *method: str) -> dict[str, Any]:
+    npx = shutil.which("npx")
+    if npx is None:
+        missing_here("npx (Node.js) is not installed", "scripts/system-deps.sh installs node")
+    done = subprocess.run(
+        [npx, "-y", INSPECTOR, "--cli", *SERVE_MINE, "--method", *method],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=cli_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def test_the_mcp_inspector_lists_and_calls_your_tools(project: Path) -> None:
+    listed = _inspect(project, "tools/list")
+    assert {"add", "first_line", "run"} <= {tool["name"] for tool in listed["tools"]}
+    called = _inspect(
+        project, "tools/call", "--tool-name", "first_line", "--tool-arg", "path=notes.txt"
+    )
+    text = called["content"][0]["text"]
+    assert text.count(UNTRUSTED_OPEN) == 1
+    assert "hello from notes" in text
 
 
 def _serve_http(project: Path, *args: str) -> tuple[subprocess.Popen[bytes], Path, str]:
