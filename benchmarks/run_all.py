@@ -16,8 +16,9 @@
    (``bench_stages_handles.py``).
 9. Quotas, tasks and the effect journal on W1 when configured but not triggered, and what they
    cost once they act (``bench_stages_quotas.py``).
-10. A command in the bubblewrap sandbox (with and without its network) beside the same command
-    unsandboxed (``bench_sandbox.py``).
+10. A command in the bubblewrap sandbox (without network, with it through socat and through
+    relay.py) beside the same command unsandboxed; network/no-network against the 2x target
+    (``bench_sandbox.py``).
 11. The browser tools through the egress proxy beside Playwright driving the same Chromium
     directly, and snapshot characters before/after (``bench_browser.py``).
 12. ``toolwire serve`` replicas behind HAProxy on Redis and PostgreSQL: calls/s with one, two
