@@ -4,11 +4,10 @@ An MCP client that spawns ``toolwire serve --stdio`` waits for the whole start-u
 first answer; the command-line framework and the console library were a good part of it. So
 `main` recognises exactly that command line (global ``--config``/``-c`` and ``--verbose``/
 ``-v`` before ``serve``, then ``--stdio`` with any ``--tools FILE_OR_MODULE``) and serves it
-directly, with the same
-configuration errors and warnings, the same banner (plain text, as rich prints it when stderr
-is not a terminal, which it never is for a spawned stdio server; on a terminal the typer app
-serves) and the same exit codes. Any other
-command line, ``--help`` included, goes to the typer app.
+directly, with the same configuration errors and warnings, the same banner (plain text, as
+rich prints it when stderr is not a terminal, which it never is for a spawned stdio server; on
+a terminal the typer app serves) and the same exit codes. Any other command line, ``--help``
+included, goes to the typer app.
 """
 
 from __future__ import annotations
