@@ -328,3 +328,34 @@ def test_a_token_runs_exactly_the_arguments_it_was_issued_for(
             assert recorder.names == []
 
     anyio.run(check, backend=anyio_backend)
+
+
+async def test_an_approved_call_refused_by_a_quota_keeps_its_token() -> None:
+    """Regression (outside check, issue 23): a token was spent by a call that a later stage
+    refused, so the same approval then answered ``approval_used`` although nothing ran."""
+    from toolwire.execution.quotas import Quota, Quotas
+
+    clock = [1_000_000.0]
+    kv = MemoryKeyValueBackend()
+    backends = CapabilityBackends(kv_store_factory=kv.scoped, processes=None)
+    quotas = Quotas(
+        [Quota(name="once", tools=["delete"], calls=1, window_s=60)], clock=lambda: clock[0]
+    )
+    registry = ToolRegistry(backends=backends, reducers=None, quotas=quotas)
+    recorder = Calls()
+    registry.register(recorder.tool("delete", requires_approval=True, schema=SCHEMA))
+    context = ctx()
+    first = _pending(await registry.execute("delete", {"path": "a"}, context))
+    assert (
+        await registry.execute("delete", {"path": "a"}, context, approvals=[first.token])
+    ).result.ok
+    second = _pending(await registry.execute("delete", {"path": "b"}, context))
+    refused = await registry.execute("delete", {"path": "b"}, context, approvals=[second.token])
+    assert _reason(refused) == "quota_exceeded"
+    assert recorder.names == ["delete"]
+    clock[0] += 60  # the next window: the same approval runs the call, once
+    ran = await registry.execute("delete", {"path": "b"}, context, approvals=[second.token])
+    assert ran.result.ok, ran.result
+    assert recorder.names == ["delete", "delete"]
+    again = await registry.execute("delete", {"path": "b"}, context, approvals=[second.token])
+    assert _reason(again) == "approval_used"

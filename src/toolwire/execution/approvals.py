@@ -12,6 +12,9 @@ validated arguments, and the session. Run the batch again with
   works once, across processes: a second use is answered ``not_available``
   (``reason="approval_used"``) and the tool does not run again, even in a run resumed in
   another process after a crash;
+- a call refused after its approval and before its tool starts (a quota, a capability that
+  cannot be resolved) gives its token back (`SpentApproval.give_back`): the same approval
+  works when the call is tried again;
 - tokens expire after `Approvals.ttl_s`.
 
 Tokens live in the registry's key-value store (the ``kv_store_factory`` of its capability
@@ -37,6 +40,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from toolwire.calls import CallOutcome
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
@@ -51,6 +56,7 @@ __all__ = [
     "DEFAULT_APPROVAL_TTL_S",
     "Approvals",
     "PendingApproval",
+    "SpentApproval",
     "approval_binding",
     "check_approval",
     "definition_hash",
@@ -58,6 +64,7 @@ __all__ = [
     "normalise_approvals",
     "pending_approval",
     "require_approval",
+    "take_approval",
 ]
 
 logger = logging.getLogger("toolwire.execution.approvals")
@@ -222,6 +229,20 @@ async def require_approval(
 ) -> Err | None:
     """`check_approval` for a call `needs_approval` has already said needs one (the pipeline
     asks the rule first, so a rule that lets a call through costs no await)."""
+    taken = await take_approval(approvals, factory, tool, args, ctx, tokens)
+    return taken if isinstance(taken, Err) else None
+
+
+async def take_approval(
+    approvals: Approvals | None,
+    factory: StoreFactory | None,
+    tool: Tool,
+    args: Mapping[str, Any],
+    ctx: ToolContext,
+    tokens: tuple[str, ...],
+) -> Err | SpentApproval:
+    """`require_approval`, answering the token it used up when one approved the call, so the
+    pipeline can give it back if a later stage refuses the call before the tool starts."""
     store = approval_store(approvals, factory)
     if store is None:
         return Err(
@@ -230,8 +251,7 @@ async def require_approval(
             ErrorCode.NOT_AVAILABLE,
             reason="approval_store_missing",
         )
-    # Bound to the principal too: another credential's token never approves this call.
-    binding = approval_binding(tool, args, ctx.principal.scoped(ctx.session_id))
+    binding = approval_binding(tool, args, ctx.session_id)
     ttl = approvals.ttl_s if approvals is not None else DEFAULT_APPROVAL_TTL_S
     used = False
     for token in tokens:
@@ -239,8 +259,8 @@ async def require_approval(
         if shape is None or shape.group(1) != binding[:16]:
             continue  # a token for another call (of this batch, or of none)
         verdict = await _consume(store, token, binding, ttl)
-        if verdict == "ok":
-            return None
+        if isinstance(verdict, SpentApproval):
+            return verdict
         used = used or verdict == "used"
     if used:
         return Err(
@@ -258,6 +278,25 @@ async def require_approval(
     )
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SpentApproval:
+    """An approval token a call has just used up: its record before and after, and its TTL."""
+
+    store: AtomicKeyValueStore
+    token: str
+    pending: str
+    spent: str
+    ttl_s: float
+
+    async def give_back(self) -> None:
+        """Make the token pending again (the call it approved did not run); a token something
+        else changed meanwhile is left as it is. Shielded: a cancelled call still gives it."""
+        with anyio.CancelScope(shield=True):
+            await self.store.compare_and_set(
+                self.token, self.spent, self.pending, ttl_seconds=self.ttl_s
+            )
+
+
 async def _issue(store: AtomicKeyValueStore, binding: str, tool_name: str, ttl: float) -> str:
     token = f"apr-{binding[:16]}-{secrets.token_hex(12)}"
     record = {"binding": binding, "tool": tool_name, "state": "pending", "at": time.time()}
@@ -265,8 +304,11 @@ async def _issue(store: AtomicKeyValueStore, binding: str, tool_name: str, ttl: 
     return token
 
 
-async def _consume(store: AtomicKeyValueStore, token: str, binding: str, ttl: float) -> str:
-    """``"ok"`` (consumed now), ``"used"``, or ``"invalid"`` (unknown, expired, bound elsewhere)."""
+async def _consume(
+    store: AtomicKeyValueStore, token: str, binding: str, ttl: float
+) -> SpentApproval | str:
+    """The `SpentApproval` (consumed now), ``"used"``, or ``"invalid"`` (unknown, expired,
+    bound elsewhere)."""
     for _ in range(_CAS_ATTEMPTS):
         raw = await store.get(token)
         if raw is None:
@@ -282,7 +324,7 @@ async def _consume(store: AtomicKeyValueStore, token: str, binding: str, ttl: fl
         now = time.time()
         spent = json.dumps({**record, "state": "used", "used_at": now})
         issued = record.get("at")
-        left = ttl - (now - issued) if isinstance(issued, int | float) else ttl
-        if await store.compare_and_set(token, raw, spent, ttl_seconds=max(left, 1.0)):
-            return "ok"
+        left = max(ttl - (now - issued) if isinstance(issued, int | float) else ttl, 1.0)
+        if await store.compare_and_set(token, raw, spent, ttl_seconds=left):
+            return SpentApproval(store=store, token=token, pending=raw, spent=spent, ttl_s=left)
     return "used"

@@ -1,7 +1,8 @@
 """Dispatch under control: quotas, tasks and the effect journal around resolve → run → finish.
 
 The pipeline takes this way only for a call something applies to (the registry has quotas,
-the tool is ``long_running`` or has ``side_effects``, or the context sets ``hand_off_s``);
+the tool is ``long_running`` or has ``side_effects``, the context sets ``hand_off_s``, or an
+approval token was used for the call);
 every other call pays four attribute checks and goes the usual way. In order:
 
 1. **quotas** (`toolwire.execution.quotas`): reserve the call's place in every quota covering
@@ -11,7 +12,9 @@ every other call pays four attribute checks and goes the usual way. In order:
 3. **resolve, run** under the **effect journal** (`toolwire.execution.effects`) for a tool with
    side effects, then **finish** (reducer, trim, cache store, after-hooks);
 4. the quota reservation is released (concurrency) and charged (cost, wall time) when the call
-   ends: after the task, for a call that became one.
+   ends: after the task, for a call that became one;
+5. an approval token the call used up is given back when the call is refused by a quota or
+   its capabilities before its tool starts (`toolwire.execution.approvals.SpentApproval`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 import anyio
 
 from toolwire.context import AbortSignal
+from toolwire.execution.approvals import SpentApproval
 from toolwire.execution.batch import Batch
 from toolwire.execution.cache import CacheKey
 from toolwire.execution.effects import journaled
@@ -51,8 +55,11 @@ async def dispatch(
     args: dict[str, Any],
     budget: int,
     cache_key: CacheKey | None,
+    approval: SpentApproval | None = None,
 ) -> ToolResult:
-    """Reserve quotas, then run the rest of the call, handed off to a task when it is late."""
+    """Reserve quotas, then run the rest of the call, handed off to a task when it is late.
+    ``approval`` (the token that approved the call) is given back if the call is refused here
+    or when its capabilities are resolved, before its tool starts."""
     settings = batch.settings
     tool = entry.tool
     ctx = batch.ctx
@@ -60,9 +67,13 @@ async def dispatch(
     if settings.quotas is not None:
         reserved = await reserve(settings.quotas, store_factory(settings), tool, ctx)
         if isinstance(reserved, Err):
+            if approval is not None:
+                await approval.give_back()
             return reserved
         reservation = reserved
-    work = functools.partial(_rest, batch, entry, call_id, args, budget, cache_key, reservation)
+    work = functools.partial(
+        _rest, batch, entry, call_id, args, budget, cache_key, reservation, approval
+    )
     hand_off = ctx.hand_off_s
     tasks = settings.tasks
     if hand_off is None and tool.long_running:
@@ -87,6 +98,7 @@ async def _rest(
     budget: int,
     cache_key: CacheKey | None,
     reservation: Reservation | None,
+    approval: SpentApproval | None,
     signal: AbortSignal | None,
 ) -> ToolResult:
     """resolve → run (journaled for side effects) → finish; then the quotas are settled. With
@@ -96,12 +108,12 @@ async def _rest(
     result: ToolResult | None = None
     try:
         if reservation is None or not reservation.holds_slots:
-            result = await _run(own, entry, call_id, args, budget, cache_key)
+            result = await _run(own, entry, call_id, args, budget, cache_key, approval)
             return result
         async with anyio.create_task_group() as leases:
             leases.start_soon(reservation.keep_leases)
             try:
-                ran = await _run(own, entry, call_id, args, budget, cache_key)
+                ran = await _run(own, entry, call_id, args, budget, cache_key, approval)
             finally:
                 leases.cancel_scope.cancel()
         result = ran
@@ -120,12 +132,15 @@ async def _run(
     args: dict[str, Any],
     budget: int,
     cache_key: CacheKey | None,
+    approval: SpentApproval | None,
 ) -> ToolResult:
     """resolve → run (journaled for side effects) → finish, in ``batch``."""
     settings = batch.settings
     tool = entry.tool
     call_ctx = call_context(batch, entry, call_id, budget)
     if isinstance(call_ctx, Err):
+        if approval is not None:
+            await approval.give_back()
         return call_ctx
     attempt = functools.partial(observed_attempt, batch, entry.tool, args, call_ctx)
     started = time.perf_counter()

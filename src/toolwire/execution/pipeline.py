@@ -24,7 +24,7 @@ import anyio
 from toolwire.calls import CallOutcome, ToolCall, make_outcome
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission, admit
-from toolwire.execution.approvals import needs_approval, require_approval
+from toolwire.execution.approvals import SpentApproval, needs_approval, take_approval
 from toolwire.execution.batch import Batch, exception_message, seam_reset
 from toolwire.execution.before import run_before_hooks
 from toolwire.execution.budget import call_budget, split_budget, trim_result
@@ -231,10 +231,12 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         progress.args = args = replaced
     if ctx.dry_run:
         return dry_run_result(tool.name, args, settings.dry_run_redactor)
+    spent = None
     if tool.requires_approval and needs_approval(tool, args, ctx):  # one check for others
-        refused = await _approval(batch, tool, args)
-        if refused is not None:
-            return refused
+        taken = await _approval(batch, tool, args)
+        if isinstance(taken, Err):
+            return taken
+        spent = taken  # given back if a later stage refuses the call before it runs
     budget = call_budget(batch.per_call_budget, tool.max_result_chars)
     cache_key = None
     if tool.cache is not None:
@@ -247,8 +249,8 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
             )
     q = settings.quotas  # quotas, tasks, the effect journal (`dispatch`): a few checks otherwise
     controlled = tool.long_running or tool.side_effects or ctx.hand_off_s is not None
-    if controlled or (q is not None and q.covering(tool)):
-        return await dispatch(batch, entry, call.id, args, budget, cache_key)
+    if controlled or spent is not None or (q is not None and q.covering(tool)):
+        return await dispatch(batch, entry, call.id, args, budget, cache_key, spent)
     if not (hooks.has_observers or hooks.has_after):  # nobody to tell: the short way
         direct = entry.direct
         own: ToolContext | None = None
@@ -311,12 +313,12 @@ def _short_finish(
     return finish(settings, Finishing(tool, call_id, args, own, budget, 0.0, cache_key), result)
 
 
-async def _approval(batch: Batch, tool: Tool, args: Mapping[str, Any]) -> Err | None:
+async def _approval(batch: Batch, tool: Tool, args: Mapping[str, Any]) -> Err | SpentApproval:
     """The approval stage (`toolwire.execution.approvals`) for a tool that may need one."""
     settings = batch.settings
     factory = settings.backends.kv_store_factory if settings.backends is not None else None
     approvals = batch.admission.approvals
-    return await require_approval(settings.approvals, factory, tool, args, batch.ctx, approvals)
+    return await take_approval(settings.approvals, factory, tool, args, batch.ctx, approvals)
 
 
 async def _keep_trimmed(
