@@ -42,6 +42,8 @@ ATTACKS: list[tuple[str, str]] = [
     ("python -c \"import os; os.system('r' + 'm -rf /')\"", "rm-recursive-root"),
     ("python3 -c \"import os; c='rm'; os.system(c + ' -rf /')\"", "rm-recursive-root"),
     ("python3 -c \"import os; os.system(input() + ' -rf /')\"", "hidden-command"),
+    ("python -c \"import os; d='/'; os.system(f'rm -rf {d}')\"", "rm-recursive-root"),
+    ("python -c \"import os; os.system(chr(114) + 'm -rf /')\"", "hidden-command"),
     ('ruby -e \'system("r" + "m -rf /")\'', "rm-recursive-root"),
     ('node -e \'require("child_process").execSync("r" + "m -rf /")\'', "rm-recursive-root"),
     # (3) commands carried by git's configuration and environment
@@ -117,6 +119,8 @@ NEAR_MISSES = [
     "python -c \"import os; os.system('ls ' + '-la')\"",
     "python3 -c \"import subprocess; subprocess.run(['git', 'status'])\"",
     'python -c "import os; print(os.getcwd())"',
+    "python -c \"import os; os.system(f'ls {path}')\"",
+    'python -c "import os; os.system(cmd)"',
     "git -c user.name=x commit -m msg",
     "git -c core.pager=less log",
     "git -c core.pager='less -R' log",

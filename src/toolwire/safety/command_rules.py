@@ -254,13 +254,13 @@ def _writes(segment: Segment) -> Finding | None:
             return _finding(
                 "disk-write", f"writing to a raw disk device ({display(target)})", segment
             )
+        if _PROC_FD.match(target):
+            continue  # the command's own descriptors
         device = device_behind(target, segment.cwd)
         if device is not None:
             return _finding(
                 "disk-write", f"writing to a device ({display(target)} leads to {device})", segment
             )
-        if _PROC_FD.match(target):
-            continue
         plain = target.replace("//", "/")
         if _SYSTEM_WRITE.search(plain) or plain == "/proc/sys/":
             return _finding("system-file-write", f"writing to {display(target)}", segment)

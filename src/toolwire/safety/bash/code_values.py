@@ -35,6 +35,10 @@ _CONCAT: Final = frozenset({".", "+", "&"})
 _ENDS: Final = frozenset({";", "\n", "}"})
 _NO_ASSIGN_BEFORE: Final = frozenset({"=", "!", "<", ">", "+", "-", "*", "/", ".", "%", "~"})
 _DECLARATIONS: Final = frozenset({"my", "our", "local", "let", "const", "var", "set"})
+_STRING_PREFIXES: Final = frozenset(
+    {"f", "r", "b", "u", "rb", "br", "fr", "rf", "F", "R", "B", "U", "Rb", "bR", "Fr", "rF"}
+)
+_FORMAT_PREFIXES: Final = frozenset({"f", "F", "fr", "rf", "Fr", "rF"})
 _PLAIN: Final = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-"
 )
@@ -98,7 +102,15 @@ class ShellOuts:
             if depth:
                 continue  # inside a call's arguments: its result is already unknown
             if kind in ("string", "`"):
+                formatted = index and tokens[index - 1][1] in _FORMAT_PREFIXES
+                text = _formatted(text, self._values) if formatted else text
                 parts.append(self._interpolated(text) if kind == "string" else UNKNOWN)
+            elif (
+                text in _STRING_PREFIXES
+                and tokens[index + 1 : index + 2]
+                and (tokens[index + 1][0] == "string")
+            ):
+                continue  # f"...", r'...': the literal's prefix
             elif text in self._values:
                 parts.append(self._values[text])
             elif text[:1].isdigit():
@@ -161,6 +173,40 @@ class ShellOuts:
             self._values[text] = self.value(tokens[index + 2 : end])
             index = end
         self._read_to = max(self._read_to, stop)
+
+
+def _formatted(text: str, values: dict[str, str]) -> str:
+    """A Python f-string's text: a ``{name}`` field of a known variable is its value, any
+    other field unknown (``{{`` stays a brace)."""
+    out: list[str] = []
+    field: list[str] = []
+    depth = 0
+    index = 0
+    while index < len(text):
+        pair = text[index : index + 2]
+        if depth == 0 and pair in ("{{", "}}"):
+            out.append(pair[0])
+            index += 2
+            continue
+        char = text[index]
+        if char == "{":
+            depth += 1
+            if depth == 1:
+                field.clear()
+            else:
+                field.append(char)
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append(values.get("".join(field).strip(), UNKNOWN))
+            else:
+                field.append(char)
+        elif depth:
+            field.append(char)
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
 
 
 def _arguments(tokens: list[Token], parenthesised: bool) -> list[list[Token]]:
