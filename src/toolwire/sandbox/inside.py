@@ -1,4 +1,5 @@
-"""The launcher that runs first inside a sandbox with network: a stdlib-only script.
+"""The launcher that runs first inside a sandbox with network when socat is not there: a
+stdlib-only script (`toolwire.sandbox.relays` chooses).
 
 ``python3 inside.py [--max-processes N] --relay RELAY --listen 127.0.0.1:PORT --connect SOCKET
 -- COMMAND...``: limits the processes of the sandbox's user (``RLIMIT_NPROC``, when asked),

@@ -1,4 +1,5 @@
-"""The in-sandbox relay: a loopback TCP port forwarded to the egress proxy's Unix socket.
+"""The in-sandbox relay in Python: a loopback TCP port forwarded to the egress proxy's Unix
+socket (the fallback where the sandbox has no socat: see `toolwire.sandbox.relays`).
 
 A sandbox has its own network namespace, so the only way out is the proxy's Unix socket,
 bound into it. Programs expect a TCP proxy (``HTTP_PROXY=http://127.0.0.1:<port>``), so this
