@@ -19,7 +19,8 @@ from toolwire.errors import PathNotReachableError
 
 pytestmark = pytest.mark.anyio
 
-ATTEMPTS = 1500
+ATTEMPTS = 2000
+WRITE_EVERY = 5  # a write fsyncs twice: the slowest call by far
 INSIDE = b"inside the root"
 CANARY = b"OUTSIDE CANARY"
 
@@ -55,8 +56,9 @@ async def test_a_directory_swapped_for_an_outside_link_never_lets_a_call_out(
                 refused += 1
             except OSError:
                 pass
-            with contextlib.suppress(PathNotReachableError, OSError):
-                await fs.write(new_file, f"write {attempt}")
+            if attempt % WRITE_EVERY == 0:
+                with contextlib.suppress(OSError):  # PathNotReachableError is one
+                    await fs.write(new_file, f"write {attempt}")
             try:
                 names = await fs.list(str(root / "d"))
                 escapes += ["listed the outside directory"] if "only-outside.txt" in names else []

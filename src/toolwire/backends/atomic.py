@@ -37,7 +37,13 @@ def replace_atomically(
     dir_fd = os.open(parent or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         replace_atomically_at(
-            dir_fd, name, payload, temp_name=temp_name, mode=mode, create_mode=create_mode
+            dir_fd,
+            name,
+            payload,
+            temp_name=temp_name,
+            mode=mode,
+            create_mode=create_mode,
+            directory=parent,
         )
     finally:
         os.close(dir_fd)
@@ -51,15 +57,20 @@ def replace_atomically_at(
     temp_name: str,
     mode: int | None = None,
     create_mode: int = 0o666,
+    directory: str = "",
 ) -> None:
     """`replace_atomically` for the entry ``name`` of the directory open as ``dir_fd``.
 
     The temporary file is created in ``dir_fd`` and renamed over ``name`` in ``dir_fd``; the
-    directory is fsynced through it. ``dir_fd`` may be an ``O_PATH`` descriptor.
+    directory is fsynced through it. ``dir_fd`` may be an ``O_PATH`` descriptor. ``directory``
+    (the directory's path) only names the files in errors.
     """
     temp = f"{temp_name}{secrets.token_hex(6)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(temp, flags, create_mode, dir_fd=dir_fd)
+    try:
+        fd = os.open(temp, flags, create_mode, dir_fd=dir_fd)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, os.path.join(directory, temp)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             if mode is not None:
@@ -67,7 +78,11 @@ def replace_atomically_at(
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        try:
+            os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except OSError as exc:
+            paths = os.path.join(directory, temp), os.path.join(directory, name)
+            raise OSError(exc.errno, exc.strerror, paths[0], None, paths[1]) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=dir_fd)

@@ -27,11 +27,12 @@ import contextlib
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from types import TracebackType
 
 from toolwire.errors import PathNotReachableError
 
-__all__ = ["DIRECTORY_FLAGS", "MAX_ANCESTRY", "Located", "walk_beneath"]
+__all__ = ["DIRECTORY_FLAGS", "MAX_ANCESTRY", "Located", "errors_named", "walk_beneath"]
 
 MAX_ANCESTRY = 2048
 """Parent directories climbed, at most, to find the prefix again (``PATH_MAX / 2``)."""
@@ -103,21 +104,31 @@ class Located:
             os.close(self.dir_fd)
             self.dir_fd = -1
 
-    def lstat(self) -> os.stat_result:
-        """``fstatat`` of `name` without following it. Raises the walk's error when `missing`."""
+    def lstat(self, *, follow: bool = False) -> os.stat_result:
+        """``fstatat`` of `name`, following a last link only when asked *and* `name` is the
+        prefix itself. Raises the walk's error when `missing`."""
         self.raise_missing()
-        return os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
+        with errors_named(self.path):
+            return os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=follow and self.follow)
 
-    def raise_missing(self) -> None:
-        """Raise the `OSError` that stopped the walk, if one did."""
+    def raise_missing(self, *, code: int | None = None, depth: int | None = None) -> None:
+        """Raise the `OSError` that stopped the walk (as ``code`` when given), if one did.
+
+        It names the whole path, or with ``depth`` the path down to the segment that stopped
+        the walk and ``depth`` segments more, as the same call on the path would name it.
+        """
         if self.missing:
-            raise OSError(self.missing, os.strerror(self.missing), self.path)
+            cut = 0 if depth is None else max(0, self.below_missing - depth)
+            named = self.path.rsplit("/", cut)[0] or "/" if cut else self.path
+            code = code or self.missing
+            raise OSError(code, os.strerror(code), named)
 
     def open(self, flags: int, mode: int = 0o777) -> int:
         """``openat`` of `name` in `dir_fd`: ``O_NOFOLLOW`` unless `name` is the prefix itself."""
         self.raise_missing()
         nofollow = 0 if self.follow else os.O_NOFOLLOW
-        return os.open(self.name, flags | nofollow | os.O_CLOEXEC, mode, dir_fd=self.dir_fd)
+        with errors_named(self.path):
+            return os.open(self.name, flags | nofollow | os.O_CLOEXEC, mode, dir_fd=self.dir_fd)
 
     def became_a_link(self) -> PathNotReachableError:
         """The refusal for a last segment found to be a link after the walk (a race)."""
@@ -137,6 +148,20 @@ class Located:
             f'PATH_NOT_REACHABLE: {self.kind} of "{self.asked}" moved outside the allowlist '
             "while it was being used"
         )
+
+
+@contextlib.contextmanager
+def errors_named(path: str) -> Iterator[None]:
+    """Re-raise an `OSError` from a call made relative to a descriptor with ``path`` as its file
+    name (the call itself knows only the last segment)."""
+    try:
+        yield
+    except PathNotReachableError:
+        raise
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, path) from None
 
 
 def _identity(info: os.stat_result) -> tuple[int, int]:

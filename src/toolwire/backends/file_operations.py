@@ -17,7 +17,7 @@ import os
 import stat
 
 from toolwire.backends.atomic import replace_atomically_at
-from toolwire.backends.beneath import DIRECTORY_FLAGS, Located
+from toolwire.backends.beneath import DIRECTORY_FLAGS, Located, errors_named
 from toolwire.seams import DirEntry
 
 __all__ = ["exists_at", "list_at", "mkdir_at", "mtime_at", "remove_in", "size_at", "write_at"]
@@ -30,19 +30,23 @@ def write_at(located: Located, payload: bytes) -> None:
     creating the directories would: ``FileExistsError`` for the file's own parent,
     ``NotADirectoryError`` higher up.
     """
-    if located.missing:
-        code = located.missing
-        if code == errno.ENOTDIR and located.below_missing == 1:
-            code = errno.EEXIST
-        raise OSError(code, os.strerror(code), located.path)
+    if located.missing == errno.ENOTDIR and located.below_missing == 1:
+        located.raise_missing(code=errno.EEXIST, depth=0)
+    located.raise_missing(depth=1)
     located.ensure_beneath()
     try:
         info = located.lstat()
         mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
     except FileNotFoundError:
         mode = None
-    temp_name = f".{located.name}."
-    replace_atomically_at(located.dir_fd, located.name, payload, temp_name=temp_name, mode=mode)
+    replace_atomically_at(
+        located.dir_fd,
+        located.name,
+        payload,
+        temp_name=f".{located.name}.",
+        mode=mode,
+        directory=os.path.dirname(located.path),
+    )
     try:
         located.ensure_beneath()
     except BaseException:
@@ -101,9 +105,8 @@ def size_at(located: Located) -> int | None:
 def _stat_or_none(located: Located) -> os.stat_result | None:
     if located.missing == errno.ENOENT:
         return None
-    located.raise_missing()
     try:
-        info = os.stat(located.name, dir_fd=located.dir_fd, follow_symlinks=located.follow)
+        info = located.lstat(follow=True)
     except FileNotFoundError:
         return None
     located.ensure_beneath()
@@ -116,12 +119,12 @@ def mkdir_at(located: Located) -> None:
     Raises:
         FileExistsError: something else than a directory is there.
     """
-    located.raise_missing()
+    located.raise_missing(depth=1)
     try:
-        os.mkdir(located.name, dir_fd=located.dir_fd)
+        with errors_named(located.path):
+            os.mkdir(located.name, dir_fd=located.dir_fd)
     except FileExistsError:
-        info = os.stat(located.name, dir_fd=located.dir_fd, follow_symlinks=located.follow)
-        if not stat.S_ISDIR(info.st_mode):
+        if not stat.S_ISDIR(located.lstat(follow=True).st_mode):
             raise
     located.ensure_beneath()
 
@@ -133,21 +136,24 @@ def remove_in(parent: Located, name: str) -> bool:
     Raises:
         IsADirectoryError: the entry is a directory (directories are never removed).
     """
+    target = os.path.join(parent.path, name)
     if parent.missing == errno.ENOENT:
         return False
     try:
-        dir_fd = parent.open(DIRECTORY_FLAGS)
+        with errors_named(target):
+            dir_fd = parent.open(DIRECTORY_FLAGS)
     except FileNotFoundError:
         return False
     except NotADirectoryError:
         _refuse_a_new_link(parent)
         raise
-    target = os.path.join(parent.path, name)
     try:
         parent.ensure_beneath()
-        if not name or stat.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
-            raise IsADirectoryError(errno.EISDIR, "directories are not removed", target)
-        os.unlink(name, dir_fd=dir_fd)
+        with errors_named(target):
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False) if name else None
+            if info is None or stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "directories are not removed", target)
+            os.unlink(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return False
     except IsADirectoryError:  # a directory swapped in after the look: still never removed
