@@ -11,6 +11,7 @@ import typer
 
 from toolwire.cli.call_cmd import call
 from toolwire.cli.doctor_cmd import doctor
+from toolwire.cli.extras import require_extra
 from toolwire.cli.mcp_cmd import mcp_app
 from toolwire.cli.serve import serve
 from toolwire.cli.token_cmd import token_app
@@ -54,6 +55,8 @@ def options(
 ) -> None:
     """Read the global options."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
+    if ctx.invoked_subcommand == "serve":
+        require_extra("mcp", "toolwire serve")
     ctx.obj = config
 
 
