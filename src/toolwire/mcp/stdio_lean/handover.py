@@ -98,7 +98,7 @@ class _SdkOut:
 def _answers(data: str, request_id: int | str) -> bool:
     try:
         message: Any = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # not the answer it swallows
         return False
     return (
         isinstance(message, dict)
