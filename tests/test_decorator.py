@@ -556,3 +556,57 @@ def test_a_non_finite_default_is_left_out_of_a_schema_that_stays_valid_json(defa
         schema = tool(fn).schema
         json.dumps(schema, allow_nan=False)  # raises on NaN/Infinity
         assert "default" not in schema["properties"]["a"]
+
+
+# -- what no schema could describe is refused (outside check, issue 23) ------------------------
+
+
+def test_a_parameter_without_an_annotation_is_refused_naming_function_and_parameter() -> None:
+    def lookup(city, units: str = "metric") -> str:  # type: ignore[no-untyped-def]
+        """Look up the weather."""
+        return city
+
+    with pytest.raises(ToolDefinitionError) as raised:
+        tool(lookup)
+    assert "'lookup'" in str(raised.value)
+    assert "parameter 'city' has no type annotation" in str(raised.value)
+    assert "city: Any" in str(raised.value)
+
+
+def test_a_parameter_annotated_any_accepts_any_json_value() -> None:
+    def echo(value: Any) -> str:
+        """Echo."""
+        return json.dumps(value)
+
+    made = tool(echo)
+    assert made.schema["properties"]["value"] == {}
+    assert made.schema["required"] == ["value"]
+
+
+def test_a_docstring_entry_naming_no_parameter_is_refused() -> None:
+    def search(query: str, limit: int = 5) -> str:
+        """Search.
+
+        Args:
+            query: What to look for.
+            max_results: How many hits.
+        """
+        return query
+
+    with pytest.raises(ToolDefinitionError) as raised:
+        tool(search)
+    assert "'search'" in str(raised.value)
+    assert "documents max_results, which is not a parameter" in str(raised.value)
+
+
+def test_a_docstring_may_document_the_context_parameter() -> None:
+    async def where(path: str, ctx: ToolContext) -> str:
+        """Where.
+
+        Args:
+            path: A path.
+            ctx: Injected by toolwire.
+        """
+        return path
+
+    assert list(tool(where).schema["properties"]) == ["path"]

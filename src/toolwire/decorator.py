@@ -12,13 +12,11 @@ An exception becomes ``execution_failed`` with its message (the registry does th
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import json
 import threading
 import types
-import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, NotRequired, TypeVar, overload
 
@@ -28,26 +26,18 @@ from typing_extensions import TypedDict
 
 from toolwire.capabilities import Capability, ToolCapabilities
 from toolwire.context import ToolContext
-from toolwire.docstrings import DocstringStyle, parse_docstring
+from toolwire.docstrings import DocstringStyle
 from toolwire.errors import ToolDefinitionError
-from toolwire.hints import plain_hints
 from toolwire.results import Err, Ok, ToolResult, ok
 from toolwire.schema import ArgsValidator, PydanticValidator
 from toolwire.threads import run_in_worker
+from toolwire.tool_params import Param, inspect_parameters
 from toolwire.tools import ApprovalRule, CachePolicy, DirectCall, Tool, ToolAnnotations
 from toolwire.typeschema import fast_type_schema
 
 __all__ = ["to_tool_result", "tool"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Param:
-    name: str
-    annotation: Any
-    default: Any
-    description: str
 
 
 def to_tool_result(value: Any) -> ToolResult:
@@ -87,79 +77,6 @@ class _LazyValidator:
         return validator.validate(raw)
 
 
-def _context_param(annotation: Any) -> bool:
-    if type(annotation) is type:  # a plain class (int, str, a model): no union to look into
-        return annotation is ToolContext
-    return typing.get_origin(annotation) in (typing.Union, types.UnionType) and (
-        ToolContext in typing.get_args(annotation)
-    )
-
-
-def _inspect(fn: Callable[..., Any], style: DocstringStyle) -> tuple[str, list[_Param], str | None]:
-    """The summary, the model-visible parameters and the context parameter's name."""
-    try:
-        hints = plain_hints(fn)
-        if hints is None:
-            hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception as exc:
-        raise ToolDefinitionError(
-            f"@tool {fn.__name__!r}: cannot resolve its type hints ({exc}); import every type the "
-            "signature names at module level"
-        ) from None
-    doc = parse_docstring(fn.__doc__, style)
-    params: list[_Param] = []
-    ctx_name: str | None = None
-    for name, default in _parameters(fn):
-        annotation = hints.get(name, Any)
-        if _context_param(annotation):
-            ctx_name = name
-            continue
-        params.append(_Param(name, annotation, default, doc.params.get(name, "")))
-    return doc.description, params, ctx_name
-
-
-_EMPTY = inspect.Parameter.empty
-_CO_VARARGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
-
-
-def _parameters(fn: Callable[..., Any]) -> list[tuple[str, Any]]:
-    """``(name, default)`` of each parameter; read from the code object for plain functions
-    (several times faster than `inspect.signature`), from the signature otherwise.
-
-    Raises:
-        ToolDefinitionError: ``*args``, ``**kwargs`` or positional-only parameters.
-    """
-    code = getattr(fn, "__code__", None)
-    if inspect.isfunction(fn) and code is not None and not code.co_flags & _CO_VARARGS:
-        if code.co_posonlyargcount:
-            name = code.co_varnames[0]
-            _refuse(fn, name, "positional-only")
-        positional = code.co_varnames[: code.co_argcount]
-        keyword = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
-        defaults = fn.__defaults__ or ()
-        first_default = len(positional) - len(defaults)
-        out = [
-            (name, defaults[i - first_default] if i >= first_default else _EMPTY)
-            for i, name in enumerate(positional)
-        ]
-        kwdefaults = fn.__kwdefaults__ or {}
-        out.extend((name, kwdefaults.get(name, _EMPTY)) for name in keyword)
-        return out
-    out = []
-    for p in inspect.signature(fn).parameters.values():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY):
-            _refuse(fn, p.name, p.kind.description)
-        out.append((p.name, p.default))
-    return out
-
-
-def _refuse(fn: Callable[..., Any], name: str, kind: str) -> None:
-    raise ToolDefinitionError(
-        f"@tool {getattr(fn, '__name__', fn)!r}: parameter {name!r} is {kind}; tools take "
-        "named parameters only (the model sends a JSON object)"
-    )
-
-
 def _json_default(value: Any) -> tuple[bool, Any]:
     """``(True, value as JSON)`` when a default can be shown in the schema; a default that is not
     JSON (NaN, infinity, an object) is left out — the function's own default still applies."""
@@ -178,7 +95,7 @@ def _drop_non_json_defaults(properties: dict[str, Any]) -> None:
 
 
 def _parameter_problem(
-    fn_name: str, params: Sequence[_Param], exc: Exception
+    fn_name: str, params: Sequence[Param], exc: Exception
 ) -> ToolDefinitionError:
     """The `ToolDefinitionError` for a signature pydantic cannot handle, naming the parameter."""
     for p in params:
@@ -201,7 +118,7 @@ def _type_name(annotation: Any) -> str:
     return name if len(name) <= 80 else name[:79] + "…"
 
 
-def _build_schema(fn_name: str, params: Sequence[_Param]) -> dict[str, Any]:
+def _build_schema(fn_name: str, params: Sequence[Param]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     required: list[str] = []
     fast = [fast_type_schema(p.annotation) for p in params]
@@ -244,7 +161,7 @@ def _build_schema(fn_name: str, params: Sequence[_Param]) -> dict[str, Any]:
     return schema
 
 
-def _model(fn_name: str, params: Sequence[_Param]) -> type[pydantic.BaseModel]:
+def _model(fn_name: str, params: Sequence[Param]) -> type[pydantic.BaseModel]:
     fields: dict[str, Any] = {}
     for p in params:
         default = ... if p.default is inspect.Parameter.empty else p.default
@@ -264,7 +181,7 @@ _TYPED_DICT: Any = TypedDict
 _NOT_REQUIRED: Any = NotRequired
 
 
-def _arguments(fn_name: str, params: Sequence[_Param]) -> Any:
+def _arguments(fn_name: str, params: Sequence[Param]) -> Any:
     """A TypedDict of the parameters: validation yields a plain dict, and an omitted optional
     argument stays omitted, so the function's own default applies."""
     fields: dict[str, Any] = {}
@@ -324,7 +241,7 @@ def _decorate(fn: Callable[..., Any], options: dict[str, Any]) -> Tool:
         )
     style: DocstringStyle = options.pop("docstring_style", "auto")
     name = options.pop("name", None) or fn.__name__
-    summary, params, ctx_name = _inspect(fn, style)
+    summary, params, ctx_name = inspect_parameters(fn, style)
     description = options.pop("description", None) or summary
     if not description:
         raise ToolDefinitionError(

@@ -31,6 +31,35 @@ async def test_unknown_tool_is_not_available_with_the_exact_message() -> None:
 
 
 @pytest.mark.anyio
+async def test_an_unknown_tool_names_the_nearest_tools_the_caller_may_call() -> None:
+    """Regression (outside check, issue 23): a misspelt name got no hint, although
+    ``toolwire call`` suggested the nearest names."""
+    seen = Calls()
+    registry = registry_with(seen.tool("read_file"), seen.tool("write_file"), seen.tool("terminal"))
+    (outcome,) = await run(registry, ["read_fil"])
+    assert outcome.result == Err(
+        "Unknown tool: read_fil; did you mean: read_file, write_file?",
+        ErrorCode.NOT_AVAILABLE,
+        reason="unknown_tool",
+    )
+    assert seen.log == []
+
+
+@pytest.mark.anyio
+async def test_an_unknown_tool_never_suggests_a_tool_the_caller_may_not_call() -> None:
+    seen = Calls()
+    registry = registry_with(seen.tool("read_file"), seen.tool("read_files"))
+    (outcome,) = await run(registry, ["read_fil"], allowed_tools=["read_files"])
+    assert isinstance(outcome.result, Err)
+    assert outcome.result.error == "Unknown tool: read_fil; did you mean: read_files?"
+    (hidden,) = await run(
+        registry, ["read_fil"], filter_opts={"exclude_tools": ["read_file", "read_files"]}
+    )
+    assert isinstance(hidden.result, Err)
+    assert hidden.result.error == "Unknown tool: read_fil"
+
+
+@pytest.mark.anyio
 async def test_an_excluded_tool_is_not_available_on_this_surface_and_never_runs() -> None:
     seen = Calls()
     registry = registry_with(seen.tool("terminal", always_include=True))

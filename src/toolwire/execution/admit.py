@@ -3,7 +3,8 @@
 In order (the first that refuses answers the call ``not_available``):
 
 1. the provider snapshot: a tool the model was not shown this iteration (``not_offered``);
-2. unknown tool (``Unknown tool: <name>``);
+2. unknown tool (``Unknown tool: <name>``, with the nearest names the caller may call when the
+   lookup is a mapping's ``get``, as the registry's is: a model that misspelt a name can fix it);
 3. surface exclusion, toolset allowlist, MCP/plugin filters (see `toolwire.execution.gates`);
 4. availability: `Tool.currently_available` — the same rule definitions use;
 5. capabilities declared but no backends configured (fail closed).
@@ -11,7 +12,8 @@ In order (the first that refuses answers the call ``not_available``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,7 +99,11 @@ def admit(
         return snapshot.refusal(name)
     entry = lookup(name) if type(name) is str else None
     if entry is None:
-        return Err(f"Unknown tool: {name}", ErrorCode.NOT_AVAILABLE, reason="unknown_tool")
+        return Err(
+            f"Unknown tool: {name}{_nearest(lookup, admission, name)}",
+            ErrorCode.NOT_AVAILABLE,
+            reason="unknown_tool",
+        )
     if not admission.unrestricted:
         denied = check_call(entry, admission.allowed, admission.filters)
         if denied is not None:
@@ -116,3 +122,25 @@ def admit(
             reason="no_backends",
         )
     return entry
+
+
+_NEAREST_LIMIT = 3
+_NEAREST_CUTOFF = 0.6
+
+
+def _nearest(lookup: ToolLookup, admission: Admission, name: object) -> str:
+    """``"; did you mean: a, b?"`` naming registered tools close to ``name`` that this caller
+    may call (never one its allowlist, filters or surface hide), or ``""``."""
+    known = getattr(lookup, "__self__", None)
+    if not isinstance(known, Mapping) or not isinstance(name, str):
+        return ""
+    close = difflib.get_close_matches(
+        name, list(known), n=_NEAREST_LIMIT * 3, cutoff=_NEAREST_CUTOFF
+    )
+    visible = [
+        candidate
+        for candidate in close
+        if admission.unrestricted
+        or check_call(known[candidate], admission.allowed, admission.filters) is None
+    ][:_NEAREST_LIMIT]
+    return f"; did you mean: {', '.join(visible)}?" if visible else ""
