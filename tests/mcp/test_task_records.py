@@ -20,8 +20,9 @@ from toolwire.mcp.task_records import (
     TaskRecord,
     TaskRecords,
     kept_arguments,
-    request_principal,
+    request_owner,
 )
+from toolwire.principals import Principal
 from toolwire.safety.untrusted import source_label
 
 pytestmark = pytest.mark.anyio
@@ -80,16 +81,16 @@ def _request(user: Any) -> Any:
     return SimpleNamespace(scope={"type": "http", "user": user})
 
 
-def test_the_principal_is_the_credentials_issuer_client_and_subject() -> None:
+def test_the_owner_is_the_principal_of_the_credentials_issuer_client_and_subject() -> None:
     token = SimpleNamespace(claims={"iss": "toolwire"}, client_id="alice", subject="tok-1")
-    principal = request_principal(_request(SimpleNamespace(access_token=token)))
-    assert principal is not None
-    assert json.loads(principal) == ["toolwire", "alice", "tok-1"]
+    owner = request_owner(_request(SimpleNamespace(access_token=token)))
+    alice = Principal.of_credential(issuer="toolwire", client="alice", subject="tok-1")
+    assert owner == alice.id
     other = SimpleNamespace(claims={"iss": "toolwire"}, client_id="alice", subject="tok-2")
-    assert request_principal(_request(SimpleNamespace(access_token=other))) != principal
+    assert request_owner(_request(SimpleNamespace(access_token=other))) != owner
 
 
-def test_an_unauthenticated_request_has_no_principal() -> None:
-    assert request_principal(None) is None  # stdio, in-memory
-    assert request_principal(SimpleNamespace(scope={"type": "http"})) is None
-    assert request_principal(_request(SimpleNamespace(is_authenticated=False))) is None
+def test_an_unauthenticated_request_has_no_owner() -> None:
+    assert request_owner(None) is None  # stdio, in-memory
+    assert request_owner(SimpleNamespace(scope={"type": "http"})) is None
+    assert request_owner(_request(SimpleNamespace(is_authenticated=False))) is None
