@@ -18,7 +18,11 @@ segment's name; the operations act on that pair (``openat``, ``fstatat``, ``rena
 ``unlinkat``, all without following a last link) and then check that the directory is still
 beneath the prefix by its device and inode ancestry (`Located.ensure_beneath`). A link swapped
 in after the walk is therefore never followed: it makes the call fail, or resolve again.
-Linux and other POSIX systems with ``O_PATH``-less fallbacks (``O_RDONLY``).
+Directories are opened ``O_PATH`` where the system has it (``O_RDONLY`` elsewhere).
+
+``openat2(RESOLVE_BENEATH)`` is not used: it refuses every link that leaves the directory,
+where the reach policy follows a link to another allowed prefix and checks the deny floor on
+the path it leads to; answering as before needs the walk.
 """
 
 from __future__ import annotations
