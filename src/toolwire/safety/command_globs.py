@@ -34,28 +34,53 @@ SECRET_GLOB_TARGETS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 """``(anchor, components, label)``: ``~`` secrets match at any depth, ``/`` ones from the root;
 a glob matching the components, or going below them, names the secret."""
 _GLOB_CHARS = frozenset("*?[")
+_NAMES = frozenset(name for _, target, _ in SECRET_GLOB_TARGETS for name in target)
+_ALPHABET = frozenset("".join(_NAMES))
+_BY_FIRST: dict[str, list[tuple[str, tuple[str, ...], str]]] = {name: [] for name in _NAMES}
+for _target in SECRET_GLOB_TARGETS:
+    _BY_FIRST[_target[1][0]].append(_target)
 
 
 def glob_secret(text: str) -> str | None:
-    """The label of a secret the glob ``text`` could match (``None``: none, or no glob)."""
+    """The label of a secret the glob ``text`` could match (``None``: none, or no glob).
+
+    Linear in the word: each distinct component is matched once against the few names the
+    secrets are made of, and each position then only tries the secrets starting with a name
+    it matched."""
     pattern = text.replace(UNKNOWN, "*").replace(SOMETHING, "?*")
     if _GLOB_CHARS.isdisjoint(pattern):
         return None
     absolute = pattern.startswith("/")
-    parts = [_bracket(part) for part in pattern.split("/") if part not in ("", ".")]
+    parts: list[str] = []
+    for part in pattern.split("/"):
+        if part == ".." and parts:
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(_bracket(part))
     if parts and parts[0].startswith(HOME):
         parts = parts[1:]
-    for anchor, target, label in SECRET_GLOB_TARGETS:
-        starts = [0] if anchor == "/" else range(len(parts))
-        if anchor == "/" and not absolute:
-            continue
-        for start in starts:
-            window = parts[start : start + len(target)]
-            if len(window) == len(target) and all(
-                _matches(name, glob) for name, glob in zip(target, window, strict=True)
-            ):
-                return label
+    known: dict[str, frozenset[str]] = {}
+    matched = [
+        known[part] if part in known else known.setdefault(part, _names(part)) for part in parts
+    ]
+    for start, names in enumerate(matched):
+        for name in names:
+            for anchor, target, label in _BY_FIRST[name]:
+                if anchor == "/" and (start or not absolute):
+                    continue
+                rest = matched[start + 1 : start + len(target)]
+                if len(rest) == len(target) - 1 and all(
+                    later in found for later, found in zip(target[1:], rest, strict=True)
+                ):
+                    return label
     return None
+
+
+def _names(part: str) -> frozenset[str]:
+    """The secrets' path names the glob component ``part`` matches."""
+    if not set(_outside_brackets(part)) - _GLOB_CHARS <= _ALPHABET:
+        return frozenset()  # a character no secret's name holds
+    return frozenset(name for name in _NAMES if _matches(name, part))
 
 
 def _matches(name: str, glob: str) -> bool:
@@ -63,6 +88,21 @@ def _matches(name: str, glob: str) -> bool:
     if name.startswith(".") and not glob.startswith("."):
         return False
     return fnmatchcase(name, glob)
+
+
+def _outside_brackets(part: str) -> str:
+    """``part`` without its bracket expressions (``[xs]hadow`` → ``hadow``): the characters a
+    name it matches must hold."""
+    out: list[str] = []
+    index = 0
+    while index < len(part):
+        close = part.find("]", index + 2) if part[index] == "[" else -1
+        if close > 0:
+            index = close + 1
+        else:
+            out.append(part[index])
+            index += 1
+    return "".join(out)
 
 
 def _bracket(part: str) -> str:

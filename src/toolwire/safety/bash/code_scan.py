@@ -99,6 +99,7 @@ def scan_code(language: str, code: str) -> CodeFindings:
                 found.commands.extend(f"rm -rf -- {_path_word(path)}" for path in paths)
     if language == "awk" and _PIPE_TO_SHELL.search(code):
         found.commands.append("\n".join(text for kind, text in tokens if kind == "string"))
+    found.commands = list(dict.fromkeys(found.commands))  # the same command is judged once
     found.download_exec = bool(_FETCH.search(code) and _EVALUATE.search(code))
     found.fork_bomb = bool(_FORK_LOOP.search(code))
     return found
