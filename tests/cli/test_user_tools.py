@@ -56,6 +56,8 @@ def test_tools_lists_your_tools_with_their_capabilities_beside_the_builtins(
     assert {"add", "first_line", "run", "read_file"} <= set(listed)
     assert listed["first_line"]["capabilities"] == ["fs_reach"]
     assert listed["first_line"]["output_is_untrusted"] is True
+    hints = listed["first_line"]["annotations"]
+    assert (hints["title"], hints["read_only"], hints["idempotent"]) == ("First line", True, True)
     assert listed["run"]["capabilities"] == ["process"]
     assert listed["add"]["parameters"]["required"] == ["a", "b"]
 

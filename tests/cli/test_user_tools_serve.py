@@ -40,6 +40,9 @@ async def _exercise(client: Client) -> None:
     listed = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert {"add", "first_line", "run", "read_file"} <= set(listed)
     assert listed["add"].input_schema["required"] == ["a", "b"]
+    hints = listed["first_line"].annotations
+    assert hints is not None
+    assert (hints.title, hints.read_only_hint, hints.idempotent_hint) == ("First line", True, True)
     added = await client.call_tool("add", {"a": 1, "b": 2})
     assert _text(added) == "===TOOL_RESULT_START:add===\n3\n===TOOL_RESULT_END==="
     read = _text(await client.call_tool("first_line", {"path": "notes.txt"}))
@@ -138,7 +141,7 @@ async def test_serve_http_serves_your_tools_to_an_mcp_client(
     http_served: tuple[str, Path],
 ) -> None:
     url, log = http_served
-    assert "  tool     first_line\n" in log.read_text()
+    assert "  tool     first_line  [read-only, idempotent]\n" in log.read_text()
     with anyio.fail_after(60):
         async with Client(url) as client:
             await _exercise(client)

@@ -11,7 +11,7 @@ TOOLWIRE = str(Path(sys.executable).with_name("toolwire"))
 """The console script of the venv the tests run in."""
 
 TOOLS_PY = '''\
-from toolwire import ToolContext, tool
+from toolwire import ToolAnnotations, ToolContext, tool
 from toolwire.capabilities import fs_reach, process
 
 
@@ -26,7 +26,11 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-@tool(capabilities=[fs_reach(read="from-personality")], output_is_untrusted=True)
+@tool(
+    capabilities=[fs_reach(read="from-personality")],
+    output_is_untrusted=True,
+    annotations=ToolAnnotations(title="First line", read_only=True, idempotent=True),
+)
 async def first_line(path: str, ctx: ToolContext) -> str:
     """The first line of a text file.
 
@@ -48,7 +52,8 @@ async def run(binary: str, ctx: ToolContext) -> str:
     done = await ctx.scoped_process.spawn(binary, ["hi"])
     return done.stdout.strip()
 '''
-"""Three tools: a pure one, one that reads files (its output untrusted), one that runs echo."""
+"""Three tools: a pure one, one that reads files (its output untrusted, its annotations
+read-only and idempotent), one that runs echo."""
 
 UNTRUSTED_OPEN = "<untrusted "
 
