@@ -2,8 +2,8 @@
 
 - A task belongs to the principal that created it: with bearer tokens, every ``tasks/*`` method
   of another credential answers exactly as for an unknown task, on both protocol generations
-  and on either replica (on 2026-07-28 every client shares the server's one stateless session,
-  so the credential is all that separates them).
+  and on either replica (on 2026-07-28 each credential has its own stateless session, the
+  same on every replica, and the task's owner is checked as well).
 - What a task's result is presented with (its call's arguments, here the ``url`` behind the
   ``<untrusted source="...">`` label) is on the store: replica B presents a task of replica A
   exactly as A does.

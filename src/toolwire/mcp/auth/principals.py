@@ -9,7 +9,7 @@ the SDK for it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
 from typing import Any
 
 from toolwire.principals import LOCAL, Principal
@@ -19,18 +19,24 @@ __all__ = ["request_principal", "scope_principal"]
 
 def scope_principal(scope: object) -> Principal:
     """The principal of an ASGI ``scope`` (`LOCAL` without an authenticated user)."""
-    user = scope.get("user") if isinstance(scope, Mapping) else None
+    user = scope.get("user") if isinstance(scope, dict) else None  # an ASGI scope is a dict
     token = getattr(user, "access_token", None)
     if token is None:
         return LOCAL
-    claims = getattr(token, "claims", None) or {}
-    issuer = claims.get("iss") if isinstance(claims, Mapping) else None
+    claims = getattr(token, "claims", None)
+    issuer = claims.get("iss") if isinstance(claims, dict) else None
     subject = getattr(token, "subject", None)
-    return Principal.of_credential(
-        issuer=None if issuer is None else str(issuer),
-        client=str(getattr(token, "client_id", "")),
-        subject=None if subject is None else str(subject),
+    return _principal(
+        None if issuer is None else str(issuer),
+        str(getattr(token, "client_id", "")),
+        None if subject is None else str(subject),
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _principal(issuer: str | None, client: str, subject: str | None) -> Principal:
+    """One `Principal` per credential triple (its id is a hash: made once, not per request)."""
+    return Principal.of_credential(issuer=issuer, client=client, subject=subject)
 
 
 def request_principal(request: Any) -> Principal:
