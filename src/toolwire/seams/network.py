@@ -54,8 +54,12 @@ class ScopedFetch(Protocol):
         headers: Mapping[str, str] | None = None,
         body: bytes | str | None = None,
         timeout_s: float | None = None,
+        max_bytes: int | None = None,
     ) -> FetchResponse:
         """Fetch ``url``; redirects are followed and re-validated.
+
+        ``max_bytes`` caps the body read (below the backend's own cap): reading stops there,
+        the rest is never downloaded, and ``truncated`` says so.
 
         Raises:
             HostNotAllowedError: the host or its address is refused.

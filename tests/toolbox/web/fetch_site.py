@@ -137,10 +137,12 @@ ROBOTS = {
 
 @dataclass
 class Site:
-    """A running site: its port, and the requests it saw (path, host, user agent)."""
+    """A running site: its port, the requests it saw (path, host, user agent), and the server
+    (``server.streamed``: what ``/endless`` sent last)."""
 
     port: int
     seen: list[tuple[str, str, str]]
+    server: Any = None
 
     def url(self, host: str, path: str) -> str:
         return f"http://{host}:{self.port}{path}"
@@ -168,8 +170,30 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(3)
             self._reply(200, "text/plain", b"finally")
             return
+        if self.path == "/endless":
+            self._stream_endlessly()
+            return
         status, content_type, body = ROUTES.get(self.path, (404, "text/plain", b"no route"))
         self._reply(status, content_type, body)
+
+    def _stream_endlessly(self) -> None:
+        """A body that never ends (16 KiB a millisecond, until the client hangs up or 64 MiB),
+        counting in ``server.streamed`` the bytes it managed to send."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        chunk = b"x" * 16384
+        self.server.streamed = 0
+        try:
+            while self.server.streamed < 64 * 1024 * 1024:
+                self.wfile.write(chunk)
+                self.wfile.flush()
+                self.server.streamed += len(chunk)
+                time.sleep(0.001)
+        except OSError:
+            pass  # the client hung up: what this route is for
+        self.close_connection = True
 
     def _reply(
         self,
@@ -199,7 +223,7 @@ def run_site() -> Iterator[Site]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield Site(port=server.server_address[1], seen=server.seen)  # type: ignore[attr-defined]
+        yield Site(port=server.server_address[1], seen=server.seen, server=server)  # type: ignore[attr-defined]
     finally:
         server.shutdown()
         server.server_close()

@@ -207,6 +207,15 @@ async def test_the_byte_cap_cuts_the_download_and_says_so(site: Site) -> None:
     assert result.structured["total_chars"] == 1000
 
 
+async def test_the_byte_cap_stops_reading_an_endless_stream(site: Site) -> None:
+    """Regression (outside check, issue 23): the cap was applied after the network layer had
+    read up to its own 10 MiB, so an endless stream cost 10 MB of download for 64 KiB."""
+    async with await _registry(FetchSettings(max_bytes=65536)) as registry:
+        result = ok(await call(registry, url=site.url("site.test", "/endless")))
+    assert "[the response was cut at 65,536 bytes" in result.value
+    assert site.server.streamed < 2 * 1024 * 1024  # the fetch hung up near the cap
+
+
 async def test_robots_txt_disallow_refuses_an_autonomous_fetch(
     registry: ToolRegistry, site: Site
 ) -> None:

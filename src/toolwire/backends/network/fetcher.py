@@ -139,6 +139,7 @@ class SafeFetcher:
         body: bytes | str | None = None,
         timeout_s: float | None = None,
         allowed_hosts: tuple[str, ...] | None = None,
+        max_bytes: int | None = None,
     ) -> FetchResponse:
         """Fetch ``url``, following and re-validating up to ``max_redirects`` redirects.
 
@@ -151,6 +152,8 @@ class SafeFetcher:
             body: The request body (``str`` is sent as UTF-8).
             timeout_s: This fetch's deadline, overriding the fetcher's.
             allowed_hosts: Host patterns every hop must match (a tool's declaration).
+            max_bytes: Read at most this much of the final body (capped by
+                ``max_response_bytes``); the rest is not downloaded and ``truncated`` is set.
 
         Returns:
             The final response; 3xx without ``Location`` and 300/304/305 are returned as is.
@@ -167,10 +170,13 @@ class SafeFetcher:
         deadline = self._timeout_s if timeout_s is None else timeout_s
         if not deadline > 0:
             raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+        if max_bytes is not None and not (isinstance(max_bytes, int) and max_bytes >= 0):
+            raise ValueError(f"max_bytes must be an integer >= 0, got {max_bytes!r}")
+        cap = self._max_bytes if max_bytes is None else min(max_bytes, self._max_bytes)
         content = body.encode("utf-8") if isinstance(body, str) else body
         try:
             with anyio.fail_after(deadline):
-                return await self._follow(url, policy, method, headers, content, allowed_hosts)
+                return await self._follow(url, policy, method, headers, content, allowed_hosts, cap)
         except TimeoutError as exc:
             raise TimeoutError(f"fetch timed out after {deadline:g}s") from exc
 
@@ -182,6 +188,7 @@ class SafeFetcher:
         headers: Mapping[str, str] | None,
         content: bytes | None,
         allowed_hosts: tuple[str, ...] | None,
+        max_bytes: int,
     ) -> FetchResponse:
         http = await self._http()
         request_headers = http.headers(_DEFAULT_HEADERS)
@@ -200,7 +207,7 @@ class SafeFetcher:
             try:
                 location = response.headers.get("location")
                 if response.status_code not in _REDIRECTS or location is None:
-                    body, truncated = await http.read_capped(response, checked, self._max_bytes)
+                    body, truncated = await http.read_capped(response, checked, max_bytes)
                     return FetchResponse(
                         status=response.status_code,
                         headers=dict(response.headers.items()),

@@ -49,8 +49,10 @@ class HostScopedFetch:
         headers: Mapping[str, str] | None = None,
         body: bytes | str | None = None,
         timeout_s: float | None = None,
+        max_bytes: int | None = None,
     ) -> FetchResponse:
-        """Fetch ``url`` if its host, and every redirect's, is declared and allowed.
+        """Fetch ``url`` if its host, and every redirect's, is declared and allowed; at most
+        ``max_bytes`` of the body are read (never more than the fetcher's own cap).
 
         Raises:
             HostNotAllowedError: ``HOST_NOT_ALLOWED: <host> is not in the declared
@@ -66,4 +68,5 @@ class HostScopedFetch:
             body=body,
             timeout_s=timeout_s,
             allowed_hosts=self._allowed_hosts,
+            max_bytes=max_bytes,
         )

@@ -124,6 +124,7 @@ async def _fetch(
             url,
             headers={"user-agent": config.user_agent, "accept": _ACCEPT},
             timeout_s=config.timeout_s,
+            max_bytes=config.max_bytes,
         )
         if config.respect_robots and response.url != url:  # redirected: the target's rules too
             verdict = await robots.check(seam, response.url)
