@@ -308,6 +308,19 @@ async def test_the_relay_outlives_a_command_that_used_up_its_processes(
     assert done.stdout == "True 200\n", done.stderr
 
 
+@pytest.mark.anyio
+async def test_socat_is_no_child_of_the_command(tmp_path: Path) -> None:
+    # a command that waits for every child it has (a shell's bare `wait`, a supervisor) must
+    # not wait for the relay (relay.py, a child of its launcher, is one: the fallback's limit)
+    require_command("socat")
+    work = tmp_path / "work"
+    waits = "import os\ntry:\n    os.wait()\nexcept ChildProcessError:\n    print('no child')"
+    with running_canary() as canary:
+        async with networked("socat", work, canary.resolver) as backend:
+            done = await run(backend, work, reach(work, canary.policy), "python3", "-c", waits)
+    assert done.stdout == "no child\n", done.stderr
+
+
 def _launcher_in_bwrap(
     probe: BubblewrapProbe, tmp_path: Path, launcher: tuple[str, ...], *command: str
 ) -> subprocess.CompletedProcess[str]:
