@@ -46,6 +46,8 @@ def register_user_tools(registry: ToolRegistry, modules: Sequence[ToolModule]) -
         ConfigurationError: what `load_tools` raises, or a tool named like one ``registry``
             already has (a built-in tool); nothing is registered then.
     """
+    if not modules:
+        return
     tools = load_tools(modules)
     for tool in tools:
         taken = registry.get(tool.name)
