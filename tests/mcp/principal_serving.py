@@ -67,11 +67,13 @@ class Client:
     def _headers(self, **extra: str) -> dict[str, str]:
         return {**ACCEPT, "authorization": f"Bearer {self.token}", **extra}
 
-    async def modern(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        """One 2026-07-28 request (no session); the JSON-RPC answer."""
+    async def modern(
+        self, method: str, params: dict[str, Any] | None = None, **extra: str
+    ) -> dict[str, Any]:
+        """One 2026-07-28 request (no session; ``extra`` headers); the JSON-RPC answer."""
         body = {"jsonrpc": "2.0", "id": 7, "method": method, "params": {**(params or {})}}
         body["params"]["_meta"] = CAPS
-        headers = self._headers(**{"mcp-protocol-version": MODERN, "mcp-method": method})
+        headers = self._headers(**{"mcp-protocol-version": MODERN, "mcp-method": method}, **extra)
         named = (params or {}).get("name", (params or {}).get("uri"))
         if named is not None:
             headers["mcp-name"] = named
@@ -80,6 +82,19 @@ class Client:
     async def call(self, name: str, **arguments: Any) -> dict[str, Any]:
         """A 2026-07-28 ``tools/call``; its result."""
         answer = await self.modern("tools/call", {"name": name, "arguments": arguments})
+        assert "result" in answer, answer
+        result: dict[str, Any] = answer["result"]
+        return result
+
+    async def call_in_session(self, session: str, name: str, **arguments: Any) -> dict[str, Any]:
+        """A handshake-era ``tools/call`` in ``session``; its result."""
+        body = {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        answer = await self._post(body, self.in_session(session))
         assert "result" in answer, answer
         result: dict[str, Any] = answer["result"]
         return result

@@ -130,3 +130,19 @@ async def test_shared_stateless_sessions_share_the_todo_list_when_configured(
         started = await two.alice.call("process_start", command="sleep 300")
         assert "No background processes." in text_of(await two.bob.call("process_list"))
         await two.alice.call("process_stop", process_id=started["structuredContent"]["process_id"])
+
+
+async def test_a_2026_request_naming_alices_session_id_does_not_get_her_session(
+    path: str, tmp_path: Path
+) -> None:
+    """A 2026-07-28 request has no session: an ``Mcp-Session-Id`` it carries (alice's, read
+    from a log) is not honoured, so bob still gets his own stateless session."""
+    async with two_principals(tmp_path) as two:
+        alices = await two.alice.open_session()
+        plan = [{"content": "alice's secret plan", "status": "pending"}]
+        written = await two.alice.call_in_session(alices, "todo_write", items=plan)
+        assert not written["isError"], written
+
+        params = {"name": "todo_read", "arguments": {}}
+        answer = await two.bob.modern("tools/call", params, **{"mcp-session-id": alices})
+        assert "alice's secret plan" not in str(answer)
