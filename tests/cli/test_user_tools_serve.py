@@ -18,7 +18,7 @@ import mcp_types as mt
 import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
-from serve_helpers import START_TIMEOUT_S, free_port, stop
+from serve_helpers import START_TIMEOUT_S, WAIT_S, free_port, stop
 from user_tools_project import TOOLWIRE, UNTRUSTED_OPEN, cli_env, make_tools_project
 
 from service_checks import missing_here
@@ -194,6 +194,26 @@ async def test_serve_reload_waits_out_a_broken_tools_file(project: Path) -> None
                 assert "add" in {tool.name for tool in (await client.list_tools()).tools}
     finally:
         stop(process)
+
+
+def test_the_reloaded_server_dies_with_its_watcher(project: Path) -> None:
+    process, _, _ = _serve_http(project, "--tools", "tools.py", "--reload")
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    assert len(children) == 1
+    server = int(children[0])
+    process.kill()  # no chance to stop its child: the kernel does (PR_SET_PDEATHSIG)
+    process.wait(WAIT_S)
+    deadline = time.monotonic() + WAIT_S
+    while _state(server) not in ("gone", "Z") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _state(server) in ("gone", "Z")
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
 
 
 def test_serve_reload_refuses_stdio(project: Path) -> None:
