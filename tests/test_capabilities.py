@@ -42,6 +42,24 @@ def test_network_refuses_what_is_not_a_host_pattern(host: str) -> None:
         network([host])
 
 
+def test_network_takes_host_patterns_with_a_port() -> None:
+    """Regression (outside check, issue 23): ``network(["127.0.0.1:24010"])`` was refused as
+    "not a host pattern" although network.md describes patterns with an optional port."""
+    declared = network(["127.0.0.1:24010", "*.Example.com:8443", "[::1]:8000", "*:8080"])
+    assert declared.allowed_hosts == (
+        "127.0.0.1:24010",
+        "*.example.com:8443",
+        "[::1]:8000",
+        "*:8080",
+    )
+
+
+@pytest.mark.parametrize("host", ["api.example.com:99999", "api.example.com:http", "a:b:c"])
+def test_network_refuses_a_pattern_with_a_bad_port(host: str) -> None:
+    with pytest.raises(ToolDefinitionError, match="maybe with a port"):
+        network([host])
+
+
 def test_a_single_string_instead_of_a_list_is_refused_with_a_hint() -> None:
     with pytest.raises(ToolDefinitionError, match="not a single string"):
         network("api.example.com")

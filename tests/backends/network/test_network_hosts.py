@@ -116,3 +116,23 @@ def test_declared_wildcard_narrows_to_the_allowed_hosts_inside_it() -> None:
 def test_declared_wildcard_inside_an_allowed_wildcard_is_kept() -> None:
     policy = NetworkPolicy(allow=("*.github.com",))
     assert resolve_allowed_hosts(("*.api.github.com",), policy) == ("*.api.github.com",)
+
+
+@pytest.mark.parametrize(
+    ("declared", "allow", "expected"),
+    [
+        (("127.0.0.1",), ("127.0.0.1:20300",), ("127.0.0.1:20300",)),
+        (("127.0.0.1:24010",), ("127.0.0.1",), ("127.0.0.1:24010",)),
+        (("127.0.0.1:24010",), ("127.0.0.1:24011",), ()),
+        (("*",), ("api.x.com:8443",), ("api.x.com:8443",)),
+        (("*.x.com",), ("api.x.com:8443",), ("api.x.com:8443",)),
+        (("api.x.com:8443",), ("*.x.com",), ("api.x.com:8443",)),
+        (("*.x.com:8080",), ("api.x.com",), ("api.x.com:8080",)),
+    ],
+)
+def test_resolve_allowed_hosts_narrows_hosts_and_ports(
+    declared: tuple[str, ...], allow: tuple[str, ...], expected: tuple[str, ...]
+) -> None:
+    """Regression (outside check, issue 23): a port-scoped allow entry matched no declared
+    host, so a tool declaring ``127.0.0.1`` could not reach ``127.0.0.1:20300``."""
+    assert resolve_allowed_hosts(declared, NetworkPolicy(allow=allow)) == expected

@@ -323,6 +323,25 @@ async def test_the_network_policy_applies_to_the_provider(
     assert len(fake.requests) == before
 
 
+@pytest.mark.parametrize("name", ["brave", "searxng"])
+async def test_a_port_scoped_allow_entry_lets_the_provider_through(
+    fakes: dict[str, FakeApi], name: str
+) -> None:
+    """Regression (outside check, issue 23): ``allow = ["host:port"]`` answered
+    HOST_NOT_ALLOWED and sent nothing: the tool declares its provider's host without a port."""
+    spec, fake = SPECS[name], fakes[name]
+    before = len(fake.requests)
+    allowed = NetworkPolicy(allow=(f"{spec.host}:{fake.port}",), allow_private_urls=True)
+    async with searcher(spec.settings(fake), policy=allowed) as search:
+        ok(await search(query="saint-malo tides"))
+    assert len(fake.requests) == before + 1
+    other_port = NetworkPolicy(allow=(f"{spec.host}:{fake.port + 1}",), allow_private_urls=True)
+    async with searcher(spec.settings(fake), policy=other_port) as search:
+        failure = err(await search(query="saint-malo tides"))
+    assert failure.error.startswith("HOST_NOT_ALLOWED:")
+    assert len(fake.requests) == before + 1
+
+
 async def test_a_private_address_needs_allow_private_urls(fakes: dict[str, FakeApi]) -> None:
     fake = fakes["searxng"]
     before = len(fake.requests)

@@ -10,8 +10,6 @@ percent-encoding, IDNA and IPv4 spellings make no difference (``[::FFFF:127.0.0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from toolwire.backends.network.addresses import parse_ip_literal
 from toolwire.backends.network.canonical_hosts import canonical_host, ipv6_text
 
@@ -21,7 +19,6 @@ __all__ = [
     "is_localhost_name",
     "normalise_host",
     "pattern_covers",
-    "patterns_intersection",
 ]
 
 METADATA_HOSTNAMES: frozenset[str] = frozenset(
@@ -94,23 +91,6 @@ def pattern_covers(broad: str, narrow: str) -> bool:
             narrow[2:], broad
         )
     return host_matches(narrow, broad)
-
-
-def patterns_intersection(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
-    """The patterns matching exactly the hosts matched by both lists, without duplicates.
-
-    For each pair, the narrower pattern survives when one covers the other; two unrelated
-    patterns (``a.com`` and ``b.com``) share no host and contribute nothing.
-    """
-    second = tuple(second)
-    out: dict[str, None] = {}
-    for a in first:
-        for b in second:
-            if pattern_covers(a, b):
-                out[b] = None
-            elif pattern_covers(b, a):
-                out[a] = None
-    return tuple(out)
 
 
 def is_localhost_name(host: str) -> bool:

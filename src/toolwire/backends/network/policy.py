@@ -19,12 +19,8 @@ from toolwire.backends.network.addresses import (
     classify_address,
     parse_ip_literal,
 )
-from toolwire.backends.network.hosts import (
-    METADATA_HOSTNAMES,
-    is_localhost_name,
-    patterns_intersection,
-)
-from toolwire.backends.network.ports import pattern_matches, port_allowed
+from toolwire.backends.network.hosts import METADATA_HOSTNAMES, is_localhost_name
+from toolwire.backends.network.ports import pattern_matches, patterns_intersection, port_allowed
 from toolwire.backends.network.refusals import PolicyRefusal
 from toolwire.backends.network.resolvers import Resolver, SystemResolver
 from toolwire.backends.network.urls import Destination, ParsedUrl, parse_url
@@ -238,7 +234,8 @@ def resolve_allowed_hosts(
     included: any public host, still subject to the deny list and the address checks at
     fetch time. With an allow list, the result is the intersection: ``*`` becomes the allow
     list, ``api.x.com`` survives under ``*.x.com``, ``*.x.com`` narrows to an allowed
-    ``api.x.com``, and hosts the list does not cover are dropped.
+    ``api.x.com``, a host narrows to an allowed ``host:port`` (and the other way round), and
+    hosts the list does not cover are dropped.
     """
     if policy is None or not policy.allow:
         return tuple(dict.fromkeys(declared))

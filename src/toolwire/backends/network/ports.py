@@ -14,9 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from toolwire.backends.network.hosts import host_matches
+from toolwire.backends.network.hosts import host_matches, pattern_covers
 
-__all__ = ["DEFAULT_PORTS", "pattern_matches", "port_allowed", "split_pattern"]
+__all__ = [
+    "DEFAULT_PORTS",
+    "pattern_matches",
+    "patterns_intersection",
+    "port_allowed",
+    "split_pattern",
+]
 
 DEFAULT_PORTS: frozenset[int] = frozenset({80, 443})
 """The ports the egress proxy reaches on an allowed host without a pattern naming the port."""
@@ -73,3 +79,41 @@ def port_allowed(
         if pattern_port == port and host_matches(host, host_pattern):
             return True
     return False
+
+
+def patterns_intersection(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
+    """The patterns matching exactly the hosts (and ports) matched by both lists, without
+    duplicates.
+
+    For each pair, the narrower host pattern survives when one covers the other, with the port
+    either names (``127.0.0.1`` and ``127.0.0.1:8080`` give ``127.0.0.1:8080``; ``*.x.com:8080``
+    and ``api.x.com`` give ``api.x.com:8080``); unrelated hosts (``a.com`` and ``b.com``) or two
+    ports share nothing and contribute nothing.
+    """
+    second = tuple(second)
+    out: dict[str, None] = {}
+    for a in first:
+        for b in second:
+            both = _pattern_intersection(a, b)
+            if both is not None:
+                out[both] = None
+    return tuple(out)
+
+
+def _pattern_intersection(a: str, b: str) -> str | None:
+    a_host, a_port = split_pattern(a)
+    b_host, b_port = split_pattern(b)
+    if a_port is not None and b_port is not None and a_port != b_port:
+        return None
+    if pattern_covers(a_host, b_host):
+        host = b_host
+    elif pattern_covers(b_host, a_host):
+        host = a_host
+    else:
+        return None
+    port = a_port if a_port is not None else b_port
+    if port is None:
+        return host
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # a bare IPv6 pattern takes brackets before a port
+    return f"{host}:{port}"

@@ -32,7 +32,8 @@ _HOST_PATTERN = re.compile(
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class NetworkCapability(Capability):
-    """HTTP(S) to these hosts only (exact, ``*.suffix`` or ``*``)."""
+    """HTTP(S) to these hosts only (exact, ``*.suffix`` or ``*``; ``:port`` narrows a pattern to
+    that port)."""
 
     allowed_hosts: tuple[str, ...]
 
@@ -41,16 +42,24 @@ def network(allowed_hosts: Iterable[str]) -> NetworkCapability:
     """Declare HTTP(S) access to ``allowed_hosts``.
 
     Raises:
-        ToolDefinitionError: a pattern is not a host, ``*.suffix`` or ``*``.
+        ToolDefinitionError: a pattern is not a host, ``*.suffix`` or ``*`` (each maybe with
+            ``:port``).
     """
+    from toolwire.backends.network.ports import split_pattern
+
     hosts = non_empty_strings("network(allowed_hosts)", allowed_hosts)
+    patterns = []
     for host in hosts:
-        if not _HOST_PATTERN.match(host):
+        name, port = split_pattern(host)
+        if not _HOST_PATTERN.match(name):
             raise ToolDefinitionError(
                 f"network(allowed_hosts): {host!r} is not a host pattern; use 'api.example.com', "
-                "'*.example.com' (subdomains only) or '*'"
+                "'*.example.com' (subdomains only) or '*', each maybe with a port "
+                "('127.0.0.1:8080', '*.example.com:8443')"
             )
-    return NetworkCapability(allowed_hosts=tuple(h.lower().rstrip(".") for h in hosts))
+        name = name.lower().rstrip(".")
+        patterns.append(name if port is None else f"{name}:{port}")
+    return NetworkCapability(allowed_hosts=tuple(patterns))
 
 
 def _resolve(declared: NetworkCapability, call: Resolution) -> ScopedFetch | None:
