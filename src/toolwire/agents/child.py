@@ -121,6 +121,7 @@ def child_context(
         emit=_forward(parent.emit, description),
         result_budget_chars=budget_chars,
         network_policy=parent.network_policy,
+        principal=parent.principal,  # a sub-agent acts for its parent's credential
     )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
+from toolwire.principals import Principal
 from toolwire.seams.network import NetworkPolicy
 
 __all__ = [
@@ -205,6 +206,12 @@ class ParentContext(Protocol):
     @property
     def network_policy(self) -> NetworkPolicy | None:
         """The personality's network policy, kept."""
+        ...
+
+    @property
+    def principal(self) -> Principal:
+        """Whose call it is; the sub-agent's calls are made for the same principal (its
+        processes, handles and memory are the parent's credential's, never `LOCAL`'s)."""
         ...
 
     @property
