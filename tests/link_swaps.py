@@ -1,4 +1,4 @@
-"""A process that keeps swapping a directory with a symbolic link to an outside directory.
+"""A process that keeps swapping a directory (or a file) with a symbolic link to an outside one.
 
 This is the check-then-use race a model can run by itself from a sandboxed terminal: the host's
 file tools look at ``root/d`` (a directory), then use it (by then a link to ``outside``). The
@@ -47,7 +47,8 @@ class Swaps:
 
 @contextmanager
 def swapping(directory: Path, parked: Path, target: Path) -> Iterator[Swaps]:
-    """Keep exchanging ``directory`` with a link at ``parked`` pointing to ``target``.
+    """Keep exchanging ``directory`` (a directory or a file) with a link at ``parked`` pointing
+    to ``target``.
 
     ``parked`` must be on the same file system as ``directory``; on exit the directory is back
     in its place and `Swaps.count` says how many exchanges were made.
@@ -68,7 +69,7 @@ def swapping(directory: Path, parked: Path, target: Path) -> Iterator[Swaps]:
     finally:
         stop_process(process)
     assert not directory.is_symlink(), "the swapper left the link in place"
-    assert directory.is_dir()
+    assert directory.exists()
 
 
 def created_outside(

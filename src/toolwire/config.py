@@ -48,6 +48,9 @@ tokens = true                  # bearer tokens from `toolwire token create`
 [web_search]
 provider = "brave"             # or tavily, exa, searxng, duckduckgo; key: $BRAVE_API_KEY
 
+[secrets.env]                  # a ref's variable (every ref also has TOOLWIRE_SECRET_<REF>)
+github_token = "GH_PAT"
+
 [mcp.servers.files]
 command = "npx"
 args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
@@ -74,6 +77,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from toolwire.backends.secrets import secrets_env_table
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import ResultHandles
@@ -167,6 +171,9 @@ class ToolwireConfig:
         replicas: The ``[replicas]`` table (``toolwire serve`` as one of several replicas on
             the shared store; keys checked by `toolwire.replicas.ReplicaSettings`, see
             ``docs/scaling.md``); ``None``: one server.
+        secrets_env: ``[secrets.env]``: ref → environment variable, beside
+            `DEFAULT_ENV_SECRETS` and each ref's own ``TOOLWIRE_SECRET_<REF>``
+            (`toolwire.backends.secret_env`).
         warnings: What `load_config` found worth saying but not refusing (a sandbox that is
             the home directory only because toolwire was started there).
     """
@@ -200,6 +207,7 @@ class ToolwireConfig:
     result_handles: ResultHandles | None = None
     quotas: Quotas | None = None
     replicas: Mapping[str, Any] | None = None
+    secrets_env: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -289,7 +297,7 @@ def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
-    check_keys(data, {*_SECTIONS, "agents", "web_search", "quotas", "replicas"}, (), at)
+    check_keys(data, {*_SECTIONS, "agents", "web_search", "quotas", "replicas", "secrets"}, (), at)
     values: dict[str, Any] = {}
     agents = data.get("agents")
     if agents is not None:  # its keys are checked where the sub-agents are built (wiring)
@@ -306,6 +314,8 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         if not isinstance(replicas, dict):
             raise at.error(("replicas",), "expected a table ([replicas], see docs/scaling.md)")
         values["replicas"] = replicas
+    if "secrets" in data:  # [secrets.env]: ref → environment variable
+        values["secrets_env"] = secrets_env_table(data["secrets"], at.error)
     for section, keys in _SECTIONS.items():
         table = data.get(section, {})
         if not isinstance(table, dict):

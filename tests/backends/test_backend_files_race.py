@@ -8,6 +8,7 @@ Whatever the timing, no call may read, list or describe the outside directory, o
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -71,5 +72,35 @@ async def test_a_directory_swapped_for_an_outside_link_never_lets_a_call_out(
     assert escapes == [], f"escapes in {ATTEMPTS} attempts: {Counter(escapes)}"
     # The race really ran: the swapper swapped, and calls met both the directory and the link.
     assert swaps.count > 0
+    assert inside > 0
+    assert refused > 0
+
+
+async def test_a_file_swapped_for_a_link_to_an_outside_file_never_lets_a_call_out(
+    layout: tuple[Path, Path],
+) -> None:
+    root, outside = layout
+    os.utime(outside / "canary.txt", (1_000_000, 1_000_000))
+    fs = ReachScopedFs([str(root)], [str(root)])
+    canary = str(root / "d" / "canary.txt")
+    escapes: list[str] = []
+    inside = refused = 0
+    with swapping(root / "d" / "canary.txt", root / "d" / ".parked", outside / "canary.txt"):
+        for _ in range(ATTEMPTS // 2):
+            try:
+                data = await fs.read_bytes(canary)
+                escapes += ["read the outside canary"] if data == CANARY else []
+                inside += data == INSIDE
+            except PathNotReachableError:
+                refused += 1
+            except OSError:
+                pass
+            with contextlib.suppress(OSError):  # PathNotReachableError is one
+                size, mtime = await fs.size(canary), await fs.mtime(canary)
+                escapes += ["sized the outside canary"] if size == len(CANARY) else []
+                escapes += ["dated the outside canary"] if mtime == 1_000_000 else []
+    escapes += ["created a file outside"] * len(created_outside(outside))
+    assert (outside / "canary.txt").read_bytes() == CANARY
+    assert escapes == [], f"escapes in {ATTEMPTS // 2} attempts: {Counter(escapes)}"
     assert inside > 0
     assert refused > 0
