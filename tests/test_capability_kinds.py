@@ -163,12 +163,12 @@ def test_the_table_holds_the_six_spec_kinds_in_order_then_the_others() -> None:
     names = [kind.name for kind in KINDS]
     assert names == [
         "network", "secrets", "storage", "fs_reach", "process", "attachments",
-        "subagent", "shared_storage", "archive",
+        "subagent", "shared_storage", "archive", "protected_paths",
     ]  # fmt: skip
     fields = [kind.context_field for kind in KINDS]
     assert fields == [
         "scoped_fetch", "secrets_resolver", "kv_store", "scoped_fs", "scoped_process",
-        "attachments", None, None, None,
+        "attachments", None, None, None, None,
     ]  # fmt: skip
 
 

@@ -67,7 +67,8 @@ def _store(url: str) -> Any:
 def test_doctor_lists_every_part_and_exits_0_when_nothing_fails(project: Path) -> None:
     result = runner.invoke(app, ["doctor", "--json"])
     checks = json.loads(result.stdout)
-    assert [c["name"] for c in checks] == ["store", "sandbox", "chromium", "node", "search"]
+    names = ["store", "sandbox", "protected", "chromium", "node", "search"]
+    assert [c["name"] for c in checks] == names
     assert checks[0]["status"] == "ok"
     assert result.exit_code == (1 if any(c["status"] == "fail" for c in checks) else 0)
     for check in checks:
