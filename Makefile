@@ -2,6 +2,8 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+SERVE_STAMP := $(VENV)/.installed-serve
+SERVE_EXTRAS := mcp,cli,web,browser
 SRC := src tests benchmarks
 
 .DEFAULT_GOAL := help
@@ -10,16 +12,29 @@ SRC := src tests benchmarks
 help: ## List the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
 
-$(STAMP): pyproject.toml
+define venv
 	@test -x $(PY) || { echo "==> creating the virtualenv $(VENV)"; python3 -m venv $(VENV); }
 	@echo "==> upgrading pip"
 	@$(PY) -m pip install --progress-bar on -U pip
-	@echo "==> installing toolwire with every extra (a few minutes the first time)"
-	@$(PY) -m pip install --progress-bar on -e '.[test]'
-	@touch $(STAMP)
+endef
+
+# One venv, two installs: serving needs .[$(SERVE_EXTRAS)]; make test adds the test tooling
+# (.[test]: every extra, pytest, mypy, ruff, ...), which includes them, so it marks both done.
+$(SERVE_STAMP): pyproject.toml
+	$(venv)
+	@echo "==> installing toolwire with what serving needs: .[$(SERVE_EXTRAS)]"
+	@$(PY) -m pip install --progress-bar on -e '.[$(SERVE_EXTRAS)]'
+	@touch $(SERVE_STAMP)
 	@echo "==> installed; next time this step is skipped until pyproject.toml changes"
 
-run: $(STAMP) ## Serve the built-in tools over MCP, sandboxed to ./workspace (toolwire serve)
+$(STAMP): pyproject.toml
+	$(venv)
+	@echo "==> installing toolwire with every extra and the test tools (a few minutes the first time)"
+	@$(PY) -m pip install --progress-bar on -e '.[test]'
+	@touch $(STAMP) $(SERVE_STAMP)
+	@echo "==> installed; next time this step is skipped until pyproject.toml changes"
+
+run: $(SERVE_STAMP) ## Serve the built-in tools over MCP, sandboxed to ./workspace (toolwire serve)
 	@mkdir -p workspace
 	cd workspace && $(abspath $(VENV))/bin/toolwire serve
 

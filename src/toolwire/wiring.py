@@ -72,6 +72,7 @@ def create_backends_for(
         ConfigurationError: a bad ``[agents]`` table.
     """
     from toolwire.backends.defaults import create_backends
+    from toolwire.backends.secret_env import DEFAULT_ENV_SECRETS
 
     kind_backends = _browser_backend()
     if config.agents is not None:
@@ -90,6 +91,7 @@ def create_backends_for(
             "allow_private_urls": config.allow_private_urls,
         },
         sandbox=config.sandbox,
+        secrets_env={**DEFAULT_ENV_SECRETS, **config.secrets_env},  # [secrets.env] extends
         config_files=(
             *((config.source,) if config.source else ()),
             *host_files(config.tool_modules),  # what the host runs: your tools' code

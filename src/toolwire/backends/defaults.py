@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 from toolwire.backends.background import ProcessManager
 from toolwire.backends.process_backends import ProcessBackend
 from toolwire.backends.resolver import CapabilityBackends
-from toolwire.backends.secrets import ChainSecretsResolver, EnvSecretsResolver, VaultSecretsResolver
+from toolwire.backends.secrets import (
+    DEFAULT_VAULT_DIR,
+    ChainSecretsResolver,
+    EnvSecretsResolver,
+    VaultSecretsResolver,
+)
 from toolwire.errors import ConfigurationError
 from toolwire.safety.protected_paths import protected_paths
 from toolwire.sandbox.modes import create_process_backend
@@ -51,7 +56,9 @@ def create_backends(
       ``postgresql://`` URL; none for a memory or Redis store unless given; ``None`` disables
       it). Record messages into ``backends.kind_backends["archive"]``;
     - secrets: the vault at ``~/.toolwire/secrets`` (``secrets_vault_dir``; ``None`` skips
-      it), then environment variables (``secrets_env``: a ref → variable table);
+      it; ``toolwire secret set`` writes it), then environment variables (``secrets_env``: a
+      ref → variable table, `DEFAULT_ENV_SECRETS` by default; then each ref's own
+      ``TOOLWIRE_SECRET_<REF>``);
     - network: a `SafeFetcher` when httpx is installed, under ``network``
       (``{"allow": [...], "deny": [...], "allow_private_urls": False}``);
     - processes: with background processes, their logs in
@@ -98,7 +105,7 @@ def create_backends(
         kinds.setdefault("archive", create_session_archive(archive_url))
         values["kind_backends"] = kinds
     env = EnvSecretsResolver(settings.pop("secrets_env", None))
-    vault_dir = settings.pop("secrets_vault_dir", "~/.toolwire/secrets")
+    vault_dir = settings.pop("secrets_vault_dir", DEFAULT_VAULT_DIR)
     values["secrets_resolver"] = (
         ChainSecretsResolver(VaultSecretsResolver(vault_dir), env) if vault_dir else env
     )

@@ -2,51 +2,52 @@
 
 A *ref* names a secret: ``providers/exa/apiKey``. Resolvers map refs to values:
 
-- `EnvSecretsResolver` reads environment variables through a ref → variable table
-  (`DEFAULT_ENV_SECRETS` unless you pass your own);
+- `EnvSecretsResolver` reads environment variables: a ref → variable table
+  (`DEFAULT_ENV_SECRETS` unless you pass your own), then the ref's own variable,
+  ``TOOLWIRE_SECRET_<REF>`` (`toolwire.backends.secret_env`);
 - `VaultSecretsResolver` keeps one file per ref in a directory only you can read
-  (``~/.toolwire/secrets`` by default in `create_backends`);
+  (`DEFAULT_VAULT_DIR`, ``~/.toolwire/secrets``, in `create_backends`; ``toolwire secret
+  set|list|delete`` manage it);
 - `ChainSecretsResolver` asks several in order.
 
-`DeclaredSecrets` is the seam a tool sees: it resolves only the refs the tool declared. A value
-never appears in a ``repr``, a log line or an exception message of anything in this module.
+`DeclaredSecrets` is the seam a tool sees: it resolves only the refs the tool declared; a declared
+ref with no value raises `KeyError` naming the ways to set it that work with these resolvers
+(each resolver's ``how_to_set``). A value never appears in a ``repr``, a log line or an
+exception message of anything in this module.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import stat
-from collections.abc import Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, unquote
 
 import anyio.to_thread
 
 from toolwire.backends.atomic import replace_atomically
+from toolwire.backends.secret_env import DEFAULT_ENV_SECRETS, EnvSecretsResolver, check_env_name
 from toolwire.errors import ConfigurationError, SecretNotDeclaredError
 
 __all__ = [
     "DEFAULT_ENV_SECRETS",
+    "DEFAULT_VAULT_DIR",
     "ChainSecretsResolver",
     "DeclaredSecrets",
     "EnvSecretsResolver",
     "SecretsResolver",
     "VaultSecretsResolver",
+    "how_to_set",
     "is_ref_permitted",
+    "secrets_env_table",
     "validate_ref",
 ]
 
-DEFAULT_ENV_SECRETS: Mapping[str, str] = {
-    "providers/openai/apiKey": "OPENAI_API_KEY",
-    "providers/anthropic/apiKey": "ANTHROPIC_API_KEY",
-    "providers/gemini/apiKey": "GEMINI_API_KEY",
-    "providers/exa/apiKey": "EXA_API_KEY",
-    "providers/tavily/apiKey": "TAVILY_API_KEY",
-    "providers/brave/apiKey": "BRAVE_API_KEY",
-    "providers/github/token": "GITHUB_TOKEN",
-}
-"""The ref → environment variable table `EnvSecretsResolver` uses by default."""
+DEFAULT_VAULT_DIR = "~/.toolwire/secrets"
+"""The vault `create_backends` reads first and ``toolwire secret`` writes."""
 
 _DENIED = "SECRET_NOT_DECLARED: requested secret is not permitted for this tool"
 
@@ -104,43 +105,6 @@ def is_ref_permitted(ref: str, declared: Sequence[str]) -> bool:
     return False
 
 
-class EnvSecretsResolver:
-    """Resolves refs from environment variables through a table.
-
-    Args:
-        mapping: Ref → variable name (default `DEFAULT_ENV_SECRETS`; yours replaces it, so
-            merge with ``{**DEFAULT_ENV_SECRETS, ...}`` to extend).
-        environ: Where to read variables (default ``os.environ``, read at each `get`).
-
-    An unset or empty variable resolves to ``None``.
-    """
-
-    __slots__ = ("_environ", "_mapping")
-
-    def __init__(
-        self,
-        mapping: Mapping[str, str] | None = None,
-        environ: Mapping[str, str] = os.environ,
-    ) -> None:
-        self._mapping = dict(DEFAULT_ENV_SECRETS if mapping is None else mapping)
-        self._environ = environ
-
-    @property
-    def mapping(self) -> Mapping[str, str]:
-        """The ref → variable table."""
-        return dict(self._mapping)
-
-    async def get(self, ref: str) -> str | None:
-        """The variable's value for ``ref``, or ``None``."""
-        name = self._mapping.get(ref)
-        if name is None:
-            return None
-        return self._environ.get(name) or None
-
-    def __repr__(self) -> str:
-        return f"EnvSecretsResolver(refs={sorted(self._mapping)!r})"
-
-
 class ChainSecretsResolver:
     """Asks each resolver in order; the first non-``None`` value wins."""
 
@@ -156,6 +120,10 @@ class ChainSecretsResolver:
             if value is not None:
                 return value
         return None
+
+    def how_to_set(self, ref: str) -> list[str]:
+        """Every resolver's ways to give ``ref`` a value, in order."""
+        return [hint for resolver in self._resolvers for hint in how_to_set(resolver, ref)]
 
     def __repr__(self) -> str:
         return f"ChainSecretsResolver({', '.join(repr(r) for r in self._resolvers)})"
@@ -227,6 +195,12 @@ class VaultSecretsResolver:
         names = await anyio.to_thread.run_sync(_list_names, self._directory)
         return sorted(unquote(n) for n in names if not n.startswith(_TEMP_PREFIX))
 
+    def how_to_set(self, ref: str) -> list[str]:
+        """How to store ``ref`` here: ``toolwire secret set`` writes the default vault."""
+        if self._directory == os.path.abspath(os.path.expanduser(DEFAULT_VAULT_DIR)):
+            return [f"run `toolwire secret set {shlex.quote(ref)}`"]
+        return ["store it in the resolver's vault (VaultSecretsResolver.set)"]
+
     def __repr__(self) -> str:
         return f"VaultSecretsResolver({self._directory!r})"
 
@@ -292,11 +266,49 @@ class DeclaredSecrets:
         except ValueError:
             value = None  # a resolver that cannot store this ref shape has no value for it
         if value is None:
-            raise KeyError(
-                f"secret {ref} is not configured: set its environment variable or store it "
-                "with VaultSecretsResolver.set"
-            )
+            ways = how_to_set(self._resolver, ref)
+            fix = " or ".join(ways) if ways else "give the registry a resolver that has it"
+            raise KeyError(f"secret {ref} is not configured: {fix}")
         return value
 
     def __repr__(self) -> str:
         return f"DeclaredSecrets(refs={self._refs!r})"
+
+
+def how_to_set(resolver: SecretsResolver, ref: str) -> list[str]:
+    """How ``resolver`` can be given ``ref``'s value (its ``how_to_set``; none when it has no
+    such method)."""
+    hints = getattr(resolver, "how_to_set", None)
+    if hints is None:
+        return []
+    return [str(hint) for hint in hints(ref)]
+
+
+def secrets_env_table(
+    table: Any, error: Callable[[tuple[str, ...], str], Exception]
+) -> dict[str, str]:
+    """``[secrets]`` of ``toolwire.toml`` → its ``env`` table: ref → environment variable.
+
+    Args:
+        table: The ``[secrets]`` table as parsed.
+        error: Makes the exception for a key and a problem (``Located.error`` of the config).
+
+    Raises:
+        Exception: from ``error``, naming the key: an unknown key, a malformed ref, or a value
+            that is not a variable name.
+    """
+    if not isinstance(table, dict):
+        raise error(("secrets",), "expected a table ([secrets.env])")
+    for key in table:
+        if key != "env":
+            raise error(("secrets", key), "unknown key; expected one of ['env']")
+    env = table.get("env", {})
+    if not isinstance(env, dict):
+        raise error(("secrets", "env"), 'expected a table of ref = "VARIABLE"')
+    for ref, name in env.items():
+        try:
+            validate_ref(ref)
+            check_env_name(name)
+        except ValueError as exc:
+            raise error(("secrets", "env", ref), str(exc)) from None
+    return dict(env)

@@ -13,6 +13,7 @@ from toolwire.cli.call_cmd import call
 from toolwire.cli.doctor_cmd import doctor
 from toolwire.cli.extras import require_extra
 from toolwire.cli.mcp_cmd import mcp_app
+from toolwire.cli.secret_cmd import secret_app
 from toolwire.cli.serve import serve
 from toolwire.cli.token_cmd import token_app
 from toolwire.cli.tools_cmd import tools
@@ -66,3 +67,4 @@ app.command(short_help="Run one call; print what the model reads.")(call)
 app.command(short_help="Check what is usable here; say how to fix.")(doctor)
 app.add_typer(token_app, name="token", short_help="Bearer tokens for serve --http.")
 app.add_typer(mcp_app, name="mcp", short_help="Pinned MCP tool definitions; approve changes.")
+app.add_typer(secret_app, name="secret", short_help="Secrets for your tools: set, list, delete.")

@@ -3,7 +3,8 @@
 ``is_available`` is a plain function called on every listing, so it cannot ask the async
 secrets resolver. `key_configured` looks where `create_backends` makes the resolver look by
 default: the vault file of the ref (``~/.toolwire/secrets/<ref percent-encoded>``) and the
-environment variable `DEFAULT_ENV_SECRETS` names (``BRAVE_API_KEY``, ...). It reads no value.
+environment variables `EnvSecretsResolver` reads for it (the one `DEFAULT_ENV_SECRETS` names,
+``BRAVE_API_KEY``, ..., then ``TOOLWIRE_SECRET_<REF>``). It reads no value.
 A key kept elsewhere (a custom resolver) needs a ``key_configured`` of your own given to
 `web_search_tool`; the call itself always resolves the key through the secrets seam.
 """
@@ -14,12 +15,9 @@ import os
 from collections.abc import Mapping
 from urllib.parse import quote
 
-from toolwire.backends.secrets import DEFAULT_ENV_SECRETS
+from toolwire.backends.secrets import DEFAULT_ENV_SECRETS, DEFAULT_VAULT_DIR, EnvSecretsResolver
 
 __all__ = ["DEFAULT_VAULT_DIR", "key_configured"]
-
-DEFAULT_VAULT_DIR = "~/.toolwire/secrets"
-"""The vault `create_backends` reads first."""
 
 
 def key_configured(
@@ -38,8 +36,7 @@ def key_configured(
         env_table: Ref → environment variable.
     """
     env = os.environ if environ is None else environ
-    variable = env_table.get(ref)
-    if variable and env.get(variable):
+    if any(env.get(name) for name in EnvSecretsResolver(env_table).variables(ref)):
         return True
     if vault_dir is None:
         return False
