@@ -56,7 +56,7 @@ from toolwire.backends.background_process import (
     pump_output,
 )
 from toolwire.backends.process_logs import RotatingLog, line_matcher, read_from, tail_lines
-from toolwire.backends.processes import scrubbed_env
+from toolwire.backends.processes import GROUP_CONTROL, ProcessControl, scrubbed_env
 from toolwire.errors import CapabilityError, ConfigurationError
 
 if TYPE_CHECKING:
@@ -91,11 +91,14 @@ class Launch:
         release: Called once, from the output thread, when the process has ended and its
             output is read (the sandbox frees its cgroup and its egress listener); the manager
             owns it once `ProcessManager.start` returns.
+        control: How the process is stopped and killed, and its standard input (a sandbox's
+            lifeline); its process group and ``/dev/null`` by default.
     """
 
     argv: tuple[str, ...]
     env: Mapping[str, str]
     release: Callable[[], None] | None = None
+    control: ProcessControl = GROUP_CONTROL
 
 
 class ProcessManager:
@@ -236,7 +239,12 @@ class ProcessManager:
                 ended_at=None,
                 log_dir=log_dir,
             )
-            entry = RunningProcess(info, popen, release=None if launch is None else launch.release)
+            entry = RunningProcess(
+                info,
+                popen,
+                release=None if launch is None else launch.release,
+                control=GROUP_CONTROL if launch is None else launch.control,
+            )
             entry.pump = threading.Thread(
                 target=pump_output,
                 args=(entry, logs),
@@ -261,7 +269,7 @@ class ProcessManager:
             argv, where, child_env = list(launch.argv), None, dict(launch.env)
         return subprocess.Popen(
             argv,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if launch is None else launch.control.stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=where,

@@ -6,7 +6,8 @@ Used by `toolwire.backends.background.ProcessManager`. The snapshot values (`Bac
 Every process group started is tracked here, process-wide, until it is known to be gone — not
 the managers, which a program may drop without closing. `kill_live_groups` (run at interpreter
 exit) kills whatever is still tracked, so a group outlives the interpreter only when the
-interpreter itself is killed.
+interpreter itself is killed. A process started through a launcher with its own way of ending
+it (a sandbox) is signalled through its `ProcessControl`, not as a bare group.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from toolwire.backends.process_logs import RotatingLog
+from toolwire.backends.processes import GROUP_CONTROL, ProcessControl
 from toolwire.seams import STREAMS, BackgroundProcess, LogStream, ProcessStatus, WatchResult
 
 __all__ = [
@@ -61,10 +63,12 @@ class RunningProcess:
         popen: subprocess.Popen[bytes],
         *,
         release: Callable[[], None] | None = None,
+        control: ProcessControl = GROUP_CONTROL,
     ) -> None:
         self.info = info
         self.popen = popen
         self._release = release
+        self._control = control
         self.lock = threading.Lock()
         self.stop_requested = False
         self.group_gone = False
@@ -86,8 +90,15 @@ class RunningProcess:
             self.info = replace(self.info, status=status, exit_code=code, ended_at=time.time())
 
     def signal_group(self, sig: int) -> None:
-        """Send ``sig`` to the whole group (0: only look), unless it is known to be gone."""
+        """Send ``sig`` to the whole group (0: only look), unless it is known to be gone;
+        ``SIGTERM`` and ``SIGKILL`` go through the launch's `ProcessControl`, if it has one."""
         if self.group_gone:
+            return
+        if self._control is not GROUP_CONTROL and sig in (signal.SIGTERM, signal.SIGKILL):
+            if sig == signal.SIGTERM:
+                self._control.terminate(self.info.pid)
+            else:
+                self._control.kill(self.info.pid)
             return
         try:
             os.killpg(self.info.pid, sig)

@@ -15,7 +15,8 @@ way:
 - **its own session and process group**: on timeout, abort or cancellation the whole group gets
   ``SIGTERM``, then ``SIGKILL`` after a short grace, children and grandchildren included. When
   the leader exits normally, whatever it left running in its group is killed too: a call leaves
-  nothing behind.
+  nothing behind. A runner that starts a child through a launcher with its own way of ending
+  it (a sandbox: `toolwire.sandbox.lifelines`) passes a `ProcessControl` instead.
 
 Exit codes: the child's own code; ``-N`` when a signal ``N`` it did not get from us ended it;
 ``124`` when it was killed for exceeding its timeout (as coreutils ``timeout`` reports);
@@ -32,6 +33,7 @@ import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
+from typing import Protocol
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
@@ -41,8 +43,11 @@ from toolwire.seams import ProcessResult
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_BYTES",
+    "GROUP_CONTROL",
     "SAFE_ENV_VARS",
     "TIMEOUT_EXIT_CODE",
+    "GroupControl",
+    "ProcessControl",
     "check_startable",
     "run_process",
     "scrubbed_env",
@@ -62,6 +67,46 @@ KILL_GRACE_S = 2.0
 
 DRAIN_GRACE_S = 0.5
 """Seconds the output pipes may stay open after the leader exits before the group is killed."""
+
+
+class ProcessControl(Protocol):
+    """How a runner ends a child it started: what `run_process` and the `ProcessManager` call
+    instead of signalling the child's process group themselves.
+    """
+
+    @property
+    def stdin(self) -> int:
+        """The child's standard input: ``subprocess.DEVNULL``, or a descriptor (a sandbox's
+        lifeline)."""
+        ...
+
+    def terminate(self, pid: int) -> None:
+        """Ask the child (the leader ``pid``) and everything it started to end: ``SIGTERM``."""
+        ...
+
+    def kill(self, pid: int) -> None:
+        """End the child and everything it started now, whatever they do: ``SIGKILL``."""
+        ...
+
+
+class GroupControl:
+    """The default `ProcessControl`: signals to the child's process group (its own session)."""
+
+    @property
+    def stdin(self) -> int:
+        """``subprocess.DEVNULL``: stdin closed."""
+        return subprocess.DEVNULL
+
+    def terminate(self, pid: int) -> None:
+        """``SIGTERM`` to the group ``pid`` leads."""
+        _signal_group(pid, signal.SIGTERM)
+
+    def kill(self, pid: int) -> None:
+        """``SIGKILL`` to the group ``pid`` leads."""
+        _signal_group(pid, signal.SIGKILL)
+
+
+GROUP_CONTROL = GroupControl()
 
 
 def scrubbed_env(
@@ -165,11 +210,11 @@ async def _wait_leader(
     return reason
 
 
-async def _terminate(process: Process) -> None:
-    _signal_group(process.pid, signal.SIGTERM)
+async def _terminate(process: Process, control: ProcessControl) -> None:
+    control.terminate(process.pid)
     with anyio.move_on_after(KILL_GRACE_S):
         await process.wait()
-    _signal_group(process.pid, signal.SIGKILL)
+    control.kill(process.pid)
 
 
 def _spawn_error(exc: OSError, binary: str, cwd: str | None, env: Mapping[str, str]) -> OSError:
@@ -217,6 +262,7 @@ async def run_process(
     timeout: float | None = None,
     abort_signal: AbortSignal | None = None,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    control: ProcessControl = GROUP_CONTROL,
 ) -> ProcessResult:
     """Run ``argv`` to completion in its own process group; no shell, stdin closed.
 
@@ -229,6 +275,8 @@ async def run_process(
         timeout: Seconds before the group is killed and ``timed_out`` set; ``None`` = no limit.
         abort_signal: Kills the group and sets ``aborted`` when it fires.
         max_output_bytes: Bytes kept per stream (head and tail halves).
+        control: How the child is ended (its process group by default); a sandbox passes
+            its own.
 
     Raises:
         AbortedError: the signal had fired before the process started.
@@ -248,7 +296,7 @@ async def run_process(
     try:
         process = await anyio.open_process(
             command,
-            stdin=subprocess.DEVNULL,
+            stdin=control.stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
@@ -266,18 +314,18 @@ async def run_process(
             readers.start_soon(_drain, process.stderr, err, err_done)
             reason = await _wait_leader(process, timeout, abort_signal)
             if reason is not None:
-                await _terminate(process)
+                await _terminate(process, control)
             with anyio.move_on_after(DRAIN_GRACE_S):
                 await out_done.wait()
                 await err_done.wait()
-            _signal_group(process.pid, signal.SIGKILL)  # whatever the leader left running
+            control.kill(process.pid)  # whatever the leader left running
             with anyio.move_on_after(KILL_GRACE_S):
                 await out_done.wait()
                 await err_done.wait()
             readers.cancel_scope.cancel()  # a process that left the group may hold a pipe
     finally:
         with anyio.CancelScope(shield=True):
-            _signal_group(process.pid, signal.SIGKILL)
+            control.kill(process.pid)
             await process.aclose()
     code = process.returncode if process.returncode is not None else -signal.SIGKILL
     return ProcessResult(

@@ -6,12 +6,14 @@ toolwire may make one (`toolwire.sandbox.cgroups`), and the per-process limits o
 `SandboxLimits` (`toolwire.sandbox.launch`). The seam hands each call's `Confinement` (its
 roots, deny prefixes and network reach) to `run` and `start`.
 
-**Every process dies with its sandbox.** The command is the only child of the sandbox's pid 1;
-when it exits, is killed at its timeout, aborted or stopped, or when the backend closes, the
-pid namespace ends and the kernel kills whatever is left in it: processes that called
-``setsid``, double-forked or ignore signals included. bubblewrap's ``--die-with-parent`` ends
-the sandbox when toolwire itself dies. Inside, the exit code of a command killed by signal
-``N`` is ``128 + N`` (the sandbox's pid 1 reports it as a shell does).
+**Every process dies with its sandbox, and every sandbox with toolwire.** The command is the
+only child of the sandbox's pid 1. A stop or a timeout sends ``SIGTERM`` to every process of
+the sandbox, then, after the grace, ends the sandbox through its `Lifeline`: the launcher's
+watcher kills the sandbox's pid 1, and the kernel kills whatever is left in its pid namespace
+(processes that called ``setsid``, double-forked or ignore signals included). The watcher does
+the same when toolwire dies, however it dies (`toolwire.sandbox.lifelines`). Inside, the exit
+code of a command killed by signal ``N`` is ``128 + N`` (the sandbox's pid 1 reports it as a
+shell does).
 
 **Network.** Without a `NetworkReach` the sandbox has a network namespace of its own with only
 a loopback: nothing is reachable. With one, an `EgressGateway` listener (toolwire's egress
@@ -52,6 +54,7 @@ from toolwire.sandbox.launch import (
     proxy_env,
 )
 from toolwire.sandbox.layout import SYSTEM_PATHS, Layout, mount_arguments
+from toolwire.sandbox.lifelines import Lifeline
 from toolwire.sandbox.probe import bwrap_namespace_flags, probe_bubblewrap
 from toolwire.sandbox.relays import (
     EgressRelay,
@@ -82,12 +85,17 @@ class _Sandbox:
     argv: tuple[str, ...]
     env: Mapping[str, str]
     release: Callable[[], None]
+    control: Lifeline
 
 
 class _Release:
-    """Frees one sandbox once (its cgroup, emptied then removed; its egress listener)."""
+    """Frees one sandbox once (its lifeline; its cgroup, emptied then removed; its egress
+    listener)."""
 
-    def __init__(self, cgroup: PidsCgroup | None, link: EgressLink | None) -> None:
+    def __init__(
+        self, lifeline: Lifeline, cgroup: PidsCgroup | None, link: EgressLink | None
+    ) -> None:
+        self._lifeline = lifeline
         self._cgroup = cgroup
         self._link = link
         self._lock = threading.Lock()
@@ -96,6 +104,7 @@ class _Release:
         with self._lock:
             cgroup, link = self._cgroup, self._link
             self._cgroup = self._link = None
+        self._lifeline.close()
         if cgroup is not None:
             deadline = time.monotonic() + _RELEASE_WAIT_S
             pause = 0.001  # what is left (a relay) is usually gone within a millisecond or two
@@ -238,13 +247,19 @@ class SandboxedProcessBackend(LocalProcessBackend):
         elif nproc:
             inner = nproc_launcher(nproc)
         cgroup = self._cgroups.create(self.limits.max_processes) if self._cgroups else None
+        lifeline = Lifeline()
         argv = outer_command(
             bwrap,
             [*inner, *command],
             limits=self.limits,
             cgroup_procs=None if cgroup is None else cgroup.procs_file,
         )
-        return _Sandbox(argv=tuple(argv), env=child_env, release=_Release(cgroup, link))
+        return _Sandbox(
+            argv=tuple(argv),
+            env=child_env,
+            release=_Release(lifeline, cgroup, link),
+            control=lifeline,
+        )
 
     async def _sandbox(
         self,
@@ -319,6 +334,7 @@ class SandboxedProcessBackend(LocalProcessBackend):
                 timeout=timeout,
                 abort_signal=stop,
                 max_output_bytes=max_output_bytes,
+                control=sandbox.control,
             )
         finally:
             self._live.discard(stop)
@@ -347,7 +363,9 @@ class SandboxedProcessBackend(LocalProcessBackend):
         """
         manager = self._background()
         sandbox = await self._sandbox(["bash", "-c", command], cwd, env, confinement)
-        launch = Launch(argv=sandbox.argv, env=sandbox.env, release=sandbox.release)
+        launch = Launch(
+            argv=sandbox.argv, env=sandbox.env, release=sandbox.release, control=sandbox.control
+        )
         try:
             return await manager.start(
                 command, owner=owner, cwd=cwd, env=env, name=name, launch=launch

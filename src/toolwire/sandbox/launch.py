@@ -1,8 +1,10 @@
 """The command line that starts one sandbox: a tiny ``/bin/sh`` launcher, then bubblewrap.
 
-Outside the sandbox, ``/bin/sh`` moves itself into the sandbox's pids cgroup (when there is
-one), sets the per-process limits (``ulimit -t``, ``-f``, ``-d``: CPU seconds, file size, data
-memory; inherited by everything the sandbox starts), and replaces itself with ``bwrap``.
+Outside the sandbox, ``/bin/sh`` starts the watcher of the sandbox's lifeline
+(`toolwire.sandbox.lifelines`: it ends the sandbox when toolwire closes the lifeline or dies),
+moves itself into the sandbox's pids cgroup (when there is one), sets the per-process limits
+(``ulimit -t``, ``-f``, ``-d``: CPU seconds, file size, data memory; inherited by everything
+the sandbox starts), runs ``bwrap`` and exits with its status, once it has ended the watcher.
 Inside, the command runs directly, or behind a launcher when one is needed: the egress
 relay's (network: `toolwire.sandbox.relays` starts socat or relay.py first) or a ``/bin/sh``
 that sets ``RLIMIT_NPROC`` (a non-root toolwire without a cgroup: the count is per user
@@ -16,6 +18,7 @@ import resource
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from toolwire.sandbox.lifelines import WATCHER
 from toolwire.sandbox.settings import SandboxLimits
 
 __all__ = [
@@ -69,7 +72,7 @@ def _ulimits(limits: SandboxLimits) -> str:
             continue
         _, hard = resource.getrlimit(limit.resource)
         value = limit.value if hard == resource.RLIM_INFINITY else min(limit.value, hard)
-        lines.append(f"ulimit {limit.flag} {max(value // limit.unit, 1)} || exit 125; ")
+        lines.append(f"ulimit {limit.flag} {max(value // limit.unit, 1)} || end 125; ")
     return "".join(lines)
 
 
@@ -87,11 +90,16 @@ def outer_command(
         inner: The command inside (with its launcher, if any).
         limits: The per-process limits the launcher sets.
         cgroup_procs: The sandbox's ``cgroup.procs`` file, if it has a cgroup.
+
+    The launcher's standard input is the sandbox's lifeline (its watcher reads it); bubblewrap
+    gets ``/dev/null``.
     """
     script = (
-        'if [ "$1" != - ]; then echo $$ > "$1" || exit 125; fi; shift; '
+        f"exec 3<&0; {WATCHER} w=$!; exec </dev/null 3<&-; "
+        'end() { kill -KILL $w 2>/dev/null; exit "$1"; }; '
+        'if [ "$1" != - ]; then echo $$ > "$1" || end 125; fi; shift; '
         + _ulimits(limits)
-        + 'exec "$@"'
+        + '"$@"; end $?'
     )
     return ["/bin/sh", "-c", script, "toolwire-sandbox", cgroup_procs or "-", *bwrap, "--", *inner]
 

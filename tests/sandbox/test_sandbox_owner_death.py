@@ -1,0 +1,108 @@
+"""Every sandbox ends with the process that owns it, however that process ends: the survivor
+checks. The owner is a real process (`sandbox_owner`) killed with ``SIGKILL`` at every moment of
+a sandbox's start, or stopping processes while their sandboxes are still being built."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import bwrap, gone, marker, running_with  # noqa: F401  (a fixture)
+
+from subprocesses import stop_process
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("bwrap")]
+
+OWNER = str(Path(__file__).with_name("sandbox_owner.py"))
+DELAYS_MS = (0, 5, 10, 15, 20, 25, 30, 40, 50)
+"""When the owner is killed, after it began to start the sandbox: before bubblewrap runs, while
+it builds the sandbox, as the command starts, after."""
+TRIES = 2
+SETTLE_S = 2.0
+"""How long what is left of a sandbox may take to end once its owner is dead."""
+
+
+def owner(mode: str, tag: str, logs: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, OWNER, mode, tag, str(logs)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+    )
+
+
+def read_word(process: subprocess.Popen[bytes]) -> str:
+    assert process.stdout is not None
+    line = process.stdout.readline().decode().strip()
+    if not line:
+        process.wait(10)
+        assert process.stderr is not None
+        raise AssertionError(f"the owner ended: {process.stderr.read().decode()[-2000:]}")
+    return line
+
+
+def kill_owner(mode: str, tag: str, logs: Path, delay_ms: int) -> None:
+    """Start an owner and ``SIGKILL`` it ``delay_ms`` after it began to start a sandbox
+    (blocking, for the timing's sake)."""
+    process = owner(mode, tag, logs)
+    try:
+        assert read_word(process) == "go"
+        time.sleep(delay_ms / 1000)
+        process.kill()
+        process.wait(10)
+    finally:
+        stop_process(process)
+
+
+async def survivors_of_killed_owners(mode: str, tmp_path: Path) -> list[str]:
+    """Kill an owner at each delay, ``TRIES`` times; the tags whose sandbox outlived it."""
+    left = []
+    for delay_ms in DELAYS_MS * TRIES:
+        tag = marker()
+        kill_owner(mode, tag, tmp_path / "procs", delay_ms)
+        if not await gone(tag, within_s=SETTLE_S):
+            left.append(tag)
+    for tag in left:  # do not leave them running past the test
+        for pid in running_with(tag):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    return left
+
+
+async def test_no_background_sandbox_outlives_its_killed_owner(tmp_path: Path) -> None:
+    left = await survivors_of_killed_owners("start", tmp_path)
+    assert not left, f"{len(left)} of {len(DELAYS_MS) * TRIES} sandboxes outlived their owner"
+
+
+async def test_no_one_shot_sandbox_outlives_its_killed_owner(tmp_path: Path) -> None:
+    left = await survivors_of_killed_owners("run", tmp_path)
+    assert not left, f"{len(left)} of {len(DELAYS_MS) * TRIES} sandboxes outlived their owner"
+
+
+async def test_processes_stopped_as_they_start_leave_nothing_after_their_owner(
+    tmp_path: Path,
+) -> None:
+    tag = marker()
+    process = owner("race", tag, tmp_path / "procs")
+    code: int | None = None
+    try:
+        assert read_word(process) == "ready"
+        process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = process.wait(60)
+    finally:
+        stop_process(process)
+    survived = not await gone(tag, within_s=SETTLE_S)
+    left = running_with(tag)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    assert not survived, f"{len(left)} processes of stopped sandboxes outlived their owner"
+    assert code == 0, "the owner did not close within 60 s of its SIGTERM"
