@@ -66,3 +66,13 @@ def test_a_context_is_local_unless_told_otherwise() -> None:
     assert derived.principal is alice
     with pytest.raises(ValueError, match="principal must be a"):
         ToolContext(session_id="s1", principal="alice")  # type: ignore[arg-type]
+
+
+def test_two_credentials_never_share_an_idempotency_key() -> None:
+    alice = ToolContext(session_id="s1", tool_call_id="7", principal=_alice())
+    bob = alice.derive(
+        principal=Principal.of_credential(issuer="toolwire", client="bob", subject="b")
+    )
+    local = alice.derive(principal=LOCAL)
+    assert len({alice.idempotency_key, bob.idempotency_key, local.idempotency_key}) == 3
+    assert local.idempotency_key == ToolContext(session_id="s1", tool_call_id="7").idempotency_key

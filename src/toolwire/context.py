@@ -268,9 +268,11 @@ class ToolContext:
 
     @property
     def idempotency_key(self) -> str:
-        """The call's idempotency key: the same for the same session and call id, in any
-        process, so a retried or resumed call can be recognised (`toolwire.execution.effects`)."""
-        seed = f"{self.session_id}\x00{self.tool_call_id or ''}".encode("utf-8", "surrogatepass")
+        """The call's idempotency key: the same for the same session, principal and call id,
+        in any process, so a retried or resumed call can be recognised
+        (`toolwire.execution.effects`); another credential's call never matches it."""
+        owner = self.principal.scoped(self.session_id)
+        seed = f"{owner}\x00{self.tool_call_id or ''}".encode("utf-8", "surrogatepass")
         return "idem-" + hashlib.sha256(seed).hexdigest()[:32]
 
     def seam(self, kind: SeamKind[S_co]) -> S_co | None:
