@@ -69,6 +69,8 @@ ATTACKS: list[tuple[str, str]] = [
     ("cat list | xargs -n1 rm -rf", "xargs-destructive"),
     ("cat list | xargs -I{} rm -rf {}", "xargs-destructive"),
     ("xargs -0 shred -u < files", "xargs-destructive"),
+    ("parallel rm -rf < dirs", "xargs-destructive"),
+    ("parallel rm -rf :::: dirs.txt", "xargs-destructive"),
     # (5) secret files named through a glob
     ("cat /etc/sha*w", "sensitive-path"),
     ("cat ~/.s?h/id_rsa", "sensitive-path"),
@@ -135,6 +137,8 @@ NEAR_MISSES = [
     "xargs grep foo",
     "find . -name '*.py' | xargs grep foo",
     "xargs -a list echo",
+    "parallel rm -rf ::: build dist",
+    "parallel gzip ::: a b",
     "echo build | xargs rm -rf",
     "printf 'a\\nb\\n' | xargs rm -f",
     "find . -name '*.o' | xargs rm -f",

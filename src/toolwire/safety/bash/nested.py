@@ -72,6 +72,10 @@ def nested_of(segment: Segment) -> Nested:
         _builtin_like(program, args, found)
     elif program in ("alias", "trap", "at", "batch", "parallel"):
         _deferred(program, args, found)
+        texts = {word.text for word in args}
+        found.from_input = program == "parallel" and (
+            "::::" in texts or (":::" not in texts and segment.stdin.kind != "data")
+        )
     elif program in _AWKS:
         _awk(args, found)
     elif program == "deno" and len(args) > 2 and args[1].text == "eval":
