@@ -41,7 +41,7 @@ __all__ = ["DIRECTORY_FLAGS", "MAX_ANCESTRY", "Located", "errors_named", "walk_b
 MAX_ANCESTRY = 2048
 """Parent directories climbed, at most, to find the prefix again (``PATH_MAX / 2``)."""
 
-_MAX_RETRIES = 32
+_MAX_RETRIES = 32  # directories created and gone again under one walk before it gives up
 DIRECTORY_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
 """How the walk opens a directory: only as a place to look up names (``O_PATH`` where there is
 one, so a directory that may be searched but not listed is walked as before)."""
@@ -123,7 +123,7 @@ class Located:
         """
         if self.missing:
             cut = 0 if depth is None else max(0, self.below_missing - depth)
-            named = self.path.rsplit("/", cut)[0] or "/" if cut else self.path
+            named = (self.path.rsplit("/", cut)[0] or "/") if cut else self.path
             code = code or self.missing
             raise OSError(code, os.strerror(code), named)
 
