@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolwire.safety.protected_paths import ProtectedPaths, protected_paths
 from toolwire.sandbox import Confinement
 from toolwire.sandbox.layout import HostFiles, Layout, mount_arguments
 
@@ -139,3 +140,31 @@ def test_any_roots_mount_parents_first_and_hide_last(
         assert not any(_under(dest, s) for s in secret_places)  # nothing mounted from inside
         rw = any(_under(os.path.realpath(dest), str(root / w)) for w in writes)
         assert (dest in layout.writable) == rw
+
+
+def test_protected_paths_are_bound_read_only_after_their_root(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / "toolwire.toml").write_text("")
+    (root / "src" / "pkg").mkdir(parents=True)
+    protected = protected_paths(add=[str(root / "src" / "pkg")])
+    confinement = Confinement(write_roots=(str(root),), protected=protected)
+    layout = mount_arguments(confinement, cwd=str(root), files=_files(tmp_path), home=None)
+    mounts = _mounts(layout)
+    real = str(root.resolve())
+    first = mounts.index(("--bind", real))
+    assert mounts.index(("--ro-bind", f"{real}/.git")) > first
+    assert mounts.index(("--ro-bind", f"{real}/toolwire.toml")) > first
+    assert mounts.index(("--bind", f"{real}/src")) < mounts.index(("--ro-bind", f"{real}/src/pkg"))
+    assert ("--ro-bind", f"{real}/.git/hooks") not in mounts  # inside .git, already read-only
+    assert ("--tmpfs", f"{real}/.vscode") in mounts  # missing: an empty read-only stand-in
+    assert not any(dest.endswith(".mcp.json") for _, dest in mounts)  # missing: none
+
+
+def test_without_protected_paths_a_root_is_bound_alone(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / ".git").mkdir(parents=True)
+    nothing = ProtectedPaths(names=(), home_names=(), paths=())
+    confinement = Confinement(write_roots=(str(root),), protected=nothing)
+    layout = mount_arguments(confinement, cwd=str(root), files=_files(tmp_path), home=None)
+    assert not any(str(root.resolve()) + "/" in dest for _, dest in _mounts(layout))
