@@ -25,6 +25,7 @@ from toolwire.execution.handles import ResultHandles, find_handle
 from toolwire.results import Ok, ToolResult
 from toolwire.toolbox import kanban_tools, memory_tools, process_tools
 from toolwire.toolbox.results import read_result
+from toolwire.tools import CachePolicy
 
 pytestmark = pytest.mark.anyio
 
@@ -195,3 +196,24 @@ async def test_an_approval_token_approves_only_its_own_credentials_call(
     alices = await registry.execute("delete", {}, _ctx(ALICE), approvals=[pending.token])
     assert isinstance(alices.result, Ok)
     assert ran == [ALICE.id]
+
+
+async def test_a_cached_result_is_never_served_to_another_credential() -> None:
+    async def secret(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return ok(f"for {ctx.principal.id}")
+
+    registry = ToolRegistry(backends=CapabilityBackends(processes=None))
+    registry.register(
+        define_tool(
+            name="secret",
+            description="Per-user answer.",
+            schema={"type": "object"},
+            execute=secret,
+            cache=CachePolicy(ttl_s=60),
+        )
+    )
+    alices = await registry.execute("secret", {}, _ctx(ALICE))
+    bobs = await registry.execute("secret", {}, _ctx(BOB))
+    assert isinstance(alices.result, Ok)
+    assert isinstance(bobs.result, Ok)
+    assert bobs.result.value == f"for {BOB.id}"

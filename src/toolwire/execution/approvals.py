@@ -251,7 +251,8 @@ async def take_approval(
             ErrorCode.NOT_AVAILABLE,
             reason="approval_store_missing",
         )
-    binding = approval_binding(tool, args, ctx.session_id)
+    # Bound to the principal too: another credential's token never approves this call.
+    binding = approval_binding(tool, args, ctx.principal.scoped(ctx.session_id))
     ttl = approvals.ttl_s if approvals is not None else DEFAULT_APPROVAL_TTL_S
     used = False
     for token in tokens:

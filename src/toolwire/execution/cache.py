@@ -1,8 +1,10 @@
 """Stage 5, cache: the opt-in result cache — successful, untruncated results only; never in
 dry-run.
 
-Keys are ``(tool, session, personality, canonical arguments)``; each tool keeps at most its
-policy's ``max_entries`` (least recently used evicted first), each entry lives ``ttl_s``.
+Keys are ``(tool, session and principal, personality, canonical arguments)`` (the principal:
+`toolwire.principals.Principal.scoped`, so two credentials never share an entry); each tool
+keeps at most its policy's ``max_entries`` (least recently used evicted first), each entry
+lives ``ttl_s``.
 Upstream cached error results and served hits during dry-run; we do neither.
 """
 
@@ -91,5 +93,6 @@ def look_up(
     policy = tool.cache
     if policy is None:
         return None, None
-    key = cache.key(policy, ctx.session_id, ctx.personality_id, args)
+    owner = ctx.principal.scoped(ctx.session_id)  # another credential never hits it
+    key = cache.key(policy, owner, ctx.personality_id, args)
     return key, cache.get(tool.name, key)
