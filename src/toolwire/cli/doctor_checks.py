@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -20,7 +21,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import anyio
 
-from toolwire.backends.secrets import DEFAULT_ENV_SECRETS
+from toolwire.backends.secrets import DEFAULT_ENV_SECRETS, EnvSecretsResolver
 from toolwire.config import ToolwireConfig
 
 __all__ = [
@@ -301,15 +302,16 @@ def check_search(config: ToolwireConfig) -> Check:
     if provider in _KEYLESS:
         return Check(name="search", status="ok", detail=f"{provider} (needs no key)")
     ref = str(table.get("key_ref") or f"providers/{provider}/apiKey")
-    variable = DEFAULT_ENV_SECRETS.get(ref)
-    if (variable and os.environ.get(variable)) or _in_vault(ref):
+    table_env = {**DEFAULT_ENV_SECRETS, **(getattr(config, "secrets_env", None) or {})}
+    variables = EnvSecretsResolver(table_env).variables(ref)
+    if any(os.environ.get(name) for name in variables) or _in_vault(ref):
         return Check(name="search", status="ok", detail=f"{provider}: key found ({ref})")
-    where = f"export {variable}=..., or " if variable else ""
+    where = f"export {variables[0]}=..., or " if variables else ""
     return Check(
         name="search",
         status="fail",
         detail=f"{provider} is configured but its key ({ref}) is missing",
-        fix=f"{where}store it in the vault: ~/.toolwire/secrets/{quote(ref, safe='')}",
+        fix=f"{where}store it in the vault: toolwire secret set {shlex.quote(ref)}",
     )
 
 
