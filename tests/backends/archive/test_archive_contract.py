@@ -156,3 +156,50 @@ async def test_bad_records_raise_store_error(archive: SessionArchive) -> None:
         await archive.record("s", 3, "x")  # type: ignore[arg-type]
     with pytest.raises(StoreError, match="at must be"):
         await archive.record("s", "user", "x", at="yesterday")  # type: ignore[arg-type]
+
+
+# -- one answer on every store (outside check, issue 23: PostgreSQL's parser kept file names,
+# hosts and versions as single tokens while queries were split into words; stop words differed)
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("edit config.yaml before the deploy", "config.yaml"),
+        ("edit config.yaml before the deploy", "config"),
+        ("add it to /etc/hosts on the box", "/etc/hosts"),
+        ("pinned to 1.2.3 since monday", "1.2.3"),
+        ("calls api.example.com for quotes", "api.example.com"),
+        ("calls api.example.com for quotes", "example"),
+        ("shipped v2.1 to staging", "v2.1"),
+        ("lunch at the café downstairs", "café"),
+        ("lunch at the café downstairs", "cafe"),
+        ("listening on 10.0.0.12 port 8080", "10.0.0.12"),
+        ("mail ops-team@example.org about it", "ops-team@example.org"),
+    ],
+)
+async def test_file_names_hosts_versions_and_addresses_are_found(
+    archive: SessionArchive, text: str, query: str
+) -> None:
+    await archive.record("s1", "user", text, at(0), personality="ops")
+    await archive.record("s2", "user", "nothing to see here", at(1), personality="ops")
+    assert [h.session for h in await archive.search(query, OPS)] == ["s1"]
+
+
+async def test_stop_words_alone_find_nothing_on_every_store(archive: SessionArchive) -> None:
+    await archive.record("s1", "user", "the migration was done by the team", at(0),
+                         personality="ops")  # fmt: skip
+    assert await archive.search("the", OPS) == []
+    assert await archive.search('"was the"', OPS) == []
+
+
+async def test_stop_words_in_a_question_are_not_required(archive: SessionArchive) -> None:
+    await archive.record("s1", "user", "migration done at noon", at(0), personality="ops")
+    await archive.record("s2", "user", "the migration is pending", at(1), personality="ops")
+    assert [h.session for h in await archive.search("was the migration done", OPS)] == ["s1"]
+
+
+async def test_a_phrase_keeps_its_stop_words_in_place(archive: SessionArchive) -> None:
+    await archive.record("s1", "user", "rotate the api keys now", at(0), personality="ops")
+    await archive.record("s2", "user", "rotate api keys later", at(1), personality="ops")
+    assert [h.session for h in await archive.search('"rotate the api"', OPS)] == ["s1"]

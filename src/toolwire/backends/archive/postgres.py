@@ -1,7 +1,12 @@
 """`PostgresSessionArchive`: the session archive in PostgreSQL, searched with full-text search.
 
-One table holds the messages; a stored generated ``tsvector`` column (``english`` config, so
-``deploying`` finds ``deploy``) carries a GIN index. The model's text is parsed
+One table holds the messages and their ``terms``: the words the query parser reads
+(`toolwire.backends.archive.query.index_terms`: letters and digits, lower-cased, without
+diacritics, one space apart), so ``config.yaml``, ``1.2.3`` or ``api.example.com`` are words
+here as in a query and in SQLite, never one token of PostgreSQL's parser. A stored generated
+``tsvector`` of the terms (``english`` config, so ``deploying`` finds ``deploy``) carries a GIN
+index. A table made before the terms existed gets them on first use (its old rows' terms
+split by PostgreSQL's regular expressions). The model's text is parsed
 (`toolwire.backends.archive.query`) and handed to ``websearch_to_tsquery``, hits are ranked by
 ``ts_rank`` (newest first on ties) and the snippet is ``ts_headline``, computed only for the
 hits kept. Every wait is bounded by the connect and command timeouts, as in the key-value store.
@@ -26,7 +31,7 @@ from toolwire.backends.archive.base import (
     clean_text,
     clip_snippet,
 )
-from toolwire.backends.archive.query import parse_query
+from toolwire.backends.archive.query import index_terms, parse_query
 from toolwire.backends.kv.loops import require_asyncio
 from toolwire.errors import ConfigurationError, StoreError
 from toolwire.seams.archive import ArchiveHit, ArchiveScope
@@ -34,6 +39,7 @@ from toolwire.seams.archive import ArchiveHit, ArchiveScope
 __all__ = ["PostgresSessionArchive"]
 
 _TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,50}")
+_TSV = "(to_tsvector('english', terms))"
 _HEADLINE = "StartSel=**, StopSel=**, MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=…"
 
 
@@ -47,16 +53,24 @@ def _statements(table: str) -> dict[str, str]:
         "schema": (
             f"CREATE TABLE IF NOT EXISTS {t} (id bigserial PRIMARY KEY, session text NOT NULL, "
             "role text NOT NULL, body text NOT NULL, at timestamptz NOT NULL, "
-            "personality text, user_id text, tsv tsvector GENERATED ALWAYS AS "
-            "(to_tsvector('english', body)) STORED);"
+            "personality text, user_id text, terms text NOT NULL DEFAULT '', "
+            f"tsv tsvector GENERATED ALWAYS AS {_TSV} STORED);"
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE "
+            f"table_schema = current_schema() AND table_name = '{table}' "
+            "AND column_name = 'terms') THEN "
+            f"ALTER TABLE {t} ADD COLUMN terms text NOT NULL DEFAULT ''; "
+            f"UPDATE {t} SET terms = lower(regexp_replace(body, '[^[:alnum:]]+', ' ', 'g')); "
+            f"ALTER TABLE {t} DROP COLUMN tsv; "
+            f"ALTER TABLE {t} ADD COLUMN tsv tsvector GENERATED ALWAYS AS {_TSV} STORED; "
+            "END IF; END $$;"
             f'CREATE INDEX IF NOT EXISTS "{table}_tsv" ON {t} USING GIN (tsv);'
             f'CREATE INDEX IF NOT EXISTS "{table}_session" ON {t} (session, at);'
             f'CREATE INDEX IF NOT EXISTS "{table}_personality" ON {t} (personality);'
             f'CREATE INDEX IF NOT EXISTS "{table}_user" ON {t} (user_id);'
         ),
         "insert": (
-            f"INSERT INTO {t} (session, role, body, at, personality, user_id) "
-            "VALUES ($1, $2, $3, $4, $5, $6)"
+            f"INSERT INTO {t} (session, role, body, at, personality, user_id, terms) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7)"
         ),
         "search": (
             "WITH q AS (SELECT websearch_to_tsquery('english', $1) AS query), "
@@ -191,7 +205,7 @@ class PostgresSessionArchive(SessionArchive):
     ) -> None:
         row = checked_message(session, role, text, at, personality, user, self._max_text_chars)
         async with self._operation("record") as pool:
-            await pool.execute(self._sql["insert"], *row)
+            await pool.execute(self._sql["insert"], *row, index_terms(row[2]))
 
     async def search(self, query: str, scope: ArchiveScope, limit: int = 10) -> list[ArchiveHit]:
         parsed = parse_query(clean_text("query", query))
