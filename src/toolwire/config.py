@@ -70,14 +70,13 @@ expected a string``), never a traceback from deep inside.
 from __future__ import annotations
 
 import os
-import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from toolwire.backends.secrets import secrets_env_table
+from toolwire.config_files import Located, check_keys, read_toml_file
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import ResultHandles
@@ -90,9 +89,9 @@ from toolwire.mcp.identity import IDENTITY_KEYS, ServerIdentity, identity_from_t
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.safety.protected_paths import protected_paths
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
+from toolwire.tool_modules import ToolModule, tools_table
 
 __all__ = ["CONFIG_FILE_NAME", "DEFAULT_STORE_URL", "ToolwireConfig", "load_config"]
-from toolwire.tool_modules import ToolModule, tools_table
 
 CONFIG_FILE_NAME = "toolwire.toml"
 DEFAULT_STORE_URL = "sqlite:///.toolwire/state.db"
@@ -137,13 +136,13 @@ class ToolwireConfig:
         allow_private_urls: Let fetches reach private and loopback addresses.
         store_url: The key-value store.
         toolsets: Built-in toolsets to enable (``None``: all).
+        tool_modules: Your own tools' files and modules (``[tools] modules``, ``--tools``;
+            `toolwire.tool_modules`).
+        builtin_tools: Whether the built-in tools are served (``[tools] builtin``).
         result_budget_chars: The per-request output budget.
         http_host: Default ``toolwire serve --http`` interface.
         http_port: Default ``toolwire serve --http`` port.
         session_idle_timeout_s: Streamable HTTP sessions idle this long are closed
-        tool_modules: Your own tools' files and modules (``[tools] modules``, ``--tools``;
-            `toolwire.tool_modules`).
-        builtin_tools: Whether the built-in tools are served (``[tools] builtin``).
             (``None``: the server's default, 300 s).
         max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
             1,000).
@@ -188,6 +187,8 @@ class ToolwireConfig:
     allow_private_urls: bool = False
     store_url: str = DEFAULT_STORE_URL
     toolsets: tuple[str, ...] | None = None
+    tool_modules: tuple[ToolModule, ...] = ()
+    builtin_tools: bool = True
     result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS
     http_host: str = "127.0.0.1"
     http_port: int = 8765
@@ -198,8 +199,6 @@ class ToolwireConfig:
     serve_identity: ServerIdentity = field(default_factory=ServerIdentity)
     tools_list_ttl_s: float | None = None
     cors_origins: tuple[str, ...] = ()
-    tool_modules: tuple[ToolModule, ...] = ()
-    builtin_tools: bool = True
     mcp_servers: tuple[McpServerConfig, ...] = ()
     auth: AuthSettings = field(default_factory=AuthSettings)
     agents: Mapping[str, Any] | None = None
@@ -344,6 +343,7 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     tools = data.get("tools", {})
     if "toolsets" in tools:
         values["toolsets"] = at.strings(tools["toolsets"], ("tools", "toolsets"))
+    values.update(tools_table(tools, at.error, base_dir=str(base), source=at.name))
     if "result_budget_chars" in tools:
         budget_key = ("tools", "result_budget_chars")
         values["result_budget_chars"] = at.integer(
@@ -354,7 +354,6 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     if "quotas" in data:
         values["quotas"] = quotas_from_tables(data["quotas"], at.error)
     serve = data.get("serve", {})
-    values.update(tools_table(tools, at.error, base_dir=str(base), source=at.name))
     if "host" in serve:
         values["http_host"] = at.string(serve["host"], ("serve", "host"))
     if "port" in serve:
@@ -494,50 +493,6 @@ def _absolute_sqlite(url: str, base_dir: str) -> str:
     return "sqlite:///" + str((Path(base_dir) / relative).resolve())
 
 
-@dataclass(frozen=True, slots=True)
-class Located:
-    """A config file's text, to point errors at the line that defines a key."""
-
-    text: str
-    name: str
-
-    def error(self, key: tuple[str, ...], problem: str) -> ConfigurationError:
-        """``<file>:<line>: <dotted.key>: <problem>``."""
-        line = key_line(self.text, key)
-        where = f"{self.name}:{line}" if line is not None else self.name
-        return ConfigurationError(f"{where}: {'.'.join(key)}: {problem}")
-
-    def string(self, value: Any, key: tuple[str, ...]) -> str:
-        if not isinstance(value, str):
-            raise self.error(key, f"expected a string, got {_kind(value)}")
-        return value
-
-    def strings(self, value: Any, key: tuple[str, ...]) -> tuple[str, ...]:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise self.error(key, f"expected a list of strings, got {_kind(value)}")
-        return tuple(value)
-
-    def boolean(self, value: Any, key: tuple[str, ...]) -> bool:
-        if not isinstance(value, bool):
-            raise self.error(key, f"expected true or false, got {_kind(value)}")
-        return value
-
-    def number(self, value: Any, key: tuple[str, ...]) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise self.error(key, f"expected a positive number, got {value!r}")
-        return float(value)
-
-    def integer(
-        self, value: Any, key: tuple[str, ...], *, minimum: int, maximum: int | None = None
-    ) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(key, f"expected an integer, got {_kind(value)}")
-        if value < minimum or (maximum is not None and value > maximum):
-            bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
-            raise self.error(key, f"must be {bounds}, got {value}")
-        return value
-
-
 def _cors_origins(value: Any, at: Located) -> tuple[str, ...]:
     """``[serve] cors_origins``: browser origins, checked as `ServeOptions` checks them."""
     key = ("serve", "cors_origins")
@@ -560,57 +515,3 @@ def _result_handles(table: dict[str, Any], at: Located) -> ResultHandles:
             table["max_chars_per_session"], key, minimum=1
         )
     return ResultHandles(**settings)
-
-
-def _kind(value: Any) -> str:
-    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a number"}
-    names.update({list: "a list", dict: "a table"})
-    return names.get(type(value), type(value).__name__)
-
-
-def read_toml_file(file: Path) -> tuple[dict[str, Any], Located]:
-    """Parse ``file``; a syntax error becomes a `ConfigurationError` with its line."""
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigurationError(f"cannot read config file {file}: {exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigurationError(f"{file}: invalid TOML: {exc}") from None
-    return data, Located(text=text, name=str(file))
-
-
-def check_keys(
-    table: Mapping[str, Any], allowed: set[str], prefix: tuple[str, ...], at: Located
-) -> None:
-    """Refuse the first unknown key (a typo must not be silently ignored)."""
-    for key in table:
-        if key not in allowed:
-            raise at.error((*prefix, key), f"unknown key; expected one of {sorted(allowed)}")
-
-
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_ASSIGN = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
-
-
-def key_line(text: str, key: tuple[str, ...]) -> int | None:
-    """The 1-based line that defines ``key`` (a table header or an assignment), if found."""
-    table: tuple[str, ...] = ()
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = _HEADER.match(line)
-        if header:
-            table = _split_key(header.group(1))
-            if table == key:
-                return number
-            continue
-        assign = _ASSIGN.match(line)
-        if assign:
-            full = (*table, *_split_key(assign.group(1)))
-            if full == key[: len(full)] and len(full) <= len(key):
-                return number
-    return None
-
-
-def _split_key(raw: str) -> tuple[str, ...]:
-    return tuple(part.strip().strip("\"'") for part in raw.split("."))

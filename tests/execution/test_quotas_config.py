@@ -76,3 +76,24 @@ def test_a_bad_table_is_refused_with_the_fix(tmp_path: Path, text: str, message:
     with pytest.raises(ConfigurationError, match=message) as refused:
         load_config(_config(tmp_path, text), env={})
     assert "toolwire.toml" in str(refused.value)
+
+
+def test_a_quota_key_error_names_the_file_line_and_the_nearest_key(tmp_path: Path) -> None:
+    """Regression (outside check, issue 23): ``[[quotas]]`` errors had no line number."""
+    config = tmp_path / "toolwire.toml"
+    config.write_text(
+        '[[quotas]]\nname = "a"\ncalls = 1\n\n[[quotas]]\nname = "b"\ncals = 5\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigurationError) as raised:
+        load_config(config)
+    message = str(raised.value)
+    assert message.startswith(f"{config}:7: quotas.1.cals: unknown key; did you mean 'calls'?")
+
+
+def test_an_unknown_section_key_names_the_nearest(tmp_path: Path) -> None:
+    config = tmp_path / "toolwire.toml"
+    config.write_text('[sandbox]\nmod = "off"\n', encoding="utf-8")
+    with pytest.raises(ConfigurationError) as raised:
+        load_config(config)
+    assert f"{config}:2: sandbox.mod: unknown key; did you mean 'mode'?" in str(raised.value)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
+from toolwire.config_files import unknown_key
 from toolwire.errors import ConfigurationError
 from toolwire.execution.quotas import Quota, Quotas
 
@@ -68,7 +69,7 @@ def quotas_from_tables(value: Any, error: ErrorAt) -> Quotas:
 def _quota(table: dict[str, Any], at: tuple[str, ...], error: ErrorAt) -> Quota:
     unknown = sorted(set(table) - QUOTA_KEYS)
     if unknown:
-        raise error((*at, unknown[0]), f"unknown key; a quota takes {sorted(QUOTA_KEYS)}")
+        raise error((*at, unknown[0]), unknown_key(unknown[0], QUOTA_KEYS))
     for key in _NAMES:
         names = table.get(key)
         if names is not None and (
