@@ -72,8 +72,8 @@ relay=$({ { trap '' PIPE; "$3" OPTIONS "$4" "$5" </dev/null 2>&1 >/dev/null 3>&-
 tries=0
 until
   up=
-  while read -r _ local _ state _; do
-    case "$local:$state" in *":$2:0A") up=1; break ;; esac
+  while read -r _ address _ state _; do
+    case "$address:$state" in *":$2:0A") up=1; break ;; esac
   done </proc/net/tcp
   [ -n "$up" ]
 do
