@@ -53,3 +53,49 @@ def test_a_broken_config_is_refused_so_the_check_means_something(tmp_path: Path)
     _require_haproxy()
     checked = _check("backend b\n  balance no-such-algorithm\n", tmp_path)
     assert checked.returncode != 0
+
+
+def test_the_documented_haproxy_config_starts_under_a_common_open_files_limit(
+    tmp_path: Path,
+) -> None:
+    """Regression (outside check, issue 23): the example's ``maxconn 20000`` passed ``-c`` but
+    HAProxy refused to start where the open-files limit is 20000. This one runs it."""
+    _require_haproxy()
+    import resource
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = _documented_config().replace("bind :8765", f"bind 127.0.0.1:{port}")
+    config = config.replace("10.0.0.1", "127.0.0.1")  # the replicas: loopback, down is fine
+    path = tmp_path / "haproxy.cfg"
+    path.write_text(config)
+
+    def limit_open_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (20000, 20000))
+
+    proxy = subprocess.Popen(
+        ["haproxy", "-db", "-f", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=limit_open_files,
+        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "TOOLWIRE_HEALTH_TOKEN": "t"},
+    )
+    try:
+        listening = False
+        for _ in range(100):  # up to 10 s for the listener; an exit ends the wait at once
+            if proxy.poll() is not None:
+                break
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                listening = True
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert listening, proxy.communicate(timeout=5)[0] if proxy.poll() is not None else ""
+    finally:
+        proxy.kill()
+        proxy.wait(timeout=10)
