@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolwire.safety.bash.model import Finding, Segment
-from toolwire.safety.bash.words import HOME, SOMETHING, UNKNOWN, display
+from toolwire.safety.bash.nested import deletes_operands
+from toolwire.safety.bash.words import HOME, INPUT, SOMETHING, UNKNOWN, display
 from toolwire.safety.command_device_rules import (
     DEVICE_RULES,
     device_behind,
@@ -310,6 +311,19 @@ def _sensitive_glob(segment: Segment) -> Finding | None:
     return None
 
 
+def _deletes_input(segment: Segment) -> Finding | None:
+    """A recursive delete or a ``shred`` of paths read from input (``while read f; do rm -rf
+    "$f"; done < list``): what it destroys cannot be known before it runs."""
+    if any(INPUT in word for word in segment.argv[1:]) and deletes_operands(segment.argv):
+        return _finding(
+            "delete-from-input",
+            f"{segment.program} destroying paths read from input, which cannot be known "
+            "before it runs",
+            segment,
+        )
+    return None
+
+
 def _sql(segment: Segment) -> Finding | None:
     program = segment.program
     texts: list[str] = []
@@ -335,4 +349,4 @@ _PROGRAM_RULES: dict[str, tuple[Rule, ...]] = {
     "setcap": (_setcap,),
     **DEVICE_RULES,
 }
-_EVERY_COMMAND: tuple[Rule, ...] = (_writes, _sensitive, _sensitive_glob, _sql)
+_EVERY_COMMAND: tuple[Rule, ...] = (_writes, _sensitive, _sensitive_glob, _deletes_input, _sql)

@@ -105,7 +105,7 @@ class CodeRuns(ABC):
             self._segment(built, inner)
             if found.from_input and deletes_operands(built.argv):
                 refuse(
-                    "xargs-destructive",
+                    "delete-from-input",
                     f"{display(argv[0].text)} destroying paths read from input, which cannot "
                     "be known before it runs",
                     segment.text,

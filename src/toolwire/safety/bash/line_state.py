@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from toolwire.safety.bash.model import Segment
 from toolwire.safety.bash.syntax import Node, node_text
-from toolwire.safety.bash.words import HOME, SOMETHING, UNKNOWN, Word, expand_word
+from toolwire.safety.bash.words import HOME, INPUT, SOMETHING, UNKNOWN, Word, expand_word
 
 __all__ = ["Assignment", "assignment", "moved", "read_values"]
 
@@ -47,7 +47,8 @@ def assignment(node: Node, substituted: Callable[[list[Word]], list[Word]]) -> A
 
 
 def read_values(segment: Segment) -> dict[str, tuple[str, ...] | None]:
-    """What ``read NAME...`` fed known text gives each name (``None``: forgotten)."""
+    """What ``read NAME...`` gives each name: the text it is fed when the line says it,
+    ``UNKNOWN + INPUT`` when it reads input the line does not show, ``None``: forgotten."""
     names: list[str] = []
     args = segment.argv[1:]
     index = 0
@@ -56,7 +57,9 @@ def read_values(segment: Segment) -> dict[str, tuple[str, ...] | None]:
         index += 2 if word in _READ_VALUE_OPTIONS else 1
         if not word.startswith("-"):
             names.append(word)
-    line = segment.stdin.text.split("\n", 1)[0] if segment.stdin.kind == "data" else ""
+    if segment.stdin.kind != "data":
+        return dict.fromkeys(names, (UNKNOWN + INPUT,))  # read from input: unknown, and marked
+    line = segment.stdin.text.split("\n", 1)[0]
     found: dict[str, tuple[str, ...] | None] = {}
     for position, name in enumerate(names):
         last = position == len(names) - 1

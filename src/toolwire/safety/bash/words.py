@@ -8,7 +8,8 @@ in the result:
 
 * `UNKNOWN` — a variable, a substitution: any text, possibly none;
 * `SOMETHING` — text that is known not to be empty (``${X:?}``, ``$((...))``, ``<(...)``);
-* `HOME` — the home folder (only meaningful at the start of a word).
+* `HOME` — the home folder (only meaningful at the start of a word);
+* `INPUT` — after `UNKNOWN`: text read from input (``while read f; do ...; done < list``).
 
 ``${X:-default}`` is read as its default (the variable may be unset). A word also carries the
 command and process substitutions it contains (`Word.subs`), so the walker can tell what they
@@ -27,6 +28,7 @@ from toolwire.safety.bash.syntax import Node, node_text
 
 __all__ = [
     "HOME",
+    "INPUT",
     "MAX_BRACE_WORDS",
     "SOMETHING",
     "UNKNOWN",
@@ -40,6 +42,8 @@ __all__ = [
 UNKNOWN = "\x00"
 HOME = "\x01"
 SOMETHING = "\x03"
+INPUT = "\x07"
+"""Follows `UNKNOWN` in a value read from input the line does not show (``read f < list``)."""
 _SPLIT = "\x02"  # an unquoted $IFS: the word splits here
 MAX_BRACE_WORDS = 256
 """A word whose brace expansion yields more words than this is refused as too complex."""
@@ -99,7 +103,7 @@ class Word:
 
 def display(text: str) -> str:
     """``text`` for a message: the home folder as ``~``, unknown parts as ``…``."""
-    return text.replace(HOME, "~").replace(UNKNOWN, "…").replace(SOMETHING, "…")
+    return text.replace(HOME, "~").replace(UNKNOWN, "…").replace(SOMETHING, "…").replace(INPUT, "")
 
 
 @contextmanager
