@@ -7,12 +7,13 @@ socket. Two relays do the same job:
 - **socat**, when the host has it (``/usr`` is already mounted read-only in every sandbox): a
   ``/bin/sh`` launcher starts it in the background, waits until its port listens (socat's
   first log line, then ``/proc/net/tcp``: no Python) and replaces itself with the command. It
-  costs a few milliseconds. socat forks one process per open connection, at most half the
-  sandbox's process bound (and `MAX_CONNECTIONS`; more wait to be accepted); when it cannot
-  fork (the command used up the bound) it drops that connection and listens again 0.1 s later
-  instead of exiting. It waits up to `HALF_CLOSE_S` for the other side once one side has ended
-  its data (socat's own default, half a second, would cut an answer that comes after the
-  request's end of data).
+  costs a few milliseconds. socat is a child of the sandbox's pid 1, not of the command (a
+  command that waits for all its children is not held by it). It forks one process per open
+  connection, at most half the sandbox's process bound (and `MAX_CONNECTIONS`; more wait to
+  be accepted); when it cannot fork (the command used up the bound) it drops that connection
+  and listens again 0.1 s later instead of exiting. It waits up to `HALF_CLOSE_S` for the
+  other side once one side has ended its data (socat's own default, half a second, would cut
+  an answer that comes after the request's end of data).
 - **relay.py** (`toolwire.sandbox.relay`, run by the system's ``python3`` through
   ``inside.py``), the fallback: one process, but about a hundred milliseconds to start.
 
