@@ -1,6 +1,7 @@
 """`make bench`: every benchmark, each against a baseline measured in the same run.
 
-1. W1–W5 of the shared tool-execution harness (``../shared/peer-bench``), toolwire beside the
+1. W1–W5 of the peer tool-execution harness (kept outside this repository: ``TOOLWIRE_PEER_BENCH``,
+   by default ``shared/peer-bench`` beside the checkout), toolwire beside the
    raw-Python baseline — and beside the peers when their environment exists (see README).
 2. Key-value stores against their raw drivers (``bench_kv.py``).
 3. Reducers: characters before/after on the captured outputs (``bench_reducers.py``).
