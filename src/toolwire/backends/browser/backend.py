@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from toolwire.backends.browser.session import BrowserSession
 from toolwire.backends.browser.settings import BrowserSettings
 from toolwire.backends.network.resolvers import Resolver
 from toolwire.errors import ConfigurationError, StoreError
+from toolwire.principals import PRINCIPAL_SEPARATOR
 from toolwire.seams import NetworkPolicy
 
 if TYPE_CHECKING:
@@ -105,7 +107,7 @@ class BrowserBackend:
             if found is not None:
                 del self._sessions[session_id]
                 await found.aclose()
-            await self._evict()
+            await self._evict(session_id)
             opened = await BrowserSession.open(runtime, session_id, policy, self.settings)
             self._sessions[session_id] = opened
             return opened
@@ -159,13 +161,27 @@ class BrowserBackend:
         self._loop = loop
         return self._runtime
 
-    async def _evict(self) -> None:
+    async def _evict(self, newcomer: str) -> None:
+        """Make room for ``newcomer``'s context at the cap: close the least recently used
+        context of its own principal, else of the principal holding the most (so a credential
+        opening contexts closes its own, never one of a credential holding fewer)."""
         open_sessions = [s for s in self._sessions.values() if not s.closed]
         if len(open_sessions) < self.settings.max_sessions:
             return
-        idle = [s for s in open_sessions if not s.lock.locked()] or open_sessions
+        held = Counter(_principal_of(s.session_id) for s in open_sessions)
+        own = _principal_of(newcomer)
+        owner = own if held[own] else max(held, key=lambda p: held[p])
+        theirs = [s for s in open_sessions if _principal_of(s.session_id) == owner]
+        idle = [s for s in theirs if not s.lock.locked()] or theirs
         oldest = min(idle, key=lambda s: s.last_used)
         await self.close_session(oldest.session_id)
+
+
+def _principal_of(session_key: str) -> str:
+    """The principal a context key names (`toolwire.principals.Principal.scoped`: ``<session
+    id>~p-…``), ``""`` for `toolwire.principals.LOCAL`."""
+    _, sep, principal = session_key.rpartition(PRINCIPAL_SEPARATOR)
+    return principal if sep and principal.startswith("p-") else ""
 
 
 class SessionBrowser:

@@ -98,7 +98,8 @@ class BrowserSettings:
             shorter: it wins).
         action_timeout_s: The longest a click, a fill or a wait for an element takes.
         max_sessions: Browser contexts open at once; opening one more closes the one used
-            least recently.
+            least recently of its own principal (of the principal holding the most when it
+            holds none: a credential never closes the context of one holding fewer).
         max_tabs: Tabs one session may have open.
         max_console_messages: Console messages kept per tab (the oldest are dropped).
         max_screenshot_bytes: The largest screenshot answered.
