@@ -7,11 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import anyio
 import pytest
 from user_tools_project import UNTRUSTED_OPEN, make_tools_project, toolwire
-
-from toolwire.backends.secrets import VaultSecretsResolver
 
 
 @pytest.fixture
@@ -124,17 +121,17 @@ async def acme_key(ctx: ToolContext) -> str:
 async def other_key(ctx: ToolContext) -> str:
     """Asks for a secret it did not declare."""
     assert ctx.secrets_resolver is not None
-    return str(await ctx.secrets_resolver.get("providers/github/token"))
+    return str(await ctx.secrets_resolver.get("github_token"))
 '''
 
 
-def test_a_stored_secret_reaches_the_tool_that_declares_it(project: Path) -> None:
+def test_a_secret_set_with_toolwire_secret_reaches_the_tool_that_declares_it(project: Path) -> None:
     home = project / "home"
     home.mkdir()
     (project / "secret_tools.py").write_text(_SECRET_TOOLS)
-    vault = VaultSecretsResolver(home / ".toolwire" / "secrets")
-    anyio.run(vault.set, "acme/apiKey", "sk-acme-0123456789")
-    anyio.run(vault.set, "providers/github/token", "ghp-not-for-this-tool")
+    for ref, value in (("acme/apiKey", "sk-acme-0123456789"), ("github_token", "ghp-not-yours")):
+        stored = toolwire(project, "secret", "set", ref, stdin=value, HOME=str(home))
+        assert stored.returncode == 0, stored.stderr
     tools = ("--tools", "secret_tools.py")
     done = toolwire(project, "call", *tools, "acme_key", HOME=str(home))
     assert done.returncode == 0, done.stderr

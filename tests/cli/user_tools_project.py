@@ -74,12 +74,14 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def toolwire(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run ``toolwire ARGS`` in ``cwd`` to the end."""
+def toolwire(
+    cwd: Path, *args: str, stdin: str = "", **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run ``toolwire ARGS`` in ``cwd`` to the end, with ``stdin`` as its input."""
     return subprocess.run(
         [TOOLWIRE, *args],
         cwd=cwd,
-        stdin=subprocess.DEVNULL,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=120,
