@@ -56,6 +56,7 @@ from toolwire.backends.file_operations import (
 )
 from toolwire.backends.regular_files import PathStat, read_regular_file, stat_path
 from toolwire.errors import ConfigurationError, PathNotReachableError
+from toolwire.safety.protected_paths import ProtectedPaths, is_protected
 from toolwire.safety.sensitive_paths import is_sensitive
 from toolwire.seams import DirEntry
 
@@ -114,12 +115,14 @@ class ReachScopedFs:
             always applies).
         base_dir: Directory that relative paths (arguments and prefixes) resolve against;
             without it relative paths are refused.
+        protected: What no write may touch inside a write root, at every link the path
+            follows (`toolwire.safety.protected_paths`); ``None``: the defaults.
 
     Raises:
         ConfigurationError: a prefix is relative and there is no ``base_dir``.
     """
 
-    __slots__ = ("_base_dir", "_deny", "_read", "_write")
+    __slots__ = ("_base_dir", "_deny", "_protected", "_read", "_write")
 
     def __init__(
         self,
@@ -128,10 +131,12 @@ class ReachScopedFs:
         *,
         deny: Sequence[str] | None = None,
         base_dir: str | None = None,
+        protected: ProtectedPaths | None = None,
     ) -> None:
         if base_dir is not None and not os.path.isabs(base_dir):
             raise ConfigurationError(f"ReachScopedFs(base_dir={base_dir!r}) must be absolute")
         self._base_dir = base_dir
+        self._protected = protected
         self._read = _prefixes("read", read, base_dir)
         self._write = _prefixes("write", write, base_dir)
         self._deny = _prefixes("deny", deny or (), base_dir)
@@ -189,6 +194,8 @@ class ReachScopedFs:
         hops = 0
         while True:
             self._check_floor(current, path, kind)
+            if kind == "write":
+                self._check_protected(current, path)
             prefix = next((p for p in allowed if _under(current, p)), None)
             if prefix is None:
                 reason = (
@@ -213,6 +220,13 @@ class ReachScopedFs:
         if is_sensitive(current) or any(_under(folded, d.casefold()) for d in self._deny):
             raise PathNotReachableError(
                 f'PATH_NOT_REACHABLE: {kind} of "{asked}" hits the always-deny floor'
+            )
+
+    def _check_protected(self, current: str, asked: str) -> None:
+        why = is_protected(current, self._protected)
+        if why is not None:
+            raise PathNotReachableError(
+                f'PATH_NOT_REACHABLE: write of "{asked}" is refused: it is protected ({why})'
             )
 
     async def _run(

@@ -96,7 +96,14 @@ def _resolve(declared: FsReachCapability, call: Resolution) -> ScopedFs:
 
     base_dir = os.path.abspath(call.scope.working_dir or os.getcwd())
     read, write = call_reach(declared, call)
-    return ReachScopedFs(read, write, deny=call.backends.always_deny, base_dir=base_dir)
+    backends = call.backends
+    return ReachScopedFs(
+        read,
+        write,
+        deny=backends.always_deny,
+        base_dir=base_dir,
+        protected=backends.protected_paths,
+    )
 
 
 def _personality_reach(call: Resolution) -> FsReach:
