@@ -54,9 +54,7 @@ from toolwire.mcp.serve_options import (
     DEFAULT_SESSION_IDLE_TIMEOUT_S,
     ServeOptions,
 )
-from toolwire.principals import Principal
 from toolwire.results import Ok
-from toolwire.seams import ReadRecord
 from toolwire.tools import Tool
 from toolwire.version import __version__
 
@@ -254,14 +252,6 @@ class CallPlumbing:
     base_ctx: ToolContext
     sessions: SessionReadRecords
     as_mcp: Callable[[Tool], mt.Tool]
-
-    def session_mtimes(
-        self, session_header: str | None, principal: Principal
-    ) -> tuple[str, dict[str, ReadRecord]]:
-        """The session id the handler would use for this ``Mcp-Session-Id`` (none: the
-        principal's stateless session), and its read records in this process."""
-        sid = self.sessions.session_of_header(session_header, principal)
-        return sid, self.sessions.mtimes(sid)
 
     async def to_result(
         self, outcome: CallOutcome, arguments: dict[str, Any], emit: ProgressEmitter
