@@ -94,6 +94,9 @@ def test_the_mcp_cli_install_lists_checks_and_calls(installer: Installer, projec
     call = '{"path": "notes.txt"}'
     ran = venv.run(["toolwire", "call", "read_file", call], cwd=project).check()
     assert "one two three four five" in ran.stdout
+    fetch = venv.run(["toolwire", "call", "fetch_url", '{"url": "http://x.invalid/"}'], cwd=project)
+    assert "Traceback" not in fetch.stderr
+    assert "fetch_url is not currently available" in fetch.stdout + fetch.stderr
 
 
 def test_the_mcp_cli_install_serves_stdio(installer: Installer, project: Path) -> None:

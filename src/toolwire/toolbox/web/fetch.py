@@ -16,6 +16,7 @@ page says is adversary-controlled: the tool is ``output_is_untrusted``.
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 from toolwire.capabilities.kinds.network import network
@@ -32,12 +33,13 @@ from toolwire.toolbox.web.robots import RobotsCheck
 from toolwire.toolbox.web.settings import FetchSettings
 from toolwire.tools import Tool, ToolAnnotations
 
-__all__ = ["MAX_CHARS_LIMIT", "fetch_url_tool"]
+__all__ = ["MAX_CHARS_LIMIT", "fetch_url_tool", "web_extra_installed"]
 
 MAX_CHARS_LIMIT = 200_000
 """The most characters one call may ask for (the call's result budget may allow fewer)."""
 _FRAME_CHARS = 400  # room kept in the result budget for the header and the paging line
 _ERROR_EXCERPT_CHARS = 1_000
+_WEB_EXTRA = ("httpx", "trafilatura", "html_to_markdown", "pypdf", "protego", "charset_normalizer")
 
 
 def fetch_url_tool(settings: FetchSettings | None = None) -> Tool:
@@ -47,10 +49,12 @@ def fetch_url_tool(settings: FetchSettings | None = None) -> Tool:
     """
     config = settings or FetchSettings.from_env()
     robots = RobotsCheck(config)
+    installed = web_extra_installed()
 
     @tool(
         toolset="web",
         capabilities=[network(["*"])],
+        is_available=lambda: installed,
         output_is_untrusted=True,
         max_result_chars=MAX_CHARS_LIMIT + _FRAME_CHARS,
         timeout_s=2 * config.timeout_s + 30,
@@ -88,6 +92,13 @@ def fetch_url_tool(settings: FetchSettings | None = None) -> Tool:
         return await _present(ctx, url, fetched, config, max_chars, start_index, raw)
 
     return fetch_url
+
+
+def web_extra_installed() -> bool:
+    """Whether the ``web`` extra is installed (its packages looked up, not imported); without
+    it ``fetch_url`` is unavailable, so no model is offered a tool that could only fail
+    (``pip install 'toolwire[web]'``)."""
+    return all(importlib.util.find_spec(name) is not None for name in _WEB_EXTRA)
 
 
 def _check_args(url: str, max_chars: int, start_index: int) -> Err | None:
