@@ -108,8 +108,27 @@ def test_help_shows_boolean_options_as_flags(command: list[str]) -> None:
             assert not rest.lstrip().startswith("<"), f"{flag} takes no value: {rest!r}"
 
 
-def test_make_run_shows_each_install_step() -> None:
-    recipe = MAKEFILE.read_text().split("$(STAMP): pyproject.toml\n", 1)[1].split("\n\n", 1)[0]
+def _install_recipe(stamp: str) -> str:
+    """The recipe that installs for ``stamp``, with the shared venv steps spelled out."""
+    text = MAKEFILE.read_text()
+    venv = text.split("define venv\n", 1)[1].split("endef", 1)[0]
+    recipe = text.split(f"{stamp}: pyproject.toml\n", 1)[1].split("\n\n", 1)[0]
+    return recipe.replace("\t$(venv)\n", venv)
+
+
+@pytest.mark.parametrize("stamp", ["$(SERVE_STAMP)", "$(STAMP)"])
+def test_make_run_shows_each_install_step(stamp: str) -> None:
+    recipe = _install_recipe(stamp)
     assert " -q " not in recipe
     assert recipe.count("echo") >= 3
     assert "--progress-bar on" in recipe
+
+
+def test_make_run_installs_what_serving_needs_and_not_the_test_tools() -> None:
+    text = MAKEFILE.read_text()
+    assert re.search(r"^run: \$\(SERVE_STAMP\)", text, re.M)
+    serve = _install_recipe("$(SERVE_STAMP)")
+    assert "[test]" not in serve
+    assert "-e '.[$(SERVE_EXTRAS)]'" in serve
+    assert re.search(r"^SERVE_EXTRAS := mcp,cli,web,browser$", text, re.M)
+    assert "touch $(STAMP) $(SERVE_STAMP)" in _install_recipe("$(STAMP)")  # test ⊇ serve
