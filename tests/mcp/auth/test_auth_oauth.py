@@ -325,7 +325,12 @@ async def test_oauth_over_http_metadata_challenges_and_grants(
         async with serving(registry_of(), auth, port=port) as url:
             metadata_url = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
             async with httpx.AsyncClient(timeout=WAIT_S) as http:
-                metadata = (await http.get(metadata_url)).json()
+                answer = await http.get(metadata_url, headers={"origin": "https://evil.example"})
+                metadata = answer.json()
+                # Regression (outside check, issue 23): no response signing advertised (none
+                # is done), and no CORS for an origin [serve] cors_origins does not list
+                assert "resource_signing_alg_values_supported" not in metadata
+                assert "access-control-allow-origin" not in answer.headers
                 assert metadata["resource"] == resource
                 assert metadata["authorization_servers"] == [ISSUER]
                 assert sorted(metadata["scopes_supported"]) == sorted(SCOPES)

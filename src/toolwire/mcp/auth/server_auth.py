@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
-from mcp.server.auth.routes import cors_middleware
 from mcp.shared.auth import ProtectedResourceMetadata
 from starlette.routing import Route
 
@@ -84,14 +83,15 @@ class ServerAuth:
                 "authorization_servers": [self.oauth.issuer],
                 "scopes_supported": sorted(self.oauth.scopes),
                 "resource_name": "toolwire",
-                "resource_signing_alg_values_supported": list(self.oauth.algorithms),
             }
         )
-        handler = cors_middleware(
-            ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"]
-        )
+        # No response signing is advertised: toolwire signs no responses (the token
+        # algorithms it accepts are the authorization server's business, not this document's).
+        # No CORS of its own either: browser pages reach it exactly as they reach /mcp, through
+        # `[serve] cors_origins` (`toolwire.mcp.cors`), never through a blanket ``*``.
+        handler = ProtectedResourceMetadataHandler(metadata).handle
         paths = dict.fromkeys((metadata_path(self.oauth.resource), _WELL_KNOWN))
-        return [Route(path, endpoint=handler, methods=["GET", "OPTIONS"]) for path in paths]
+        return [Route(path, endpoint=handler, methods=["GET"]) for path in paths]
 
     async def start(self) -> None:
         """Find the issuer's JWKS now when it is discovered from the issuer's metadata, so a
