@@ -63,13 +63,14 @@ def create_backends_for(
     config: ToolwireConfig, *, hooks: HookRegistry | None = None
 ) -> CapabilityBackends:
     """Capability backends for ``config``: its sandbox (roots, mode and limits, protected
-    paths, with the config file it was read from among them), network policy and store,
+    paths, with the config file it was read from and the code of its tool modules among them:
+    `toolwire.tool_modules.host_files` imports them), network policy and store,
     background processes with logs in ``<base_dir>/.toolwire/processes``, the browser when
     Playwright is installed, and sub-agents when ``config`` has ``[agents]`` (their calls go
     through ``hooks``: pass the registry's).
 
     Raises:
-        ConfigurationError: a bad ``[agents]`` table.
+        ConfigurationError: a bad ``[agents]`` table, or a tool module that cannot be imported.
     """
     from toolwire.backends.defaults import create_backends
     from toolwire.backends.secret_env import DEFAULT_ENV_SECRETS
