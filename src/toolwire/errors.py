@@ -14,6 +14,7 @@ ToolwireError
 │   ├── HostNotAllowedError     ScopedFetch / safe_fetch: ``HOST_NOT_ALLOWED:``
 │   ├── BinaryNotAllowedError   ScopedProcess: ``BINARY_NOT_ALLOWED:``
 │   └── SecretNotDeclaredError  ScopedSecrets: ``SECRET_NOT_DECLARED:``
+├── SecretNotConfiguredError a declared secret has no value (also a KeyError); says how to set it
 ├── StoreError               a key-value store was used wrongly (non-string value, negative TTL)
 ├── ProviderError            a ToolProvider failed to list its tools (discovery failed)
 ├── FormatError              a value handed to a format function is not that API's shape
@@ -33,6 +34,7 @@ __all__ = [
     "PathNotReachableError",
     "ProviderError",
     "RegistrationError",
+    "SecretNotConfiguredError",
     "SecretNotDeclaredError",
     "StoreError",
     "ToolDefinitionError",
@@ -74,6 +76,15 @@ class BinaryNotAllowedError(CapabilityError, PermissionError):
 
 class SecretNotDeclaredError(CapabilityError, PermissionError):
     """A secret reference was not declared by the tool; the message never echoes the ref."""
+
+
+class SecretNotConfiguredError(ToolwireError, KeyError):
+    """A declared secret has no value in any resolver; the message names the ways to give it
+    one that work here (``toolwire secret set REF``, its environment variables), never a value.
+    A `KeyError`, as before it had its own class."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""  # KeyError's own str() adds quotes
 
 
 class StoreError(ToolwireError, ValueError):

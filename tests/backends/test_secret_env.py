@@ -16,7 +16,7 @@ from toolwire.backends.secrets import (
     VaultSecretsResolver,
 )
 from toolwire.config import load_config
-from toolwire.errors import ConfigurationError
+from toolwire.errors import ConfigurationError, SecretNotConfiguredError
 
 pytestmark = pytest.mark.anyio
 
@@ -71,9 +71,10 @@ async def test_the_default_backends_name_the_cli_and_the_variables(
     backends = create_backends(working_dir=str(tmp_path), kv_url=None, archive_url=None)
     assert backends.secrets_resolver is not None
     secrets = DeclaredSecrets(["providers/github/token"], backends.secrets_resolver)
-    with pytest.raises(KeyError) as raised:
+    with pytest.raises(SecretNotConfiguredError) as raised:
         await secrets.get("providers/github/token")
-    assert str(raised.value).strip("'\"") == (
+    assert isinstance(raised.value, KeyError)
+    assert str(raised.value) == (
         "secret providers/github/token is not configured: run `toolwire secret set "
         "providers/github/token` or set the environment variable GITHUB_TOKEN or "
         "TOOLWIRE_SECRET_PROVIDERS_GITHUB_TOKEN"

@@ -11,9 +11,9 @@ A *ref* names a secret: ``providers/exa/apiKey``. Resolvers map refs to values:
 - `ChainSecretsResolver` asks several in order.
 
 `DeclaredSecrets` is the seam a tool sees: it resolves only the refs the tool declared; a declared
-ref with no value raises `KeyError` naming the ways to set it that work with these resolvers
-(each resolver's ``how_to_set``). A value never appears in a ``repr``, a log line or an
-exception message of anything in this module.
+ref with no value raises `SecretNotConfiguredError` (a `KeyError`) naming the ways to set it
+that work with these resolvers (each resolver's ``how_to_set``). A value never appears in a
+``repr``, a log line or an exception message of anything in this module.
 """
 
 from __future__ import annotations
@@ -30,7 +30,11 @@ import anyio.to_thread
 
 from toolwire.backends.atomic import replace_atomically
 from toolwire.backends.secret_env import DEFAULT_ENV_SECRETS, EnvSecretsResolver, check_env_name
-from toolwire.errors import ConfigurationError, SecretNotDeclaredError
+from toolwire.errors import (
+    ConfigurationError,
+    SecretNotConfiguredError,
+    SecretNotDeclaredError,
+)
 
 __all__ = [
     "DEFAULT_ENV_SECRETS",
@@ -257,7 +261,8 @@ class DeclaredSecrets:
 
         Raises:
             SecretNotDeclaredError: not declared (the message never echoes the ref).
-            KeyError: declared, but no resolver has a value.
+            SecretNotConfiguredError: declared, but no resolver has a value (a `KeyError`
+                whose message says how to set it).
         """
         if not is_ref_permitted(ref, self._refs):
             raise SecretNotDeclaredError(_DENIED)
@@ -268,7 +273,7 @@ class DeclaredSecrets:
         if value is None:
             ways = how_to_set(self._resolver, ref)
             fix = " or ".join(ways) if ways else "give the registry a resolver that has it"
-            raise KeyError(f"secret {ref} is not configured: {fix}")
+            raise SecretNotConfiguredError(f"secret {ref} is not configured: {fix}")
         return value
 
     def __repr__(self) -> str:
