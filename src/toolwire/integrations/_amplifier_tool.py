@@ -3,8 +3,13 @@
 The calls the orchestrator starts together join one batch *before* anything is awaited, so
 hooks that take a while (amplifier's hook registry is asynchronous) cannot spread the calls of
 one response over several batches. The batch then emits ``tool:pre`` for each call, runs the
-calls no hook denied in one ``execute_parallel`` (with their share of the budget of the whole
+calls no hook refused in one ``execute_parallel`` (with their share of the budget of the whole
 response), and each call emits ``tool:post`` and, on failure, ``tool:error``.
+
+What a ``tool:pre`` answer does, failing closed (`toolwire.integrations._amplifier_pre`):
+``deny`` refuses; ``ask_user`` asks the coordinator's approval system and refuses unless the
+user allows; a changed ``tool_input`` (``modify``: amplifier's registry chains the data and
+answers ``continue`` with it) is what the call runs with, validated again by the pipeline.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import anyio
 from toolwire.amplifier import to_amplifier
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
+from toolwire.integrations._amplifier_pre import verdict
 from toolwire.integrations._binding import BoundOutcome, BoundTool, ToolBinding
 from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import CallGatherer
@@ -36,6 +42,9 @@ logger = logging.getLogger("toolwire.integrations.amplifier")
 
 DENIED = "tool_pre_denied"
 """``Err.reason`` of a call a ``tool:pre`` hook refused (it never ran: no post events)."""
+CALL_ID_KEY = "_tool_call_id"
+"""The input key carrying the orchestrator's call id (amplifier-core's behaviour tests pass it);
+it becomes the call's ``tool_call_id`` and is not an argument of the tool."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -62,18 +71,22 @@ class MountState:
         """``tool:pre`` for each call, then the calls no hook denied, in one batch."""
         refusals: dict[int, CallOutcome] = {}
 
+        cleared: dict[int, ToolCall] = {}
+
         async def check(index: int, call: ToolCall) -> None:
-            reason = await self.pre(call)
-            if reason is not None:
-                result = err(reason, ErrorCode.NOT_AVAILABLE, reason=DENIED)
-                refusals[index] = CallOutcome(
-                    tool_call_id=call.id, name=call.name, result=result, duration_ms=0.0
-                )
+            verdict = await self.pre(call)
+            if isinstance(verdict, ToolCall):
+                cleared[index] = verdict
+                return
+            result = err(verdict, ErrorCode.NOT_AVAILABLE, reason=DENIED)
+            refusals[index] = CallOutcome(
+                tool_call_id=call.id, name=call.name, result=result, duration_ms=0.0
+            )
 
         async with anyio.create_task_group() as group:
             for index, call in enumerate(calls):
                 group.start_soon(check, index, call)
-        allowed = [call for index, call in enumerate(calls) if index not in refusals]
+        allowed = [cleared[index] for index in range(len(calls)) if index not in refusals]
         ran: list[CallOutcome] = []
         if allowed:
             if len(allowed) < len(calls):  # the denied calls' shares are not handed out
@@ -83,17 +96,16 @@ class MountState:
         outcomes = iter(ran)
         return [refusals[i] if i in refusals else next(outcomes) for i in range(len(calls))]
 
-    async def pre(self, call: ToolCall) -> str | None:
-        """Emit ``tool:pre``; the refusal's reason when a hook denies the call or fails."""
+    async def pre(self, call: ToolCall) -> ToolCall | str:
+        """Emit ``tool:pre``: the call to run (its input as the hooks left it), or the reason
+        it is refused (a hook denied it, the user did not approve it, or a hook failed)."""
         data = {"tool_name": call.name, "tool_call_id": call.id, "tool_input": call.args}
         try:
             answer = await self.emit("tool:pre", data)
         except Exception as exc:
             logger.exception("toolwire: a tool:pre hook failed; the call is refused")
             return f"a tool:pre hook failed ({type(exc).__name__}); the call was refused"
-        if getattr(answer, "action", None) == "deny":
-            return str(getattr(answer, "reason", None) or "denied by a tool:pre hook")
-        return None
+        return await verdict(self.coordinator, call, answer)
 
     async def observe(self, event: str, call: ToolCall, **data: Any) -> None:
         """Emit an event nothing may change (``tool:post``, ``tool:error``)."""
@@ -132,15 +144,19 @@ class AmplifierTool:
         """Run one call through the registry's pipeline; never raises for what the call does."""
         state = self._state
         arguments = dict(input) if isinstance(input, Mapping) else {}
-        call = ToolCall(id=f"amp_{uuid.uuid4().hex[:16]}", name=self.name, args=arguments)
+        call_id = arguments.pop(CALL_ID_KEY, None)
+        if not isinstance(call_id, str) or not call_id:
+            call_id = f"amp_{uuid.uuid4().hex[:16]}"
+        call = ToolCall(id=call_id, name=self.name, args=arguments)
         outcome = await state.gatherer.submit(
             ("amplifier", id(state.coordinator)), call, state.base
         )
-        bound = state.binding.present(outcome, state.base, args=arguments)
-        result = _to_result(bound)
         if isinstance(outcome.result, Err) and outcome.result.reason == DENIED:
-            return result
-        await state.observe("tool:post", call, tool_input=arguments, result=result.model_dump())
+            return _to_result(state.binding.present(outcome, state.base, args=arguments))
+        ran_with = dict(outcome.args) if outcome.args is not None else arguments
+        bound = state.binding.present(outcome, state.base, args=ran_with)
+        result = _to_result(bound)
+        await state.observe("tool:post", call, tool_input=ran_with, result=result.model_dump())
         if not bound.ok:
             await state.observe("tool:error", call, error=result.error or {})
         return result
