@@ -292,6 +292,7 @@ def tool(
     requires_approval: bool | ApprovalRule = False,
     long_running: bool = False,
     side_effects: bool = False,
+    defer_loading: bool = False,
     docstring_style: DocstringStyle = "auto",
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 

@@ -130,6 +130,9 @@ class Tool:
             becomes a task (`toolwire.execution.tasks`).
         side_effects: The tool changes the world: its calls get an effect journal, so a
             retried call is answered from it, never run twice (`toolwire.execution.effects`).
+        defer_loading: Left out of the definitions until a ``tool_search`` finds it for the
+            session; a call to it before that is answered ``not_offered``
+            (`toolwire.tool_search`).
         validator: Compiled argument validator; built from ``schema`` when not given.
     """
 
@@ -152,6 +155,7 @@ class Tool:
     requires_approval: bool | ApprovalRule = False
     long_running: bool = False
     side_effects: bool = False
+    defer_loading: bool = False
     validator: ArgsValidator = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -201,7 +205,7 @@ class Tool:
                 f"tool {self.name!r}: cache must be True, False, None or a CachePolicy"
             )
         _check_approval_rule(self.name, self.requires_approval)
-        for flag in ("long_running", "side_effects"):
+        for flag in ("long_running", "side_effects", "defer_loading"):
             if not isinstance(getattr(self, flag), bool):
                 raise ToolDefinitionError(f"tool {self.name!r}: {flag} must be True or False")
         if self.validator is None:
