@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agents.run_config import ToolExecutionConfig
+from agents.tool_context import ToolContext as ToolContextSDK
 from integration_helpers import (
     GITHUB_PAT,
     RecordingRegistry,
@@ -17,10 +19,10 @@ from integration_helpers import (
     share,
 )
 
-from agents import Agent, FunctionTool, RunConfig, Runner
-from toolwire import ToolContext
+from agents import Agent, FunctionTool, RunConfig, RunContextWrapper, Runner
+from toolwire import ErrorCode, ToolContext
 from toolwire.execution.budget import truncation_marker
-from toolwire.integrations.openai_agents import function_tools
+from toolwire.integrations.openai_agents import ToolCallFailed, function_tools
 
 pytestmark = pytest.mark.anyio
 
@@ -133,3 +135,111 @@ async def test_calls_held_back_by_a_concurrency_limit_run_on_their_own_without_a
     await Runner.run(agent, "go", run_config=config)
     assert [batch.ids for batch in registry.batches] == [("a",), ("b",)]
     assert outputs(model)["b"] == "===TOOL_RESULT_START:shout===\nB\n===TOOL_RESULT_END==="
+
+
+async def test_a_run_without_a_group_id_has_a_session_of_its_own(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    tools = function_tools(registry, working_dir=str(root))
+    config = RunConfig(tracing_disabled=True)
+    model = ScriptedModel(
+        [function_call("describe_context", {}, "a1")],
+        [function_call("describe_context", {}, "a2")],
+        [say("done")],
+        [function_call("describe_context", {}, "b1")],
+        [say("done")],
+    )
+    agent = Agent(name="t", model=model, tools=tools)
+    await Runner.run(agent, "first", run_config=config)
+    await Runner.run(agent, "second", run_config=config)
+    sessions = {k: v.split("session=")[1].split()[0] for k, v in outputs(model).items()}
+    assert sessions["a1"] == sessions["a2"]  # one run: one session across its turns
+    assert sessions["a1"].startswith("openai-agents:")
+    assert sessions["b1"] != sessions["a1"]
+
+
+async def test_an_unrelated_runs_reads_do_not_make_a_write_stale(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    tools = function_tools(registry, working_dir=str(root))
+    config = RunConfig(tracing_disabled=True)
+    model = ScriptedModel(
+        [function_call("read_file", {"path": "notes.txt"}, "read")],
+        [say("done")],
+        [function_call("write_file", {"path": "notes.txt", "content": "new\n"}, "write")],
+        [say("done")],
+    )
+    agent = Agent(name="t", model=model, tools=tools)
+    await Runner.run(agent, "read it", run_config=config)
+    (root / "notes.txt").write_text("changed meanwhile\n", encoding="utf-8")
+    os.utime(root / "notes.txt", (1, 1))  # a different time from the one the read saw
+    await Runner.run(agent, "write it", run_config=config)
+    assert "STALE_WRITE" not in outputs(model)["write"].upper()
+    assert (root / "notes.txt").read_text(encoding="utf-8") == "new\n"
+
+
+async def test_runs_with_one_group_id_share_their_read_records(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    tools = function_tools(registry, working_dir=str(root))
+    config = RunConfig(tracing_disabled=True, group_id="one-conversation")
+    model = ScriptedModel(
+        [function_call("read_file", {"path": "notes.txt"}, "read")],
+        [say("done")],
+        [function_call("write_file", {"path": "notes.txt", "content": "new\n"}, "write")],
+        [say("done")],
+    )
+    agent = Agent(name="t", model=model, tools=tools)
+    await Runner.run(agent, "read it", run_config=config)
+    (root / "notes.txt").write_text("changed meanwhile\n", encoding="utf-8")
+    os.utime(root / "notes.txt", (1, 1))
+    await Runner.run(agent, "write it", run_config=config)
+    assert "stale_write" in outputs(model)["write"].lower()
+    assert (root / "notes.txt").read_text(encoding="utf-8") == "changed meanwhile\n"
+
+
+async def test_the_sdks_failure_error_function_formats_failures(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    handed: list[tuple[str | None, BaseException]] = []
+
+    async def formatter(ctx: RunContextWrapper[Any], error: Exception) -> str:
+        assert isinstance(ctx, ToolContextSDK)
+        handed.append((ctx.tool_call_id, error))
+        return "the tool failed; try something else"
+
+    model = ScriptedModel(
+        [function_call("shout", {"text": 3}, "bad"), function_call("shout", {"text": "a"}, "ok")],
+        [say("done")],
+    )
+    await run(
+        model, function_tools(registry, working_dir=str(root), failure_error_function=formatter)
+    )
+    sent = outputs(model)
+    assert sent["bad"] == "the tool failed; try something else"
+    assert sent["ok"].startswith("===TOOL_RESULT_START:shout===")
+    [(call_id, error)] = handed
+    assert call_id == "bad"
+    assert isinstance(error, ToolCallFailed)
+    assert error.code is ErrorCode.INPUT_INVALID
+    assert str(error).startswith("Invalid arguments for shout")
+
+
+async def test_failure_error_function_none_fails_the_run_as_in_the_sdk(
+    workspace: tuple[RecordingRegistry, Path],
+) -> None:
+    registry, root = workspace
+    model = ScriptedModel([function_call("shout", {"text": 3}, "bad")], [say("done")])
+    tools = function_tools(registry, working_dir=str(root), failure_error_function=None)
+    with pytest.raises(Exception) as raised:
+        await run(model, tools)
+    chain: list[BaseException] = []
+    error: BaseException | None = raised.value
+    while error is not None:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    assert any(isinstance(e, ToolCallFailed) for e in chain)

@@ -14,38 +14,72 @@ Each registry tool becomes a `FunctionTool` with the same guarantees as the othe
   the calls of a response (same run, same model request) are gathered into one
   ``execute_parallel``, so the output budget is split across them;
 - every result **presented** (redaction, untrusted wrapping, result frame); a failure is returned
-  as the presented error text, which the SDK sends to the model as the call's output;
-- a `ToolContext` from the run: session = the run config's ``group_id``, turn = the model
-  requests so far, message count = the turn's input items; your base context from ``context=``
-  (a `ToolContext`, or a function of the SDK's tool context), or the run's context object when it
-  is a `ToolContext`.
+  as the presented error text, which the SDK sends to the model as the call's output, unless you
+  give ``failure_error_function=`` (the SDK's own parameter): it then gets a `ToolCallFailed`
+  and its answer is the output, and ``None`` raises it (the run fails);
+- a `ToolContext` from the run: session = the run config's ``group_id`` (runs that share one
+  share their read records and todo list), else a session of the run's own
+  (``openai-agents:<uuid>``, one per ``Runner.run``); turn = the model requests so far, message
+  count = the turn's input items; your base context from ``context=`` (a `ToolContext`, or a
+  function of the SDK's tool context), or the run's context object when it is a `ToolContext`.
 
 Needs the ``openai-agents`` extra (``pip install 'toolwire[openai-agents]'``).
 """
 
 from __future__ import annotations
 
+import inspect
+import uuid
+import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeAlias
 
 from toolwire.calls import ToolCall
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
-from toolwire.integrations._binding import BoundTool, ToolBinding
+from toolwire.errors import ToolwireError
+from toolwire.integrations._binding import BoundOutcome, BoundTool, ToolBinding
 from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
 from toolwire.presenting import Presenter
 from toolwire.registry import ToolRegistry
+from toolwire.results import ErrorCode
 
 try:
+    import agents.tool
+    from agents.tool import ToolErrorFunction
+
     import agents
     from agents import FunctionTool
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess
     raise missing_extra("toolwire.integrations.openai_agents", "openai-agents", exc) from exc
 
-__all__ = ["ContextSource", "function_tools", "tool_context"]
+__all__ = ["ContextSource", "ToolCallFailed", "function_tools", "tool_context"]
 
 ContextSource: TypeAlias = ToolContext | Callable[["agents.ToolContext[Any]"], ToolContext] | None
 """A base context: fixed, or made from the SDK's tool context (its ``context`` object)."""
+
+
+class _Unset:
+    """``failure_error_function`` not given: failures are the presented error text."""
+
+
+_UNSET = _Unset()
+
+
+class ToolCallFailed(ToolwireError):
+    """A toolwire call failed; what a ``failure_error_function`` is given.
+
+    ``str(error)`` is the presented error text (what the model reads by default).
+
+    Attributes:
+        code: The toolwire error code.
+        outcome: The call's outcome and what the model reads of it.
+    """
+
+    def __init__(self, outcome: BoundOutcome) -> None:
+        super().__init__(outcome.text)
+        self.outcome = outcome
+        self.code: ErrorCode | None = outcome.code
 
 
 def function_tools(
@@ -57,6 +91,7 @@ def function_tools(
     working_dir: str | None = None,
     strict: bool | None = None,
     settle_ticks: int = DEFAULT_SETTLE_TICKS,
+    failure_error_function: ToolErrorFunction | _Unset | None = _UNSET,
 ) -> list[FunctionTool]:
     """The registry's tools (its definitions: gates and order) as SDK `FunctionTool`s.
 
@@ -69,6 +104,10 @@ def function_tools(
         strict: Strict schemas: ``None`` where the meaning is kept, ``False`` never, ``True``
             always (raises `ConfigurationError` for a tool that cannot be strict).
         settle_ticks: See `toolwire.integrations._gathering`.
+        failure_error_function: The SDK's failure formatter: called with the SDK's tool
+            context and a `ToolCallFailed` when a call fails, its answer (a string, or an
+            awaitable of one) sent to the model; ``None`` raises the `ToolCallFailed` (the
+            run fails). Not given: the model reads the presented error.
     """
     binding = ToolBinding(
         registry,
@@ -78,7 +117,9 @@ def function_tools(
         strict=strict,
         settle_ticks=settle_ticks,
     )
-    return [_function_tool(binding, bound, context) for bound in binding.tools()]
+    return [
+        _function_tool(binding, bound, context, failure_error_function) for bound in binding.tools()
+    ]
 
 
 def tool_context(
@@ -93,28 +134,70 @@ def tool_context(
     turn_input = run.turn_input
     return binding.context(
         base,
-        session_id=session or "openai-agents",
+        session_id=session or _RUN_SESSIONS.session(run.usage),
         platform="openai-agents",
         current_turn=run.usage.requests or 1,
         message_count=len(turn_input) if isinstance(turn_input, list) else None,
     )
 
 
-def _function_tool(binding: ToolBinding, bound: BoundTool, source: ContextSource) -> FunctionTool:
+class _RunSessions:
+    """A session id of its own for each run: the run's ``Usage`` object is made per
+    ``Runner.run`` and shared by its calls; the id lives as long as that object."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self) -> None:
+        self._ids: dict[int, tuple[weakref.ref[Any], str]] = {}
+
+    def session(self, usage: Any) -> str:
+        key = id(usage)
+        known = self._ids.get(key)
+        if known is not None and known[0]() is usage:
+            return known[1]
+        session = f"openai-agents:{uuid.uuid4().hex}"
+
+        def forget(ref: weakref.ref[Any]) -> None:
+            if self._ids.get(key, (None, ""))[0] is ref:
+                del self._ids[key]
+
+        self._ids[key] = (weakref.ref(usage, forget), session)
+        return session
+
+
+_RUN_SESSIONS = _RunSessions()
+
+
+def _function_tool(
+    binding: ToolBinding,
+    bound: BoundTool,
+    source: ContextSource,
+    failure: ToolErrorFunction | _Unset | None,
+) -> FunctionTool:
     name = bound.name
 
-    async def invoke(run: agents.ToolContext[Any], arguments: str) -> str:
+    async def invoke(run: agents.ToolContext[Any], arguments: str) -> Any:
         call = ToolCall(id=run.tool_call_id or f"call_{name}", name=name, args=arguments or "{}")
         result = await binding.call(_response_key(run), call, tool_context(binding, run, source))
-        return result.text
+        if result.ok or isinstance(failure, _Unset):
+            return result.text
+        error = ToolCallFailed(result)
+        if failure is None:
+            raise error
+        answer = failure(run, error)
+        return await answer if inspect.isawaitable(answer) else answer
 
-    return FunctionTool(
+    tool = FunctionTool(
         name=name,
         description=bound.description,
         params_json_schema=bound.parameters,
         on_invoke_tool=invoke,
         strict_json_schema=bound.strict,
     )
+    keep = getattr(agents.tool, "set_function_tool_failure_error_function", None)
+    if keep is not None and not isinstance(failure, _Unset):
+        keep(tool, failure)  # what the SDK itself reports for this tool (e.g. a cancelled call)
+    return tool
 
 
 def _response_key(run: agents.ToolContext[Any]) -> Hashable:
