@@ -48,6 +48,9 @@ tokens = true                  # bearer tokens from `toolwire token create`
 [web_search]
 provider = "brave"             # or tavily, exa, searxng, duckduckgo; key: $BRAVE_API_KEY
 
+[code]                         # the code tools' checker timeouts (toolwire.config_code)
+tests_timeout_s = 1800         # also lint_timeout_s (240), typecheck_timeout_s (300)
+
 [secrets.env]                  # a ref's variable (every ref also has TOOLWIRE_SECRET_<REF>)
 github_token = "GH_PAT"
 
@@ -76,6 +79,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolwire.backends.secrets import secrets_env_table
+from toolwire.config_code import CodeSettings, code_table
 from toolwire.config_files import Located, check_keys, read_toml_file
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
@@ -162,6 +166,8 @@ class ToolwireConfig:
             ``None`` leaves the ``delegation`` toolset out.
         web_search: The ``[web_search]`` table (``web_search``'s provider, see
             ``docs/toolbox.md``); ``None``: the environment's or DuckDuckGo.
+        code: The ``[code]`` table: the code tools' checker timeouts
+            (`toolwire.config_code`); ``None``: the defaults.
         result_handles: Keep trimmed results whole behind handles (``[result_handles]``
             ``ttl_s``, ``max_chars_per_session``; see ``docs/result-handles.md``); ``None``:
             plain trims.
@@ -203,6 +209,7 @@ class ToolwireConfig:
     auth: AuthSettings = field(default_factory=AuthSettings)
     agents: Mapping[str, Any] | None = None
     web_search: Mapping[str, Any] | None = None
+    code: CodeSettings | None = None
     result_handles: ResultHandles | None = None
     quotas: Quotas | None = None
     replicas: Mapping[str, Any] | None = None
@@ -296,7 +303,8 @@ def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
-    check_keys(data, {*_SECTIONS, "agents", "web_search", "quotas", "replicas", "secrets"}, (), at)
+    tables = {*_SECTIONS, "agents", "web_search", "code", "quotas", "replicas", "secrets"}
+    check_keys(data, tables, (), at)
     values: dict[str, Any] = {}
     agents = data.get("agents")
     if agents is not None:  # its keys are checked where the sub-agents are built (wiring)
@@ -308,6 +316,8 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         if not isinstance(web_search, dict):
             raise at.error(("web_search",), "expected a table ([web_search])")
         values["web_search"] = web_search
+    if "code" in data:  # [code]: the code tools' checker timeouts
+        values["code"] = code_table(data["code"], at)
     replicas = data.get("replicas")
     if replicas is not None:  # its keys are checked where serving starts (toolwire.replicas)
         if not isinstance(replicas, dict):

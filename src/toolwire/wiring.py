@@ -124,6 +124,11 @@ def builtin_tools(config: ToolwireConfig) -> list[Tool]:
     tools = default_tools()
     if config.web_search is not None:
         tools = _with_web_search(tools, config.web_search)
+    if config.code is not None:  # [code]: the checkers' timeouts
+        from toolwire.toolbox.code import code_tools
+
+        configured = {t.name: t for t in code_tools(settings=config.code)}
+        tools = [configured.get(t.name, t) for t in tools]
     if config.agents is None:  # ``task`` could only answer not_available
         if config.toolsets is not None and "delegation" in config.toolsets:
             raise ConfigurationError(
@@ -149,6 +154,16 @@ def _with_web_search(tools: list[Tool], table: Mapping[str, Any]) -> list[Tool]:
 
     search = web_search_tool(WebSearchSettings.from_config(table))
     return [search if t.name == search.name else t for t in tools]
+
+
+def _require_mcp_sdk() -> None:
+    """Bridging ``[mcp.servers]`` needs the MCP SDK: say which extra, not a traceback."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("mcp_types") is None:
+        raise ConfigurationError(
+            "[mcp.servers] needs the MCP SDK, which is not installed: pip install 'toolwire[mcp]'"
+        )
 
 
 def create_registry(
@@ -207,6 +222,8 @@ async def open_registry(
         wired = Wired(config=config, registry=registry, backends=backends)
         kv = backends.kv_backend
         pins = DefinitionPins.in_backend(kv) if kv is not None else None
+        if config.mcp_servers:
+            _require_mcp_sdk()
         for server in config.mcp_servers:
             from toolwire.mcp.client import McpProvider  # the SDK: only with servers to bridge
 

@@ -128,6 +128,9 @@ def test_empty_source_falls_back_to_unknown() -> None:
         ("mcp__s__t", {"path": "a.txt"}, "mcp:s a.txt"),
         ("read_file", {"path": 5, "url": "https://e.com"}, "https://e.com"),
         ("read_file", None, "unknown"),
+        ("task", {"description": "survey docs", "prompt": "Read docs/"}, "task:survey docs"),
+        ("run_tests", {"selector": "test_a"}, "run_tests:."),  # the working directory's project
+        ("typecheck", {"path": "src"}, "typecheck:src"),
     ],
 )
 def test_source_label_rules(tool: str, args: dict[str, object] | None, label: str) -> None:

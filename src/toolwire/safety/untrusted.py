@@ -44,6 +44,13 @@ __all__ = [
 _UNTRUSTED_TAG = linear(r"(?i)<(/?untrusted)")
 _LINE_BREAKS = linear(r"[\r\n]+")
 _MAX_ATTRIBUTE_CHARS = 256
+_NAMED_BY: dict[str, str] = {
+    "task": "description",
+    "lint": "path",
+    "typecheck": "path",
+    "run_tests": "path",
+}
+"""Built-in tools labelled ``<tool>:<argument>`` (the sub-agent's task, the checked path)."""
 
 
 def escape_untrusted_tags(text: str) -> str:
@@ -68,7 +75,9 @@ def source_label(tool_name: str, args: Mapping[str, Any] | None) -> str:
     ``path`` → ``file:<path>`` for ``read_file`` and the bare path for other tools; else
     ``url``; else ``cmd:<command>``; else ``query:<query>``; else ``unknown``. Only non-empty
     string arguments count. A bridged MCP tool (``mcp__<server>__<tool>``) is labelled
-    ``mcp:<server>``, followed by what its arguments name, if anything.
+    ``mcp:<server>``, followed by what its arguments name, if anything. ``task`` is
+    ``task:<description>``; ``lint``, ``typecheck`` and ``run_tests`` are ``<tool>:<path>``
+    (``<tool>:.`` for the project of the working directory).
     """
     if tool_name.startswith("mcp__") and "__" in tool_name[5:]:
         server = tool_name[5:].split("__", 1)[0]
@@ -81,6 +90,8 @@ def source_label(tool_name: str, args: Mapping[str, Any] | None) -> str:
         value = args.get(key)
         return value if isinstance(value, str) and value else None
 
+    if tool_name in _NAMED_BY:
+        return f"{tool_name}:{text(_NAMED_BY[tool_name]) or '.'}"
     if (path := text("path")) is not None:
         return f"file:{path}" if tool_name == "read_file" else path
     if (url := text("url")) is not None:

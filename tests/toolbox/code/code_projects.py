@@ -15,7 +15,7 @@ from toolwire.backends.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
-from toolwire.toolbox.code import Toolchains, code_tools
+from toolwire.toolbox.code import CodeSettings, Toolchains, code_tools
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -39,6 +39,7 @@ def code_registry(
     read: Sequence[Path],
     write: Sequence[Path] | None = None,
     toolchains: Toolchains | None = None,
+    settings: CodeSettings | None = None,
 ) -> ToolRegistry:
     """The code tools over an unsandboxed local process backend, reaching ``read`` (and
     ``write``, default the same)."""
@@ -48,7 +49,7 @@ def code_registry(
         processes=LocalProcessBackend(),
     )
     registry = ToolRegistry(backends=backends)
-    registry.register_all(code_tools(toolchains))
+    registry.register_all(code_tools(toolchains, settings))
     return registry
 
 

@@ -13,7 +13,8 @@ from code_projects import call, code_registry, err_of, ok_of, write_tree
 
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.results import ErrorCode
-from toolwire.toolbox.code import Toolchains, code_tools, definitions
+from toolwire.safety.sensitive_paths import is_sensitive
+from toolwire.toolbox.code import CodeSettings, Toolchains, code_tools
 from toolwire.toolbox.code.failures import (
     ABORTED,
     NO_CHECKER,
@@ -21,7 +22,7 @@ from toolwire.toolbox.code.failures import (
     TOOL_CRASHED,
     TOOL_NOT_INSTALLED,
 )
-from toolwire.toolbox.code.toolchains import toolchain_roots
+from toolwire.toolbox.code.sandbox_roots import checker_roots
 
 pytestmark = pytest.mark.anyio
 
@@ -150,12 +151,10 @@ async def test_a_checker_that_writes_no_report_is_tool_crashed(project: Path) ->
     assert "wrote no report" in error.error
 
 
-async def test_a_hanging_checker_is_killed_at_its_timeout(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(definitions, "LINT_TIMEOUT_S", 1.0)
+async def test_a_hanging_checker_is_killed_at_its_timeout(project: Path) -> None:
     executable(project / ".venv/bin/ruff", f"echo $$ > {project}/pid\nexec sleep 60\n")
-    error = err_of(await call(code_registry([project]), project, "lint"))
+    registry = code_registry([project], settings=CodeSettings(lint_timeout_s=1))
+    error = err_of(await call(registry, project, "lint"))
     assert error.cause == TIMEOUT
     assert error.error.startswith("ruff timed out after 1 s")
     assert not _alive(int((project / "pid").read_text()))
@@ -211,10 +210,11 @@ async def test_typecheck_of_javascript_without_tsconfig_has_no_checker(
     assert error.reason == NO_CHECKER
 
 
-def test_toolchain_roots_name_existing_directories_outside_the_system() -> None:
-    roots = toolchain_roots()
+def test_checker_roots_name_existing_directories_outside_the_system() -> None:
+    roots = checker_roots(["ruff", "mypy", "pytest", "cargo", "go", "node"])
     assert all(os.path.isdir(r) for r in roots)
     assert not any(r == "/usr" or r.startswith("/usr/") for r in roots)
+    assert not any(is_sensitive(r) for r in roots)  # every sandbox hides those anyway
 
 
 @pytest.mark.parametrize("selector", ["--junitxml=/tmp/x", "-x", "", "  "])

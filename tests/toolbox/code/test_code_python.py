@@ -177,6 +177,21 @@ async def test_a_module_that_fails_to_import_is_an_error_test(project: Path) -> 
     assert "not_a_module_anywhere" in broken["details"]
 
 
+async def test_a_collection_error_says_the_run_stopped_and_where(project: Path) -> None:
+    write_tree(
+        project,
+        {
+            "tests/test_b.py": "def test_b():\n    assert True\n",
+            "tests/test_c.py": "import os\n\nimport not_a_module_anywhere\n",
+        },
+    )
+    result = ok_of(await call(code_registry([project]), project, "run_tests"))
+    first = "pytest: the run stopped: 1 collection error; no test ran (first: tests/test_c.py:3)"
+    assert result.value.splitlines()[0] == first
+    assert result.structured["runs"][0]["stopped"] == first.removeprefix("pytest: ")
+    assert result.structured["passed"] is False
+
+
 async def test_a_project_without_tests_says_no_tests_ran(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "empty", {"pyproject.toml": PYTEST_OPTIONS})
     result = ok_of(await call(code_registry([root]), root, "run_tests"))

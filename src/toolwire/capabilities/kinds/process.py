@@ -19,9 +19,11 @@ A tool never sees or stops another owner's processes: their ids are unknown to i
 Every child carries the call's **confinement** (`toolwire.sandbox.Confinement`): the tool's
 ``fs_reach`` as resolved for this call (read and write prefixes, attachments' files), the
 backends' ``always_deny`` and ``protected_paths``, and, when it declared ``network`` hosts
-that survive the personality's policy, that reach. A sandboxing backend (`toolwire.sandbox`)
-confines the children to it: a tool that declared no file reach runs commands that see only
-the system.
+that survive the personality's policy, that reach; and the declaration's own ``read``
+paths, read-only (what the binaries need to run: a toolchain outside the system, such as the
+virtualenv the code tools' checkers live in; the tool's ``ScopedFs`` does not get them). A
+sandboxing backend (`toolwire.sandbox`) confines the children to it: a tool that declared no
+file reach runs commands that see only the system.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from toolwire.capabilities.kind import Capability, CapabilityKind, Resolution, non_empty_strings
 from toolwire.capabilities.kinds.fs_reach import FS_REACH, call_reach
 from toolwire.capabilities.kinds.network import NETWORK
+from toolwire.errors import ToolDefinitionError
 from toolwire.sandbox.confinement import Confinement, NetworkReach
 from toolwire.seams.process import (
     DEFAULT_OWNER,
@@ -65,18 +68,30 @@ __all__ = [
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ProcessCapability(Capability):
-    """Child processes of these binaries only (exact strings, or ``*``)."""
+    """Child processes of these binaries only (exact strings, or ``*``), which may read
+    ``read_roots`` (absolute paths) besides the call's file reach."""
 
     allowed_binaries: tuple[str, ...]
+    read_roots: tuple[str, ...] = ()
 
 
-def process(allowed_binaries: Iterable[str]) -> ProcessCapability:
+def process(allowed_binaries: Iterable[str], *, read: Iterable[str] = ()) -> ProcessCapability:
     """Declare the binaries the tool may spawn (``"git"``, ``"/usr/bin/python3"``, or ``"*"``).
 
     Background processes run ``bash -c``: they need ``"bash"`` (or ``"*"``).
+
+    Args:
+        allowed_binaries: The binaries.
+        read: Absolute paths the children may read (never write) in a sandbox, besides the
+            call's file reach: what the binaries need to run when it lies outside the system.
     """
+    roots = non_empty_strings("process(read)", read)
+    relative = [path for path in roots if not os.path.isabs(path) or "\0" in path]
+    if relative:
+        raise ToolDefinitionError(f"process(read) takes absolute paths, got {relative[0]!r}")
     return ProcessCapability(
-        allowed_binaries=non_empty_strings("process(allowed_binaries)", allowed_binaries)
+        allowed_binaries=non_empty_strings("process(allowed_binaries)", allowed_binaries),
+        read_roots=roots,
     )
 
 
@@ -90,6 +105,9 @@ def confinement_for(call: Resolution) -> Confinement:
     fs = call.capabilities.get(FS_REACH)
     read, write = call_reach(fs, call) if fs is not None else ((), ())
     reach: NetworkReach | None = None
+    spawning = call.capabilities.get(PROCESS)
+    if spawning is not None:
+        read = (*read, *spawning.read_roots)
     declared = call.capabilities.get(NETWORK)
     if declared is not None:
         from toolwire.backends.network import resolve_allowed_hosts

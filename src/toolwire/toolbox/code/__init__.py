@@ -16,6 +16,7 @@ from toolwire.toolbox.code import Toolchains, code_tools
 
 registry.register_all(code_tools())                      # checkers from the default places
 registry.register_all(code_tools(Toolchains(search_dirs=("/opt/tools/bin", "/usr/bin"))))
+registry.register_all(code_tools(settings=CodeSettings(tests_timeout_s=1800)))  # [code]
 ```
 
 The result is ``Ok`` whenever the checker ran, findings or not: the text gives the counts,
@@ -27,6 +28,7 @@ for: `toolwire.toolbox.code.toolchains`.
 
 from __future__ import annotations
 
+from toolwire.config_code import CodeSettings
 from toolwire.toolbox.code.definitions import make_lint, make_run_tests, make_typecheck
 from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic, TestOutcome
 from toolwire.toolbox.code.projects import Project, detect_project
@@ -35,6 +37,7 @@ from toolwire.tools import Tool
 
 __all__ = [
     "CheckRun",
+    "CodeSettings",
     "Diagnostic",
     "Project",
     "TestOutcome",
@@ -44,12 +47,20 @@ __all__ = [
 ]
 
 
-def code_tools(toolchains: Toolchains | None = None) -> list[Tool]:
+def code_tools(
+    toolchains: Toolchains | None = None, settings: CodeSettings | None = None
+) -> list[Tool]:
     """``lint``, ``typecheck`` and ``run_tests`` (toolset ``code``).
 
     Args:
         toolchains: Where to look for checkers (default: the project's own directories, the
             environment toolwire runs in, the toolchain homes, then ``PATH``).
+        settings: The checkers' timeouts (default: 240, 300 and 600 s; ``[code]`` in
+            ``toolwire.toml``).
     """
     chains = toolchains if toolchains is not None else Toolchains()
-    return [make_lint(chains), make_typecheck(chains), make_run_tests(chains)]
+    return [
+        make_lint(chains, settings),
+        make_typecheck(chains, settings),
+        make_run_tests(chains, settings),
+    ]

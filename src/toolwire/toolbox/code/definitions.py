@@ -1,9 +1,11 @@
 """``lint``, ``typecheck`` and ``run_tests`` (toolset ``code``), built for a `Toolchains`.
 
-Each declares ``process([...])`` with exactly the checkers it may run (`BINARIES`) and file
-reach (``from-personality``, both sides: reading finds the project, writing is for fixes,
-caches and reports). ``is_available`` is false when none of the checkers of its kind is
-installed (`PROBES`), checked at most every 30 s.
+Each declares ``process([...])`` with exactly the checkers it may run (`BINARIES`), whose
+children may read what those checkers need to run (`toolwire.toolbox.code.sandbox_roots`,
+found when the tool is built), and file reach (``from-personality``, both sides: reading finds
+the project, writing is for fixes, caches and reports). ``is_available`` is false when none of
+the checkers of its kind is installed (`PROBES`), checked at most every 30 s. The checkers'
+timeouts come from `CodeSettings` (``[code]`` in ``toolwire.toml``).
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from toolwire.capabilities import fs_reach, process
+from toolwire.config_code import CodeSettings
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.results import ToolResult
 from toolwire.toolbox.code.checking import run_check
 from toolwire.toolbox.code.ecosystems import BINARIES, PROBES, CheckKind
+from toolwire.toolbox.code.sandbox_roots import checker_roots
 from toolwire.toolbox.code.toolchains import Toolchains
 from toolwire.tools import Tool, ToolAnnotations
 
@@ -32,12 +36,12 @@ __all__ = [
 
 CODE_MAX_CHARS = 20_000
 """Each code tool's ``max_result_chars``."""
-LINT_TIMEOUT_S = 240.0
-"""Seconds one linter run may take."""
-TYPECHECK_TIMEOUT_S = 300.0
-"""Seconds one type checker run may take."""
-TESTS_TIMEOUT_S = 600.0
-"""Seconds one test run may take."""
+LINT_TIMEOUT_S = CodeSettings().lint_timeout_s
+"""Seconds one linter run may take, by default (``[code] lint_timeout_s``)."""
+TYPECHECK_TIMEOUT_S = CodeSettings().typecheck_timeout_s
+"""Seconds one type checker run may take, by default (``[code] typecheck_timeout_s``)."""
+TESTS_TIMEOUT_S = CodeSettings().tests_timeout_s
+"""Seconds one test run may take, by default (``[code] tests_timeout_s``)."""
 
 
 def _code_tool(
@@ -48,13 +52,14 @@ def _code_tool(
     timeout_s: float,
     annotations: ToolAnnotations,
 ) -> Callable[[Callable[..., Any]], Tool]:
-    """``@tool`` for a code tool of ``kind``: its checkers (`BINARIES`), file reach both
-    sides, available while one of its checkers is installed (`PROBES`)."""
+    """``@tool`` for a code tool of ``kind``: its checkers (`BINARIES`) and what they need to
+    run, file reach both sides, available while one of its checkers is installed (`PROBES`)."""
+    needed = checker_roots((*BINARIES[kind], *PROBES[kind]), toolchains.dirs())
     return tool(
         name=name,
         toolset="code",
         capabilities=[
-            process(BINARIES[kind]),
+            process(BINARIES[kind], read=needed),
             fs_reach(read="from-personality", write="from-personality"),
         ],
         is_available=lambda: toolchains.any_installed(PROBES[kind]),
@@ -65,14 +70,16 @@ def _code_tool(
     )
 
 
-def make_lint(toolchains: Toolchains) -> Tool:
-    """The ``lint`` tool, finding checkers through ``toolchains``."""
+def make_lint(toolchains: Toolchains, settings: CodeSettings | None = None) -> Tool:
+    """The ``lint`` tool, finding checkers through ``toolchains``, with ``settings``'s
+    timeout."""
+    limit = (settings or CodeSettings()).lint_timeout_s
 
     @_code_tool(
         toolchains,
         "lint",
         name="lint",
-        timeout_s=3 * LINT_TIMEOUT_S,
+        timeout_s=3 * limit,
         annotations=ToolAnnotations(title="Lint", destructive=False, open_world=False),
     )
     async def lint(ctx: ToolContext, path: str | None = None, fix: bool = False) -> ToolResult:
@@ -87,21 +94,21 @@ def make_lint(toolchains: Toolchains) -> Tool:
                 directory); the project is found from the files at or above it.
             fix: Apply the linter's safe automatic fixes.
         """
-        return await run_check(
-            ctx, "lint", path, toolchains=toolchains, timeout_s=LINT_TIMEOUT_S, fix=fix
-        )
+        return await run_check(ctx, "lint", path, toolchains=toolchains, timeout_s=limit, fix=fix)
 
     return lint
 
 
-def make_typecheck(toolchains: Toolchains) -> Tool:
-    """The ``typecheck`` tool, finding checkers through ``toolchains``."""
+def make_typecheck(toolchains: Toolchains, settings: CodeSettings | None = None) -> Tool:
+    """The ``typecheck`` tool, finding checkers through ``toolchains``, with ``settings``'s
+    timeout."""
+    limit = (settings or CodeSettings()).typecheck_timeout_s
 
     @_code_tool(
         toolchains,
         "typecheck",
         name="typecheck",
-        timeout_s=2 * TYPECHECK_TIMEOUT_S,
+        timeout_s=2 * limit,
         annotations=ToolAnnotations(title="Type check", read_only=True, open_world=False),
     )
     async def typecheck(ctx: ToolContext, path: str | None = None) -> ToolResult:
@@ -114,21 +121,21 @@ def make_typecheck(toolchains: Toolchains) -> Tool:
             path: A file or directory to check (default: the whole project of the working
                 directory); the project is found from the files at or above it.
         """
-        return await run_check(
-            ctx, "typecheck", path, toolchains=toolchains, timeout_s=TYPECHECK_TIMEOUT_S
-        )
+        return await run_check(ctx, "typecheck", path, toolchains=toolchains, timeout_s=limit)
 
     return typecheck
 
 
-def make_run_tests(toolchains: Toolchains) -> Tool:
-    """The ``run_tests`` tool, finding test runners through ``toolchains``."""
+def make_run_tests(toolchains: Toolchains, settings: CodeSettings | None = None) -> Tool:
+    """The ``run_tests`` tool, finding test runners through ``toolchains``, with
+    ``settings``'s timeout."""
+    limit = (settings or CodeSettings()).tests_timeout_s
 
     @_code_tool(
         toolchains,
         "tests",
         name="run_tests",
-        timeout_s=2 * TESTS_TIMEOUT_S,
+        timeout_s=2 * limit,
         annotations=ToolAnnotations(title="Run tests", destructive=False, open_world=True),
     )
     async def run_tests(
@@ -151,7 +158,7 @@ def make_run_tests(toolchains: Toolchains) -> Tool:
             "tests",
             path,
             toolchains=toolchains,
-            timeout_s=TESTS_TIMEOUT_S,
+            timeout_s=limit,
             selector=selector,
         )
 

@@ -137,6 +137,9 @@ class CheckRun:
         output: The checker's own output, reduced, when its report said too little (a crash,
             a test script whose runner is unknown).
         fixed: The diagnostics a fix removed (``lint(fix=True)``).
+        stopped: Why the runner stopped before running the tests (``the run stopped: 1
+            collection error; no test ran (first: tests/test_a.py:1)``), said instead of
+            the counts; empty when it ran them.
     """
 
     tool: str
@@ -149,6 +152,7 @@ class CheckRun:
     notes: tuple[str, ...] = ()
     output: str = ""
     fixed: tuple[Diagnostic, ...] = field(default=())
+    stopped: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """The run's summary for ``structured["runs"]`` (its diagnostics, tests and fixes are
@@ -169,6 +173,8 @@ class CheckRun:
             data["notes"] = list(self.notes)
         if self.output:
             data["output"] = self.output
+        if self.stopped:
+            data["stopped"] = self.stopped
         return data
 
 

@@ -4,7 +4,7 @@
 | --- | --- | --- |
 | ``path`` is in no project | ``input_invalid`` (field ``path``) | |
 | the project has no checker of this kind (JavaScript without ``tsconfig.json``...) | ``not_available`` | ``no_checker`` |
-| the checker is not installed | ``not_available`` | ``tool_not_installed`` |
+| the checker is not installed, or a sandbox cannot start it | ``not_available`` | ``tool_not_installed`` |
 | the checker crashed (an exit code it never uses for findings) | ``execution_failed`` | ``tool_crashed`` |
 | its report could not be read | ``execution_failed`` | ``output_unreadable`` |
 | it ran out of time | ``execution_failed`` | ``timeout`` |
@@ -23,6 +23,7 @@ __all__ = [
     "ABORTED",
     "NO_CHECKER",
     "OUTPUT_UNREADABLE",
+    "SANDBOX_SHOWS",
     "TIMEOUT",
     "TOOL_CRASHED",
     "TOOL_NOT_INSTALLED",
@@ -31,6 +32,7 @@ __all__ = [
     "no_checker",
     "no_project",
     "not_installed",
+    "not_visible",
     "output_tail",
     "timed_out",
     "unreadable",
@@ -44,6 +46,11 @@ TIMEOUT = "timeout"
 ABORTED = "aborted"
 
 _TAIL_CHARS = 3000
+SANDBOX_SHOWS = (
+    "the system (/usr, /bin, /lib*, /etc, /opt), the call's file reach, toolwire's own Python "
+    "and the checkers' directories found when the tools were built"
+)
+"""What a sandboxed checker can see, as the error messages say it."""
 
 
 def output_tail(result: ProcessResult, limit: int = _TAIL_CHARS) -> str:
@@ -77,6 +84,25 @@ def not_installed(tool: str, hint: str) -> Err:
         ErrorCode.NOT_AVAILABLE,
         reason=TOOL_NOT_INSTALLED,
     )
+
+
+def not_visible(tool: str, found: str, why: str, hidden: tuple[str, ...]) -> Err:
+    """``tool`` is installed at ``found`` on the host but could not start where the command
+    runs (a sandbox, which shows only the system, the call's reach and the checkers' own
+    directories); ``hidden``: what it needs that every sandbox hides."""
+    text = (
+        f"{tool} is installed at {found} but could not be started in the sandbox ({why}). "
+        f"A sandboxed command sees only {SANDBOX_SHOWS}."
+    )
+    if hidden:
+        text += (
+            f" It may need {', '.join(hidden)}, which every sandbox hides (the sensitive floor, "
+            "docs/sandbox.md): install the toolchain under /usr/local or /opt, or in the "
+            "project's .venv with an interpreter outside it."
+        )
+    else:
+        text += " Install it in the project's .venv or node_modules, or under /usr/local or /opt."
+    return Err(text, ErrorCode.NOT_AVAILABLE, reason=TOOL_NOT_INSTALLED)
 
 
 def crashed(tool: str, result: ProcessResult, why: str = "") -> Err:

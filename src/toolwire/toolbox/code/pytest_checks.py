@@ -5,7 +5,9 @@ which records each test's file and line); the report is parsed with the safe XML
 (`toolwire.toolbox.code.safe_xml`). ``path`` and ``selector`` narrow the run: a selector that
 looks like a node id or a path (``::``, ``/`` or ``.py`` in it) is passed as is, anything else
 as ``-k <selector>``. Exit codes: 0 passed, 1 failures, 2 interrupted (collection errors, read
-from the report), 5 no tests; 3 and 4 (internal or usage error) are crashes.
+from the report), 5 no tests; 3 and 4 (internal or usage error) are crashes. A run that
+collection errors stopped before any test ran says so in place of its counts: ``pytest: the
+run stopped: 2 collection errors; no test ran (first: tests/test_a.py:3)``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import toolwire.toolbox.code.failures as failures
 from toolwire.reducers.test_runs import reduce_test_output
 from toolwire.results import Err
-from toolwire.toolbox.code.diagnostics import CheckRun, RunStatus
+from toolwire.toolbox.code.diagnostics import CheckRun, RunStatus, TestOutcome
 from toolwire.toolbox.code.junit import parse_junit
 from toolwire.toolbox.code.reports import ReportTooLargeError, report_file
 from toolwire.toolbox.code.running import CheckRequest
@@ -75,4 +77,29 @@ async def python_tests(request: CheckRequest) -> CheckRun | Err:
         status=status,
         tests=tuple(tests),
         output=output,
+        stopped=_stopped(result.exit_code, tests),
     )
+
+
+_COLLECTION_FAILURE = "collection failure"
+
+
+def _stopped(exit_code: int, tests: list[TestOutcome]) -> str:
+    """The summary of a run collection errors stopped before any test ran (exit code 2, only
+    collection errors in the report); empty otherwise."""
+    errors = [t for t in tests if t.outcome == "error" and t.message == _COLLECTION_FAILURE]
+    if exit_code != 2 or not errors or len(errors) != len(tests):
+        return ""
+    first = errors[0]
+    where = first.file or first.name
+    if first.file is not None:  # its traceback names the line of the module that failed
+        prefix = first.file + ":"
+        lines = [
+            number
+            for line in first.details.splitlines()
+            if line.startswith(prefix)
+            and (number := line[len(prefix) :].partition(":")[0]).isdigit()
+        ]
+        where += f":{lines[-1]}" if lines else ""
+    count = f"{len(errors)} collection error" + ("" if len(errors) == 1 else "s")
+    return f"the run stopped: {count}; no test ran (first: {where})"

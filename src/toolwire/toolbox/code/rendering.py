@@ -68,6 +68,8 @@ def _test_summary(run: CheckRun) -> str:
     )
     total = sum(t.duration_s or 0.0 for t in run.tests)
     timing = f", {total:.2f} s" if total >= 0.005 else ""
+    if run.stopped:
+        return run.stopped
     if run.status == "no_tests":
         return "no tests ran"
     if run.status == "build_failed":

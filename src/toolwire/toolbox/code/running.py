@@ -20,6 +20,7 @@ from toolwire.results import Err
 from toolwire.seams import ProcessResult, ScopedFs, ScopedProcess
 from toolwire.threads import run_in_worker
 from toolwire.toolbox.code.projects import Project
+from toolwire.toolbox.code.sandbox_roots import hidden_needs
 from toolwire.toolbox.code.toolchains import Toolchains
 from toolwire.toolbox.common import refused
 
@@ -100,7 +101,7 @@ class CheckRequest:
             return refused(exc)
         except OSError as exc:
             if exc.errno in (errno.ENOENT, errno.EACCES, errno.ENOEXEC):
-                return failures.not_installed(label, f"{binary} could not be started: {exc}")
+                return await self._not_started(label, binary, str(exc))
             return Err(f"{label} could not be started: {exc.strerror or exc}", cause="OSError")
         if result.aborted:
             return failures.aborted(label)
@@ -108,8 +109,17 @@ class CheckRequest:
             return failures.timed_out(label, limit, result)
         unstarted = _not_started(result, binary)
         if unstarted is not None:
-            return failures.not_installed(label, f"{binary} could not be started: {unstarted}")
+            return await self._not_started(label, binary, unstarted)
         return result
+
+    async def _not_started(self, label: str, binary: str, why: str) -> Err:
+        """``not_installed``, saying where the checker is on the host when it is there (so
+        what stopped it is the sandbox) and what the sandbox shows."""
+        found = await self.which(binary)
+        if found is None:
+            return failures.not_installed(label, f"{binary} could not be started: {why}")
+        hidden = await run_in_worker(lambda: hidden_needs(binary, self.dirs))
+        return failures.not_visible(label, found, why, hidden)
 
 
 def _not_started(result: ProcessResult, binary: str) -> str | None:

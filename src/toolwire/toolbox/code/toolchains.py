@@ -16,7 +16,7 @@ The child's environment is the process seam's scrubbed one (``PATH``, ``HOME``, 
 sets (`TOOLCHAIN_ENV_VARS`: ``CARGO_HOME``, ``RUSTUP_HOME``, ``GOPATH``...; none of them holds
 a secret), so rustup's ``cargo`` finds its toolchain and ``go`` its caches. ``NO_COLOR=1``
 keeps colour codes out of the output. Pass a `Toolchains` to `code_tools` to search other
-directories.
+directories. What a sandbox must show a checker found here: `toolwire.toolbox.code.sandbox_roots`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ __all__ = [
     "TOOLCHAIN_ENV_VARS",
     "Toolchains",
     "default_search_dirs",
-    "toolchain_roots",
 ]
 
 PROJECT_BIN_DIRS: tuple[str, ...] = (".venv/bin", "venv/bin", "node_modules/.bin")
@@ -84,36 +83,8 @@ def _rust_homes() -> dict[str, str]:
 
 
 SYSTEM_DIRS: tuple[str, ...] = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt")
-"""Where a sandbox shows the system anyway (`toolchain_roots` leaves them out)."""
-
-
-def toolchain_roots(dirs: Iterable[str] | None = None) -> tuple[str, ...]:
-    """The directories checkers read outside the project and the system: the Python
-    environment toolwire runs in (``sys.prefix``) and its base interpreter, the Rust homes
-    (`CARGO_HOME`, `RUSTUP_HOME`), ``$GOROOT`` and ``$GOPATH``, and the search directories
-    ``dirs`` (default: `default_search_dirs`) outside those; only those that exist.
-
-    A sandboxing process backend shows a command only the system and the call's file reach,
-    so a registry that sandboxes the code tools gives them read reach over these, e.g.
-    ``create_backends(fs_read=[project, *toolchain_roots()])``. Touches the disk.
-    """
-    homes = _rust_homes()
-    candidates = [sys.prefix, sys.base_prefix, homes["CARGO_HOME"], homes["RUSTUP_HOME"]]
-    candidates += [os.environ.get("GOROOT", ""), os.environ.get("GOPATH", "")]
-    for directory in default_search_dirs() if dirs is None else dirs:
-        if not any(_inside(directory, c) for c in candidates if c):
-            candidates.append(directory)
-    roots: list[str] = []
-    for candidate in _unique(candidates):
-        if any(_inside(candidate, s) for s in SYSTEM_DIRS) or not os.path.isdir(candidate):
-            continue
-        if not any(_inside(candidate, r) for r in roots):
-            roots.append(candidate)
-    return tuple(roots)
-
-
-def _inside(path: str, prefix: str) -> bool:
-    return path == prefix or path.startswith(prefix.rstrip("/") + "/")
+"""Where a sandbox shows the system anyway (`toolwire.toolbox.code.sandbox_roots` leaves them
+out)."""
 
 
 def _unique(dirs: Iterable[str]) -> tuple[str, ...]:
