@@ -143,6 +143,9 @@ class ToolRegistry:
         self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
         self._definitions: dict[tuple[Any, ...], _GatedList] = {}
         self._change_listeners: dict[object, Callable[[], None]] = {}
+        self._deferral: Callable[[Sequence[Tool]], frozenset[str]] = _flagged_deferred
+        self._deferred: frozenset[str] | None = None
+        self._tool_search: object | None = None
         if backends is not None and backends.processes is not None:
             self.add_cleanup(backends.processes.aclose)  # no background process outlives it
         self.tasks.bind(backends.kv_store_factory if backends is not None else None)
@@ -296,6 +299,7 @@ class ToolRegistry:
 
     def _changed(self, name: str | None) -> None:
         self._definitions.clear()
+        self._deferred = None
         if name is None:
             self.result_cache.clear()
         else:
@@ -314,6 +318,39 @@ class ToolRegistry:
             self._change_listeners.pop(token, None)
 
         return remove
+
+    # -- deferred tools (toolwire.tool_search) -----------------------------------------------
+
+    @property
+    def deferred_names(self) -> frozenset[str]:
+        """The deferred tools: left out of `definitions` and `list`, and refused
+        ``not_offered`` without a snapshot, until a session finds them (`toolwire.tool_search`).
+        A registry holding one attaches a default ``ToolSearch`` (and its ``tool_search``
+        tool) unless one is attached."""
+        deferred = self._deferred
+        if deferred is None:
+            deferred = self._deferral([entry.tool for entry in self._entries.values()])
+            if deferred and self._tool_search is None:
+                from toolwire.tool_search.searching import ToolSearch
+
+                ToolSearch(self)  # attaches itself; registering tool_search resets the cache
+                deferred = self._deferral([entry.tool for entry in self._entries.values()])
+            self._deferred = deferred
+        return deferred
+
+    @property
+    def tool_search(self) -> Any:
+        """The attached `toolwire.tool_search.ToolSearch`, or ``None``."""
+        return self._tool_search
+
+    def use_tool_search(
+        self, search: object, deferral: Callable[[Sequence[Tool]], frozenset[str]]
+    ) -> None:
+        """Attach ``search`` and decide what is deferred with ``deferral`` (names of the
+        deferred tools among all registered ones). Called by ``ToolSearch`` itself."""
+        self._tool_search = search
+        self._deferral = deferral
+        self._changed(None)
 
     # -- lookup -------------------------------------------------------------------------------
 
@@ -350,9 +387,13 @@ class ToolRegistry:
         """The available tools, as a provider answers: a new list, in registration order.
 
         So ``take_snapshot(registry, ctx)`` freezes what the model may see this iteration, and
-        ``execute_parallel(..., snapshot=...)`` runs only that.
+        ``execute_parallel(..., snapshot=...)`` runs only that. Deferred tools are left out
+        (a ``ToolSearch`` snapshot adds those the session found).
         """
-        return self.available()
+        deferred = self.deferred_names
+        if not deferred:
+            return self.available()
+        return [tool for tool in self.available() if tool.name not in deferred]
 
     @property
     def names(self) -> builtins.list[str]:
@@ -382,7 +423,8 @@ class ToolRegistry:
         Gates: the snapshot (only its tools, when given), the toolset allowlist for built-ins
         (``None`` unrestricted, ``[]`` none; ``always_include`` bypasses it), the filters, and
         availability (checked on every call, by `Tool.currently_available`). The gated list is
-        cached until the registry changes.
+        cached until the registry changes. A deferred tool is shown only when ``snapshot``
+        holds it (`toolwire.tool_search`).
 
         Raises:
             ConfigurationError: ``filter_opts`` has unknown keys, ``allowed_tools`` is a single
@@ -390,6 +432,7 @@ class ToolRegistry:
         """
         admission = Admission.of(allowed_tools, coerce_filter_options(filter_opts), snapshot)
         allowed, opts = admission.allowed, admission.filters
+        deferred = self.deferred_names
         key = (
             None if allowed is None else tuple(sorted(allowed)),
             None if opts is None else opts.cache_key,
@@ -404,7 +447,7 @@ class ToolRegistry:
             )
             self._definitions[key] = gated
         with _collections_paused():
-            return gated.definitions(snapshot)
+            return gated.definitions(snapshot, deferred)
 
     # -- execution ----------------------------------------------------------------------------
 
@@ -440,6 +483,10 @@ class ToolRegistry:
             admission = Admission.of(allowed_tools, coerce_filter_options(filter_opts), snapshot)
         if approvals is not None:
             admission = replace(admission, approvals=normalise_approvals(approvals))
+        if snapshot is None:
+            deferred = self.deferred_names
+            if deferred:
+                admission = replace(admission, deferred=deferred)
         return self._run_batch(calls, ctx, admission, turn_attachments)
 
     async def execute(
@@ -505,13 +552,18 @@ class _GatedList:
         except ValueError:  # some schema is not JSON-shaped plain data: those are walked
             self.frozen = marshal.dumps([_marshalled_or_none(schema) for schema in schemas])
 
-    def definitions(self, snapshot: ToolSnapshot | None) -> builtins.list[ToolDefinition]:
-        """Fresh definitions of the entries the snapshot holds and that are available now."""
+    def definitions(
+        self, snapshot: ToolSnapshot | None, deferred: frozenset[str]
+    ) -> builtins.list[ToolDefinition]:
+        """Fresh definitions of the entries the snapshot holds and that are available now;
+        a deferred entry only when the snapshot holds it."""
         copies = marshal.loads(self.frozen)
         shown: builtins.list[ToolDefinition] = []
         for entry, copy in zip(self.entries, copies, strict=True):
             tool = entry.tool
             if snapshot is not None and tool.name not in snapshot:
+                continue
+            if snapshot is None and tool.name in deferred:
                 continue
             if tool.is_available is not None and not tool.currently_available():
                 continue
@@ -520,6 +572,11 @@ class _GatedList:
                 ToolDefinition(name=tool.name, description=tool.description, parameters=parameters)
             )
         return shown
+
+
+def _flagged_deferred(tools: Sequence[Tool]) -> frozenset[str]:
+    """The default deferral: the tools that set ``defer_loading``."""
+    return frozenset(tool.name for tool in tools if tool.defer_loading)
 
 
 def _marshalled_or_none(schema: Any) -> Any:

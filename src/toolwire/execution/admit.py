@@ -21,7 +21,7 @@ from toolwire.calls import ToolCall
 from toolwire.errors import ConfigurationError
 from toolwire.execution.gates import FilterOptions, RegisteredTool, check_call
 from toolwire.execution.settings import ToolLookup
-from toolwire.providers.snapshot import ToolSnapshot
+from toolwire.providers.snapshot import NOT_OFFERED, ToolSnapshot
 from toolwire.results import Err, ErrorCode
 
 __all__ = ["OPEN", "Admission", "admit", "check_allowed_tools"]
@@ -36,12 +36,15 @@ class Admission:
         filters: MCP, plugin and surface filters.
         snapshot: The tools the model was shown this iteration; others are refused.
         approvals: Approval tokens for calls that need one (`toolwire.execution.approvals`).
+        deferred: Deferred tools no session found (`toolwire.tool_search`): without a
+            snapshot, a call to one is refused ``not_offered``.
     """
 
     allowed: frozenset[str] | None = None
     filters: FilterOptions | None = None
     snapshot: ToolSnapshot | None = None
     approvals: tuple[str, ...] = ()
+    deferred: frozenset[str] = frozenset()
     unrestricted: bool = field(init=False, repr=False, compare=False)
     """Nothing but the registry itself restricts the calls (worked out once)."""
 
@@ -95,8 +98,15 @@ def admit(
     """The registered tool the call may run, or the refusal it is answered with."""
     name = call.name
     snapshot = admission.snapshot
-    if snapshot is not None and name not in snapshot:
-        return snapshot.refusal(name)
+    if snapshot is not None:
+        if name not in snapshot:
+            return snapshot.refusal(name)
+    elif name in admission.deferred:
+        return Err(
+            f"Unknown tool: {name} (not offered: find it with tool_search first)",
+            ErrorCode.NOT_AVAILABLE,
+            reason=NOT_OFFERED,
+        )
     entry = lookup(name) if type(name) is str else None
     if entry is None:
         return Err(

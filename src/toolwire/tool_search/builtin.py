@@ -1,0 +1,95 @@
+"""The ``tool_search`` built-in: the model's way to find deferred tools.
+
+``tool_search(query, limit=5, mode="words")`` answers the best matches among the deferred
+tools — ``structured = {"tools": [{"name", "description", "score", "group", "parameters"}]}``
+and a compact text — and makes them callable for the calling session from its next step
+(the session's next snapshot offers them). ``mode="regex"`` takes a case-insensitive regular
+expression instead of words.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toolwire.context import ToolContext
+from toolwire.results import ErrorCode, ToolResult, err, ok
+from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
+from toolwire.tools import Tool, ToolAnnotations
+
+if TYPE_CHECKING:
+    from toolwire.tool_search.searching import ToolSearch
+
+__all__ = ["MAX_LIMIT", "tool_search_tool"]
+
+MAX_LIMIT = 20
+_DESCRIPTION_CHARS = 160
+
+_DESCRIPTION = (
+    "Find tools that are not loaded yet. Describe what you need to do in a few words "
+    "(e.g. 'open a ticket', 'post to a chat channel'); the matching tools become callable "
+    "from your next step."
+)
+
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 500,
+            "description": "What you need, in a few words; with mode 'regex', a "
+            "case-insensitive regular expression over names, descriptions and parameters.",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LIMIT,
+            "default": 5,
+            "description": "At most this many tools.",
+        },
+        "mode": {"type": "string", "enum": ["words", "regex"], "default": "words"},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+
+def _line(tool: dict[str, Any]) -> str:
+    description = " ".join(str(tool["description"]).split())
+    if len(description) > _DESCRIPTION_CHARS:
+        description = description[: _DESCRIPTION_CHARS - 1] + "…"
+    group = f" [{tool['group']}]" if tool.get("group") else ""
+    return f"- {tool['name']}{group}: {description}"
+
+
+def tool_search_tool(search: ToolSearch) -> Tool:
+    """The ``tool_search`` tool of ``search``, available whenever something is deferred."""
+
+    async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        query: str = args["query"]
+        limit: int = args.get("limit", 5)
+        mode = "regex" if args.get("mode") == "regex" else "words"
+        try:
+            hits = search.search(query, limit, mode=mode)
+        except ValueError as exc:
+            return err(f"query: {exc}", ErrorCode.INPUT_INVALID, field="query")
+        tools = search.describe(hits)
+        await search.mark_found(ctx.session_id, [t["name"] for t in tools], ctx.principal)
+        if not tools:
+            text = f"No tool matches {query!r}. Try other words, or mode 'regex'."
+        else:
+            text = "\n".join(
+                [f"Found {len(tools)} tool(s), callable from your next step:"]
+                + [_line(t) for t in tools]
+            )
+        return ok(text, structured={"query": query, "tools": tools})
+
+    return Tool(
+        name=TOOL_SEARCH_NAME,
+        description=_DESCRIPTION,
+        schema=_SCHEMA,
+        execute=execute,
+        always_include=True,
+        is_available=lambda: bool(search.deferred()),
+        annotations=ToolAnnotations(title="Tool search", read_only=True, idempotent=True),
+    )
