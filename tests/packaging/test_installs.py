@@ -87,6 +87,16 @@ def test_serving_without_the_mcp_extra_names_it(
     assert "pip install 'toolwire[mcp]'" in ran.stderr
 
 
+def test_bridging_mcp_servers_without_the_mcp_extra_names_it(
+    installer: Installer, project: Path
+) -> None:
+    (project / "toolwire.toml").write_text('[mcp.servers.files]\ncommand = "true"\n')
+    ran = installer.get("cli").run(["toolwire", "call", "read_file", "{}"], cwd=project)
+    assert "Traceback" not in ran.stderr
+    assert ran.returncode == 2
+    assert "pip install 'toolwire[mcp]'" in " ".join(ran.stderr.split())  # rich wraps lines
+
+
 def test_the_mcp_cli_install_lists_checks_and_calls(installer: Installer, project: Path) -> None:
     venv = installer.get("mcp-cli")
     assert "read_file" in venv.run(["toolwire", "tools"], cwd=project).check().stdout
