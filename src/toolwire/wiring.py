@@ -166,16 +166,6 @@ def _require_mcp_sdk() -> None:
         )
 
 
-def _require_mcp_sdk() -> None:
-    """Bridging ``[mcp.servers]`` needs the MCP SDK: say which extra, not a traceback."""
-    import importlib.util
-
-    if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("mcp_types") is None:
-        raise ConfigurationError(
-            "[mcp.servers] needs the MCP SDK, which is not installed: pip install 'toolwire[mcp]'"
-        )
-
-
 def create_registry(
     config: ToolwireConfig, *, backends: CapabilityBackends | None = None
 ) -> ToolRegistry:
@@ -232,8 +222,6 @@ async def open_registry(
         wired = Wired(config=config, registry=registry, backends=backends)
         kv = backends.kv_backend
         pins = DefinitionPins.in_backend(kv) if kv is not None else None
-        if config.mcp_servers:
-            _require_mcp_sdk()
         if config.mcp_servers:
             _require_mcp_sdk()
         for server in config.mcp_servers:
