@@ -15,13 +15,11 @@ from integration_helpers import (
     body_of,
     share,
 )
-from integration_helpers import shout as shout_tool
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, create_react_agent
 
-from toolwire import ToolContext, ToolRegistry
-from toolwire.errors import ConfigurationError
+from toolwire import ToolContext
 from toolwire.execution.budget import truncation_marker
 from toolwire.integrations.langchain import ToolwireTool, langchain_tools
 
@@ -145,11 +143,3 @@ async def test_a_direct_call_outside_a_graph_runs_alone(
     assert isinstance(answer, ToolMessage)
     assert answer.content == "===TOOL_RESULT_START:shout===\nHI\n===TOOL_RESULT_END==="
     assert registry.batches[-1].ids == ("x",)
-
-
-def test_the_tools_are_async_and_say_so_when_called_synchronously() -> None:
-    registry = ToolRegistry()
-    registry.register(shout_tool)
-    [shout] = langchain_tools(registry)
-    with pytest.raises(ConfigurationError, match="ainvoke"):
-        shout.invoke({"text": "hi"})

@@ -1,15 +1,15 @@
 """toolwire tools in LangChain and LangGraph: `langchain_tools`.
 
 ```python
-from langgraph.prebuilt import ToolNode
+from langchain.agents import create_agent
 from toolwire.integrations.langchain import langchain_tools
 
-tools = langchain_tools(registry)
-node = ToolNode(tools)                      # or create_react_agent(model, tools)
+agent = create_agent(model, langchain_tools(registry))   # or ToolNode(tools), create_react_agent
 ```
 
-Each registry tool becomes an async LangChain `BaseTool` (``ainvoke``; the graph runs with
-``ainvoke``/``astream``):
+Each registry tool becomes a LangChain `BaseTool`, asynchronous at heart (``ainvoke``, a graph's
+``ainvoke``/``astream``); the synchronous ``invoke``/``stream`` work too, running the calls on
+toolwire's background event loop (`toolwire.integrations._sync`):
 
 - its JSON Schema as the tool's ``args_schema``, strict where that keeps its meaning (what
   ``bind_tools`` sends);
@@ -19,8 +19,10 @@ Each registry tool becomes an async LangChain `BaseTool` (``ainvoke``; the graph
   output budget is split across them;
 - every result **presented** (redaction, untrusted wrapping, result frame); a failure is a
   `ToolMessage` with ``status="error"`` carrying the presented error;
-- a `ToolContext` from the run: session = the ``thread_id``; your base context from
-  ``context=`` (a `ToolContext`, or a function of the `RunnableConfig`).
+- a `ToolContext` from the run: session = the ``thread_id`` (the invocations of one thread
+  share read records and todos), else a session of the graph invocation's own
+  (``langgraph:<uuid>``; a direct call outside a graph is a run of its own); your base context
+  from ``context=`` (a `ToolContext`, or a function of the `RunnableConfig`).
 
 Needs the ``langgraph`` extra (``pip install 'toolwire[langgraph]'``).
 """
@@ -35,10 +37,11 @@ from typing import Any, TypeAlias
 
 from toolwire.calls import ToolCall
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
-from toolwire.errors import ConfigurationError
 from toolwire.integrations._binding import BoundTool, ToolBinding
 from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
+from toolwire.integrations._run_sessions import RunSessions
+from toolwire.integrations._sync import run_sync
 from toolwire.presenting import Presenter
 from toolwire.registry import ToolRegistry
 
@@ -49,7 +52,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess
     raise missing_extra("toolwire.integrations.langchain", "langgraph", exc) from exc
 
-__all__ = ["ContextSource", "ToolwireTool", "langchain_tools"]
+__all__ = ["ContextSource", "ToolwireTool", "langchain_tools", "run_session", "tool_context"]
 
 ContextSource: TypeAlias = ToolContext | Callable[[RunnableConfig], ToolContext] | None
 """A base context: fixed, or made from the run's `RunnableConfig`."""
@@ -65,9 +68,15 @@ class _Invocation:
 _INVOCATION: ContextVar[_Invocation | None] = ContextVar("toolwire_langchain_call", default=None)
 """The call being run: `BaseTool.arun` knows it, ``_arun`` does not get it with a JSON schema."""
 
+_RUN_SESSIONS = RunSessions("langgraph")
+"""A session per graph invocation, kept as long as its ``RunControl`` (one per invocation,
+shared with its subgraphs)."""
+_RUNTIME_KEY = "__pregel_runtime"
+"""Where LangGraph puts the invocation's `Runtime` in ``configurable``."""
+
 
 class ToolwireTool(BaseTool):
-    """One toolwire tool as an async LangChain tool (see the module docstring).
+    """One toolwire tool as a LangChain tool (see the module docstring).
 
     Failures raise `ToolException` inside the tool, which LangChain turns into a
     ``ToolMessage(status="error")`` (``handle_tool_error`` is on).
@@ -115,14 +124,50 @@ class ToolwireTool(BaseTool):
         finally:
             _INVOCATION.reset(token)
 
-    def _run(self, *args: Any, **kwargs: Any) -> Any:
-        raise ConfigurationError(
-            f"toolwire tool {self.name!r} is async: call it with ainvoke, and run the graph "
-            "with ainvoke or astream"
-        )
+    def run(
+        self,
+        tool_input: str | dict[str, Any],
+        verbose: bool | None = None,
+        start_color: str | None = "green",
+        color: str | None = "green",
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        run_id: uuid.UUID | None = None,
+        config: RunnableConfig | None = None,
+        tool_call_id: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """`BaseTool.run`, remembering the call's id and config for `_run`."""
+        token = _INVOCATION.set(_Invocation(tool_input, tool_call_id, config))
+        try:
+            return super().run(
+                tool_input,
+                verbose,
+                start_color,
+                color,
+                callbacks,
+                tags=tags,
+                metadata=metadata,
+                run_name=run_name,
+                run_id=run_id,
+                config=config,
+                tool_call_id=tool_call_id,
+                **kwargs,
+            )
+        finally:
+            _INVOCATION.reset(token)
+
+    def _run(self, *args: Any, **kwargs: Any) -> str:
+        invocation = _INVOCATION.get()
+        return run_sync(lambda: self._call(invocation, kwargs))
 
     async def _arun(self, *args: Any, **kwargs: Any) -> str:
-        invocation = _INVOCATION.get()
+        return await self._call(_INVOCATION.get(), kwargs)
+
+    async def _call(self, invocation: _Invocation | None, kwargs: dict[str, Any]) -> str:
         arguments = invocation.tool_input if invocation is not None else kwargs
         call_id = invocation.tool_call_id if invocation is not None else None
         config = invocation.config if invocation is not None else None
@@ -131,8 +176,9 @@ class ToolwireTool(BaseTool):
             name=self.name,
             args=dict(arguments) if isinstance(arguments, Mapping) else str(arguments),
         )
-        ctx = tool_context(self.binding, config, self.context_source)
-        bound = await self.binding.call(_step_key(config), call, ctx)
+        session = run_session(config)
+        ctx = tool_context(self.binding, config, self.context_source, session=session)
+        bound = await self.binding.call(_step_key(config, session), call, ctx)
         if bound.ok:
             return bound.text
         raise ToolException(bound.text)
@@ -172,15 +218,36 @@ def langchain_tools(
 
 
 def tool_context(
-    binding: ToolBinding, config: RunnableConfig | None, source: ContextSource = None
+    binding: ToolBinding,
+    config: RunnableConfig | None,
+    source: ContextSource = None,
+    *,
+    session: str | None = None,
 ) -> ToolContext:
-    """The `ToolContext` of one call, derived from the run's config."""
+    """The `ToolContext` of one call, derived from the run's config (``session``: the
+    call's `run_session`, when already known)."""
     base = source(config or {}) if callable(source) else source
+    return binding.context(base, session_id=session or run_session(config), platform="langgraph")
+
+
+def run_session(config: RunnableConfig | None) -> str:
+    """The session of a call: the ``thread_id``, else the graph invocation's own.
+
+    An invocation is known by the ``run_id`` you gave it, else by LangGraph's per-invocation
+    ``RunControl``; a call outside a graph gets a session of its own.
+    """
     configurable = (config or {}).get("configurable") or {}
     thread = configurable.get("thread_id")
-    return binding.context(
-        base, session_id=str(thread) if thread is not None else "langgraph", platform="langgraph"
-    )
+    if thread is not None:
+        return str(thread)
+    runtime = configurable.get(_RUNTIME_KEY)
+    run_id = getattr(getattr(runtime, "execution_info", None), "run_id", None)
+    if run_id:
+        return f"langgraph:{run_id}"
+    control = getattr(runtime, "control", None)
+    if control is not None:
+        return _RUN_SESSIONS.session(control)
+    return _RUN_SESSIONS.fresh()
 
 
 def _tool(binding: ToolBinding, bound: BoundTool, source: ContextSource) -> ToolwireTool:
@@ -193,8 +260,8 @@ def _tool(binding: ToolBinding, bound: BoundTool, source: ContextSource) -> Tool
     )
 
 
-def _step_key(config: RunnableConfig | None) -> Hashable:
-    """One graph step of one thread (``None`` outside a graph: the call runs alone).
+def _step_key(config: RunnableConfig | None, session: str) -> Hashable:
+    """One graph step of one session (``None`` outside a graph: the call runs alone).
 
     The key leaves out the task's own id, so the prebuilt agent's ``Send`` fan-out (one task per
     call) still lands in one batch.
@@ -205,12 +272,11 @@ def _step_key(config: RunnableConfig | None) -> Hashable:
     step = metadata.get("langgraph_step")
     if step is None:
         return None
-    configurable = config.get("configurable") or {}
     namespace = str(metadata.get("langgraph_checkpoint_ns") or "")
     parent = namespace.rpartition("|")[0]
     return (
         "langgraph",
-        configurable.get("thread_id"),
+        session,
         parent,
         metadata.get("langgraph_node"),
         step,

@@ -29,8 +29,6 @@ Needs the ``openai-agents`` extra (``pip install 'toolwire[openai-agents]'``).
 from __future__ import annotations
 
 import inspect
-import uuid
-import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, TypeAlias
 
@@ -40,6 +38,7 @@ from toolwire.errors import ToolwireError
 from toolwire.integrations._binding import BoundOutcome, BoundTool, ToolBinding
 from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
+from toolwire.integrations._run_sessions import RunSessions
 from toolwire.presenting import Presenter
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
@@ -141,31 +140,8 @@ def tool_context(
     )
 
 
-class _RunSessions:
-    """A session id of its own for each run: the run's ``Usage`` object is made per
-    ``Runner.run`` and shared by its calls; the id lives as long as that object."""
-
-    __slots__ = ("_ids",)
-
-    def __init__(self) -> None:
-        self._ids: dict[int, tuple[weakref.ref[Any], str]] = {}
-
-    def session(self, usage: Any) -> str:
-        key = id(usage)
-        known = self._ids.get(key)
-        if known is not None and known[0]() is usage:
-            return known[1]
-        session = f"openai-agents:{uuid.uuid4().hex}"
-
-        def forget(ref: weakref.ref[Any]) -> None:
-            if self._ids.get(key, (None, ""))[0] is ref:
-                del self._ids[key]
-
-        self._ids[key] = (weakref.ref(usage, forget), session)
-        return session
-
-
-_RUN_SESSIONS = _RunSessions()
+_RUN_SESSIONS = RunSessions("openai-agents")
+"""A session per run, kept as long as the run's ``Usage`` object (one per ``Runner.run``)."""
 
 
 def _function_tool(

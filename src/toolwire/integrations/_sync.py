@@ -1,0 +1,51 @@
+"""Run an adapter's asynchronous call from synchronous framework code: `run_sync`.
+
+toolwire's pipeline is asynchronous. A framework's synchronous path (LangGraph's ``invoke``:
+``ToolNode`` runs the calls of a response in worker threads, each calling the tool's ``_run``)
+needs a result without an event loop of its own. The calls are sent to one event loop that
+toolwire runs in a daemon thread, started on first use and shared by every synchronous call, so
+the calls of one response, arriving from several worker threads, still meet in one loop and can
+be gathered into one batch.
+
+Resources the registry opens lazily (connections, clients) are opened on that loop the first
+time a synchronous call uses them; a registry driven both synchronously and asynchronously at
+once uses them from two loops, so use one way per registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+__all__ = ["run_sync"]
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run the coroutine ``make()`` on toolwire's background loop and wait for its result.
+
+    Safe from any thread, including one whose own event loop is running (the call then blocks
+    that loop, as any synchronous call does; the work itself runs elsewhere, so it cannot
+    deadlock on it). Exceptions of the coroutine are raised here.
+    """
+    future = asyncio.run_coroutine_threadsafe(make(), _background_loop())
+    return future.result()
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="toolwire-sync-calls", daemon=True
+            )
+            thread.start()
+            _loop = loop
+        return _loop
