@@ -22,3 +22,13 @@ def test_the_readme_example_runs_and_answers_both_calls(tmp_path: Path) -> None:
     assert "c2 Err(" in done.stdout
     assert "input_invalid" in done.stdout
     assert "'name': 'add'" in done.stdout
+
+
+def test_the_first_screen_says_what_how_to_install_and_shows_both_examples() -> None:
+    lines = README.read_text().splitlines()
+    first_screen = "\n".join(lines[:40])
+    assert "pip install 'toolwire[mcp,cli]'" in first_screen
+    assert "execute_parallel" in first_screen  # the example, not only a link to it
+    assert "toolwire serve --tools tools.py" in "\n".join(lines[:60])
+    example = next(b for b in re.findall(r"```python\n(.*?)```", "\n".join(lines), re.S))
+    assert len(example.strip().splitlines()) <= 16

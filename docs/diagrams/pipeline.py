@@ -255,7 +255,7 @@ def render() -> str:
         _text(
             seams_x + 12,
             row_d + 20,
-            "capability backends: the only way a tool touches the world",
+            "capability backends: only what the tool declared, scoped to the call",
             size=12,
             fill=TEXT,
             font_weight="600",
