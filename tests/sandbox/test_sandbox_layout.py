@@ -153,12 +153,26 @@ def test_protected_paths_are_bound_read_only_after_their_root(tmp_path: Path) ->
     mounts = _mounts(layout)
     real = str(root.resolve())
     first = mounts.index(("--bind", real))
-    assert mounts.index(("--ro-bind", f"{real}/.git")) > first
+    # a repository: its hooks and config read-only, the rest writable (commits work)
+    assert ("--ro-bind", f"{real}/.git") not in mounts
+    assert mounts.index(("--bind", f"{real}/.git")) > first  # pinned: cannot be renamed away
+    assert mounts.index(("--ro-bind", f"{real}/.git/hooks")) > first
+    assert mounts.index(("--hide-file", f"{real}/.git/config")) > first  # missing: empty stand-in
     assert mounts.index(("--ro-bind", f"{real}/toolwire.toml")) > first
     assert mounts.index(("--bind", f"{real}/src")) < mounts.index(("--ro-bind", f"{real}/src/pkg"))
-    assert ("--ro-bind", f"{real}/.git/hooks") not in mounts  # inside .git, already read-only
     assert ("--tmpfs", f"{real}/.vscode") in mounts  # missing: an empty read-only stand-in
     assert not any(dest.endswith(".mcp.json") for _, dest in mounts)  # missing: none
+
+
+def test_a_root_without_a_repository_gets_no_git_directory_of_its_own(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    confinement = Confinement(write_roots=(str(root),), protected=protected_paths())
+    layout = mount_arguments(confinement, cwd=str(root), files=_files(tmp_path), home=None)
+    mounts = _mounts(layout)
+    real = str(root.resolve())
+    assert ("--tmpfs", f"{real}/.git") in mounts  # an empty read-only stand-in: no git init
+    assert not any(dest.startswith(f"{real}/.git/") for _, dest in mounts)
 
 
 def test_without_protected_paths_a_root_is_bound_alone(tmp_path: Path) -> None:

@@ -98,14 +98,13 @@ async def test_a_root_that_is_no_repository_cannot_become_one(tmp_path: Path) ->
     assert not (work / ".git" / "hooks").exists()
 
 
-async def test_unprotecting_git_lets_commands_commit_but_keeps_hooks_and_config(
+async def test_commands_commit_in_a_repository_but_never_touch_hooks_and_config(
     tmp_path: Path,
 ) -> None:
     work = _repo(tmp_path / "work")
     config = (work / ".git" / "config").read_text()
-    protected = protected_paths(remove=[".git"])
     commit = "git -c user.name=a -c user.email=a@b commit -q --allow-empty -m one && echo done"
-    async with sandboxed_registry(work, protected=protected) as registry:
+    async with sandboxed_registry(work) as registry:
         committed = ok(await terminal(registry, work, commit))
         hook = err(await terminal(registry, work, "echo x > .git/hooks/pre-commit"))
         conf = err(await terminal(registry, work, "echo '[core]' >> .git/config"))

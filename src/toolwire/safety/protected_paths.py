@@ -59,7 +59,9 @@ _EDITOR = "an editor or coding agent opening the project reads it as settings, t
 
 WHY: Mapping[str, str] = MappingProxyType(
     {
-        ".git": "git's metadata: hooks, config and the paths git follows from them; " + _GIT,
+        ".git": "git's metadata (a sandboxed command may commit, but never write the hooks, "
+        "config and paths git follows from them; where there is no repository, none can be "
+        "made): " + _GIT,
         ".git/hooks": "git hooks: " + _GIT,
         ".git/config": "git config (core.hooksPath, core.fsmonitor, core.pager, filters): " + _GIT,
         ".git/commondir": "points git at another config and hooks: " + _GIT,
@@ -118,8 +120,10 @@ ROOT_NAMES: tuple[str, ...] = (
     ".claude",
     ".codex",
 )
-"""Protected inside every write root. The finer ``.git/...`` entries stay when ``.git`` itself
-is unprotected (``[sandbox] unprotect = [".git"]`` lets commands commit)."""
+"""Protected inside every write root. The file tools refuse all of ``.git``; a sandboxed
+command sees an existing repository's ``.git`` writable but for the finer ``.git/...`` entries
+(so ``git commit`` and ``git checkout`` work), and no ``.git`` at all where there is none (so
+no repository with hooks of the model's can be made there)."""
 
 HOME_NAMES: tuple[str, ...] = (
     ".bashrc",
@@ -164,6 +168,7 @@ _DIRECTORIES = frozenset(
 _EMPTY_AS_ABSENT = frozenset(
     {
         "toolwire.toml",
+        ".git/config",
         ".bashrc",
         ".bash_logout",
         ".zshrc",

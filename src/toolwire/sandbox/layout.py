@@ -219,9 +219,7 @@ def _in_any(path: str, directories: set[str]) -> bool:
 def _nested_git(root: str, protected: ProtectedPaths) -> list[tuple[str, list[str]]]:
     """The repositories directly inside ``root``, each with its protected git entries
     (``root/<repo>/.git``)."""
-    names = [n for n in protected.names if n == ".git" or n.startswith(".git/")]
-    if ".git" in names:
-        names = [".git"]  # the rest is inside it
+    names = [n for n in protected.names if n.startswith(".git/")]  # an existing .git: its parts
     found: list[tuple[str, list[str]]] = []
     try:
         with os.scandir(root) as entries:
@@ -234,6 +232,10 @@ def _nested_git(root: str, protected: ProtectedPaths) -> list[tuple[str, list[st
     except OSError:
         pass
     return found
+
+
+def _real_directory(path: str) -> bool:
+    return os.path.isdir(path) and not os.path.islink(path)
 
 
 def _protect(
@@ -258,6 +260,8 @@ def _protect(
     for path in sorted(wanted, key=lambda p: (_depth(p), p)):
         if _in_any(path, covered):
             continue  # inside a protected directory (found before it: parents sort first)
+        if wanted[path] == ".git" and _real_directory(path):
+            continue  # a repository: its hooks, config, ... are protected, not its objects
         if os.path.lexists(path):
             direct = os.path.dirname(path) in real_dirs and not os.path.islink(path)
             real = path if direct else os.path.realpath(path)
