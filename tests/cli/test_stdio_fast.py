@@ -27,6 +27,8 @@ from toolwire.cli.stdio_fast import StdioCommand, stdio_command
             ["serve", "--tools=t.py", "--stdio", "--tools", "pkg.tools"],
             StdioCommand(tools=("t.py", "pkg.tools")),
         ),
+        (["serve", "--stdio", "--quiet"], StdioCommand(quiet=True)),
+        (["serve", "-q", "--stdio", "--tools", "t.py"], StdioCommand(tools=("t.py",), quiet=True)),
         (["serve", "--stdio", "--tools"], None),  # the app says what is missing
         (["serve", "--stdio", "--stdio"], None),
         (["serve", "--stdio", "--reload"], None),  # the app refuses it
@@ -91,6 +93,30 @@ def test_a_stdio_server_with_your_tools_starts_without_typer_or_the_sdk(tmp_path
     cli = {"typer", "toolwire.cli.app", "toolwire.cli.common"}
     sdk = {"mcp", "mcp_types", "starlette", "uvicorn"}
     assert not _imported(done.stderr) & (cli | sdk)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_quiet_prints_the_first_banner_line_and_the_warnings_only(
+    tmp_path: Path, fast: bool
+) -> None:
+    """Regression (outside check, issue 23): the stdio banner wrote 44 lines into the client's
+    log with no way to quiet it. With the fast path off (stderr a terminal), typer serves."""
+    (tmp_path / "toolwire.toml").write_text('[sandbox]\nmode = "off"\n')  # a warning to keep
+    full = _serve(tmp_path, "serve", "--stdio", argv_only=True)
+    quiet = _serve(tmp_path, "serve", "--stdio", "--quiet", argv_only=True)
+    if not fast:  # the typer app itself (as when stderr is a terminal)
+        typer_app = "from toolwire.cli.app import app; app()"
+        quiet = subprocess.run(
+            [sys.executable, "-c", typer_app, "serve", "--stdio", "-q"],
+            cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+    assert quiet.returncode == 0, quiet.stderr
+    lines = [line for line in quiet.stderr.splitlines() if not line.startswith("import time:")]
+    full_lines = [line for line in full.stderr.splitlines() if not line.startswith("import time:")]
+    assert lines[0].startswith("toolwire serving")
+    assert len(lines) < len(full_lines) / 3
+    assert any("sandbox" in line.lower() for line in lines[1:])  # the warning stays
 
 
 def test_a_bad_config_exits_2_naming_the_problem(tmp_path: Path) -> None:

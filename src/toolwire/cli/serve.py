@@ -68,6 +68,15 @@ def serve(
             help="Restart when the config file or a tool module changes (HTTP; development).",
         ),
     ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Print only the first line of the banner and its warnings (for clients that "
+            "log a stdio server's stderr).",
+        ),
+    ] = False,
 ) -> None:
     """Serve the tools over MCP: streamable HTTP at HOST:PORT (default from the config,
     127.0.0.1:8765) or stdio. Prints the address, sandbox roots, whether commands run
@@ -88,11 +97,12 @@ def serve(
     if reload:
         flags = ["--insecure-no-auth"] if insecure_no_auth else []
         flags += ["--conformance-fixture"] if conformance_fixture else []
+        flags += ["--quiet"] if quiet else []
         _serve_reloading(ctx, config, (host, port), list(tools or ()), flags)
         return
     try:
         stopped_by = anyio.run(
-            partial(serve_until_stopped, banner=_banner),
+            partial(serve_until_stopped, banner=partial(_banner, quiet=quiet)),
             config,
             "stdio" if stdio else "http",
             host,
@@ -171,8 +181,10 @@ def _check_exposure(config: ToolwireConfig, host: str, insecure_no_auth: bool) -
         stderr.print(f"warning: {warning}", markup=False, style="bold red")
 
 
-def _banner(wired: Wired, address: str) -> None:
+def _banner(wired: Wired, address: str, *, quiet: bool = False) -> None:
     for number, (line, loud) in enumerate(banner_lines(wired, address)):
+        if quiet and number > 0 and not loud:
+            continue  # --quiet: what is served where, and every warning
         if number == 0:  # "toolwire serving N tools over ...", the name in bold
             stderr.print(f"[bold]toolwire[/]{escape(line.removeprefix('toolwire'))}", markup=True)
         else:

@@ -36,11 +36,13 @@ class StdioCommand:
         config: The ``--config`` file, if one was named.
         verbose: ``--verbose``: log to stderr at INFO.
         tools: The ``--tools`` files and modules, in order.
+        quiet: ``--quiet``: only the banner's first line and its warnings.
     """
 
     config: Path | None = None
     verbose: bool = False
     tools: tuple[str, ...] = ()
+    quiet: bool = False
 
 
 def stdio_command(argv: list[str]) -> StdioCommand | None:
@@ -62,10 +64,13 @@ def stdio_command(argv: list[str]) -> StdioCommand | None:
             config = Path(option.removeprefix("--config="))
         else:
             return None
-    tools = _tools(rest[1:]) if rest[:1] == ["serve"] else None
+    options = rest[1:]
+    quiet = any(option in ("-q", "--quiet") for option in options)
+    options = [option for option in options if option not in ("-q", "--quiet")]
+    tools = _tools(options) if rest[:1] == ["serve"] else None
     if tools is None:
         return None
-    return StdioCommand(config=config, verbose=verbose, tools=tools)
+    return StdioCommand(config=config, verbose=verbose, tools=tools, quiet=quiet)
 
 
 def _tools(options: list[str]) -> tuple[str, ...] | None:
@@ -104,7 +109,7 @@ def run(command: StdioCommand) -> None:
     config = replace(config, tool_modules=(*config.tool_modules, *added))
     for warning in config.warnings:
         _say(f"warning: {warning}")
-    serve = partial(serve_until_stopped, banner=_banner)
+    serve = partial(serve_until_stopped, banner=partial(_banner, quiet=command.quiet))
     try:
         stopped_by = anyio.run(serve, config, "stdio", config.http_host, config.http_port)
     except ConfigurationError as exc:
@@ -115,11 +120,12 @@ def run(command: StdioCommand) -> None:
         _say(f"toolwire stopped on {stopped_by}")
 
 
-def _banner(wired: Wired, address: str) -> None:
+def _banner(wired: Wired, address: str, *, quiet: bool = False) -> None:
     from toolwire.cli.serving import banner_lines
 
-    for line, _loud in banner_lines(wired, address):
-        _say(line)
+    for number, (line, loud) in enumerate(banner_lines(wired, address)):
+        if number == 0 or loud or not quiet:
+            _say(line)
 
 
 def _say(line: str) -> None:
