@@ -14,6 +14,11 @@ What the agent gets, beyond plain function tools:
   toolset counts the response's calls and runs them together), so the registry splits the output
   budget across them, and its hooks, timeouts and reducers apply;
 - every result **presented** (secrets redacted, untrusted output wrapped, the result frame);
+- with ``structured_returns=True``, a result that carries a ``structured`` payload returns it
+  as the tool's return value (a `ToolReturn`; pydantic-ai sends it as JSON, and your code and
+  the message history get the object), secrets redacted in every string, the presented text
+  beside it in ``metadata["text"]``; the framed text otherwise, and always for a tool whose
+  output is untrusted or a payload longer than the ingestion cap;
 - ``input_invalid`` raised as `ModelRetry` (pydantic-ai's retry, counted against
   ``max_retries``); other failures as `ToolFailed`, a failed result the model adapts to;
 - a `ToolContext` **from the run**: session = the conversation id, turn = the model responses so
@@ -25,23 +30,25 @@ Needs the ``pydantic-ai`` extra (``pip install 'toolwire[pydantic-ai]'``).
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeAlias
 
 from toolwire.calls import ToolCall
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
-from toolwire.integrations._binding import ToolBinding
+from toolwire.integrations._binding import BoundOutcome, ToolBinding
 from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
 from toolwire.presenting import Presenter
 from toolwire.providers.base import ToolProvider
 from toolwire.registry import ToolRegistry
-from toolwire.results import ErrorCode
+from toolwire.results import ErrorCode, Ok
+from toolwire.safety.redaction import redact_secrets
 
 try:
     from pydantic_ai.exceptions import ModelRetry, ToolFailed
-    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturn
     from pydantic_ai.tools import AgentDepsT, RunContext, ToolDefinition
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
     from pydantic_core import SchemaValidator, core_schema
@@ -76,6 +83,8 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
         max_retries: How many ``input_invalid`` retries a tool gets (pydantic-ai's count).
         id: The toolset's id (pydantic-ai needs one for durable execution).
         settle_ticks: See `toolwire.integrations._gathering`.
+        structured_returns: Return a result's ``structured`` payload as the tool's return
+            value (see the module docstring) instead of the framed text.
     """
 
     def __init__(
@@ -91,6 +100,7 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
         max_retries: int = 1,
         id: str | None = None,
         settle_ticks: int = DEFAULT_SETTLE_TICKS,
+        structured_returns: bool = False,
     ) -> None:
         self.binding = ToolBinding(
             registry,
@@ -103,6 +113,7 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
         )
         self._context = context
         self._max_retries = max_retries
+        self._structured_returns = structured_returns
         self._id = id
         self._listed: OrderedDict[Hashable, frozenset[str]] = OrderedDict()
 
@@ -141,7 +152,8 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
         ctx: RunContext[AgentDepsT],
         tool: ToolsetTool[AgentDepsT],
     ) -> Any:
-        """Run the call in its response's batch and return the presented text.
+        """Run the call in its response's batch and return the presented text (or, with
+        ``structured_returns``, the structured payload).
 
         Raises:
             ModelRetry: the arguments were ``input_invalid`` (the model is asked to fix them).
@@ -152,7 +164,8 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
         call = ToolCall(id=ctx.tool_call_id or f"call_{name}", name=name, args=tool_args)
         bound = await self.binding.call(key, call, self.tool_context(ctx), expected=expected)
         if bound.ok:
-            return bound.text
+            structured = self._structured(bound) if self._structured_returns else None
+            return structured if structured is not None else bound.text
         if bound.code is ErrorCode.INPUT_INVALID:
             raise ModelRetry(bound.text)
         raise ToolFailed(bound.text)
@@ -171,6 +184,23 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
             current_turn=turns or 1,
             message_count=len(ctx.messages),
         )
+
+    def _structured(self, bound: BoundOutcome) -> ToolReturn | None:
+        """The structured return of a successful call, when it may be one (module docstring)."""
+        result = bound.outcome.result
+        tool = self.binding.registry.get(bound.outcome.name)
+        if not isinstance(result, Ok) or result.structured is None:
+            return None
+        if tool is None or tool.output_is_untrusted:
+            return None  # only the framed text carries the untrusted wrapping
+        options = self.binding.presenter.options
+        payload: Any = result.structured
+        if options.redact_secrets:
+            payload = _redacted(payload, options.secret_values)
+        size = len(json.dumps(payload, ensure_ascii=False, default=str))
+        if options.cap_ingestion and size > options.ingestion_cap_chars:
+            return None
+        return ToolReturn(return_value=payload, metadata={"text": bound.text})
 
     def _remember(self, key: Hashable, names: frozenset[str]) -> None:
         self._listed[key] = names
@@ -197,6 +227,17 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
 def _step_key(ctx: RunContext[Any]) -> Hashable:
     """One model response of one run."""
     return ("pydantic-ai", ctx.run_id or id(ctx.messages), ctx.run_step)
+
+
+def _redacted(value: Any, secrets: tuple[str, ...]) -> Any:
+    """``value`` with secrets redacted in every string of it, keys included."""
+    if isinstance(value, str):
+        return redact_secrets(value, secret_values=secrets).text
+    if isinstance(value, dict):
+        return {_redacted(k, secrets): _redacted(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item, secrets) for item in value]
+    return value
 
 
 def _parses(part: ToolCallPart) -> bool:
