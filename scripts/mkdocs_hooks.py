@@ -40,9 +40,7 @@ def site_link(target: str, source: str, root: Path) -> str:
 
 def rewrite(text: str, source: str, root: Path) -> str:
     """``text`` of ``source`` with every relative link pointing where the site has it."""
-    return _LINK.sub(
-        lambda m: m.group(1) + site_link(m.group(2), source, root) + m.group(3), text
-    )
+    return _LINK.sub(lambda m: m.group(1) + site_link(m.group(2), source, root) + m.group(3), text)
 
 
 def on_files(files: Files, config: Any) -> Files:
