@@ -82,7 +82,7 @@ def test_links_outside_docs_point_where_the_site_has_them(
     assert _hooks().site_link(target, source, ROOT) == expected
 
 
-def test_a_rewrite_keeps_the_anchor_and_leaves_code_alone() -> None:
+def test_a_rewrite_keeps_the_anchor_and_rewrites_images_too() -> None:
     text = "[p](docs/pipeline.md#per-call-in-this-order) and ![x](docs/pipeline.svg)"
     assert _hooks().rewrite(text, "README.md", ROOT) == (
         "[p](pipeline.md#per-call-in-this-order) and ![x](pipeline.svg)"
