@@ -293,6 +293,7 @@ def tool(
     long_running: bool = False,
     side_effects: bool = False,
     defer_loading: bool = False,
+    sink: bool = False,
     docstring_style: DocstringStyle = "auto",
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 

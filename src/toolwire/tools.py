@@ -133,6 +133,9 @@ class Tool:
         defer_loading: Left out of the definitions until a ``tool_search`` finds it for the
             session; a call to it before that is answered ``not_offered``
             (`toolwire.tool_search`).
+        sink: The tool sends data out or makes outside changes: once a program has read
+            untrusted output, a call to it needs approval or is refused, per the flow policy
+            (`toolwire.code_mode.flow`).
         validator: Compiled argument validator; built from ``schema`` when not given.
     """
 
@@ -156,6 +159,7 @@ class Tool:
     long_running: bool = False
     side_effects: bool = False
     defer_loading: bool = False
+    sink: bool = False
     validator: ArgsValidator = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -205,7 +209,7 @@ class Tool:
                 f"tool {self.name!r}: cache must be True, False, None or a CachePolicy"
             )
         _check_approval_rule(self.name, self.requires_approval)
-        for flag in ("long_running", "side_effects", "defer_loading"):
+        for flag in ("long_running", "side_effects", "defer_loading", "sink"):
             if not isinstance(getattr(self, flag), bool):
                 raise ToolDefinitionError(f"tool {self.name!r}: {flag} must be True or False")
         if self.validator is None:

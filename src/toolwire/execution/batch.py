@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Protocol
 
 import anyio
@@ -15,7 +16,14 @@ from toolwire.execution.deadlines import DeadlineQueue
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.seams import Attachment
 
-__all__ = ["Batch", "Cancellable", "exception_message", "seam_reset"]
+__all__ = [
+    "CURRENT_BATCH",
+    "Batch",
+    "Cancellable",
+    "current_batch",
+    "exception_message",
+    "seam_reset",
+]
 
 
 class Cancellable(Protocol):
@@ -124,3 +132,13 @@ def exception_message(exc: BaseException) -> str:
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     return str(exc) or type(exc).__name__
+
+
+CURRENT_BATCH: ContextVar[Batch | None] = ContextVar("toolwire_current_batch", default=None)
+"""The batch whose calls are running (set by the pipeline for the length of a batch), so a
+tool that runs other calls (``run_code``) makes them under the same admission and approvals."""
+
+
+def current_batch() -> Batch | None:
+    """The batch the running tool was called in, or ``None`` outside a batch."""
+    return CURRENT_BATCH.get()
