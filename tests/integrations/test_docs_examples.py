@@ -2,14 +2,16 @@
 
 Each example is a file under ``docs/integrations/examples/``; its ``main`` runs here for real,
 with a scripted model in place of the paid one (the hand-written loop talks to a scripted
-Chat Completions server on 127.0.0.1 through the real ``openai`` client). The pages show the
-files verbatim, each block marked ``<!-- tested: ... -->``; the last test checks that every such
-block is still byte-identical to its file.
+Chat Completions server on 127.0.0.1 through the real ``openai`` client); the ``*_no_key``
+examples bring their own, the framework's test model, and run as a user trying them would.
+The pages show the files verbatim, each block marked ``<!-- tested: ... -->``; the last test
+checks that every such block is still byte-identical to its file.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -104,10 +106,44 @@ async def test_the_langgraph_example(root: Path) -> None:
     replies = [asks(*step) for step in script_steps()] + [AIMessage("5 words")]
     model = ToolCallingFakeModel(messages=iter(replies))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # create_react_agent moved to langchain.agents
+        warnings.simplefilter("error", DeprecationWarning)  # create_agent is LangGraph 1.x's way
         answer = await load("langgraph_agent").main(model, root=str(root))
     assert answer == "5 words"
     assert [t["function"]["name"] for t in model.bound][-1] == "word_count"
+
+
+READ_NOTES = (
+    "===TOOL_RESULT_START:read_file===\n"
+    '<untrusted source="file:notes.txt" tool="read_file">\n'
+    "# {root}/notes.txt (1 line)\n"
+    f"{NOTES}"
+    "</untrusted>\n"
+    "===TOOL_RESULT_END==="
+)
+
+
+async def test_the_pydantic_ai_no_key_example(root: Path) -> None:
+    answer = await load("pydantic_ai_no_key").main(root=str(root))
+    assert json.loads(answer) == {
+        "word_count": "===TOOL_RESULT_START:word_count===\n1\n===TOOL_RESULT_END==="
+    }
+
+
+async def test_the_openai_agents_no_key_example(root: Path) -> None:
+    answer = await load("openai_agents_no_key").main(root=str(root))
+    assert answer == READ_NOTES.format(root=root)
+
+
+async def test_the_langgraph_no_key_example(root: Path) -> None:
+    answer = await load("langgraph_no_key").main(root=str(root))
+    assert answer == READ_NOTES.format(root=root)
+
+
+async def test_the_amplifier_no_key_example(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    answer = await load("amplifier_no_key").main(root=str(root))
+    assert capsys.readouterr().out == "asked: Write hello.txt? ['Allow', 'Deny']\n"
+    assert answer.startswith("===TOOL_RESULT_START:write_file===\nCreated ")
+    assert (root / "hello.txt").read_text(encoding="utf-8") == "hello\n"
 
 
 async def test_the_amplifier_example(root: Path) -> None:
@@ -163,10 +199,10 @@ _MARKED = re.compile(
     r"<!-- tested: (?P<target>[^ ]+) -->\n```python\n(?P<code>.*?)\n```", re.DOTALL
 )
 PAGES = {
-    "docs/integrations/pydantic-ai.md": ["pydantic_ai_agent"],
-    "docs/integrations/openai-agents.md": ["openai_agents_agent"],
-    "docs/integrations/langgraph.md": ["langgraph_agent"],
-    "docs/integrations/amplifier.md": ["amplifier_module"],
+    "docs/integrations/pydantic-ai.md": ["pydantic_ai_agent", "pydantic_ai_no_key"],
+    "docs/integrations/openai-agents.md": ["openai_agents_agent", "openai_agents_no_key"],
+    "docs/integrations/langgraph.md": ["langgraph_agent", "langgraph_no_key"],
+    "docs/integrations/amplifier.md": ["amplifier_module", "amplifier_no_key"],
     "docs/integrations/index.md": ["mcp_openai_agents"],
     "README.md": ["hand_written_loop", "pydantic_ai_agent"],
 }
@@ -177,6 +213,10 @@ TESTS = {
     "amplifier_module": "test_the_amplifier_example",
     "hand_written_loop": "test_the_hand_written_loop",
     "mcp_openai_agents": "test_the_openai_agents_mcp_client_example",
+    "pydantic_ai_no_key": "test_the_pydantic_ai_no_key_example",
+    "openai_agents_no_key": "test_the_openai_agents_no_key_example",
+    "langgraph_no_key": "test_the_langgraph_no_key_example",
+    "amplifier_no_key": "test_the_amplifier_no_key_example",
 }
 
 

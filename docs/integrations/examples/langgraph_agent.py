@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import anyio
+from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
-from langgraph.prebuilt import create_react_agent
 
 from toolwire import ToolRegistry, create_backends, tool
 from toolwire.integrations.langchain import langchain_tools
@@ -27,7 +27,7 @@ async def main(model: BaseChatModel, root: str = ".") -> str:
         ToolRegistry(backends=backends) as registry,
     ):
         registry.register_all([*file_tools(), word_count])
-        agent = create_react_agent(model, langchain_tools(registry, working_dir=root))
+        agent = create_agent(model, langchain_tools(registry, working_dir=root))
         state = await agent.ainvoke(
             {"messages": [("user", "How many words are in notes.txt?")]},
             {"configurable": {"thread_id": "demo"}},  # the session of the tools
