@@ -23,6 +23,7 @@ from toolwire.cli.doctor_checks import (
     check_sandbox,
     check_search,
     check_store,
+    check_web,
     shown_url,
 )
 from toolwire.config import ToolwireConfig
@@ -67,7 +68,7 @@ def _store(url: str) -> Any:
 def test_doctor_lists_every_part_and_exits_0_when_nothing_fails(project: Path) -> None:
     result = runner.invoke(app, ["doctor", "--json"])
     checks = json.loads(result.stdout)
-    names = ["store", "sandbox", "protected", "chromium", "node", "search"]
+    names = ["store", "sandbox", "protected", "web", "chromium", "node", "search"]
     assert [c["name"] for c in checks] == names
     assert checks[0]["status"] == "ok"
     assert result.exit_code == (1 if any(c["status"] == "fail" for c in checks) else 0)
@@ -235,6 +236,23 @@ def test_a_configured_search_provider_needs_its_key(
     assert "BRAVE_API_KEY" in missing.fix
     monkeypatch.setenv("BRAVE_API_KEY", "x" * 20)
     assert check_search(brave).status == "ok"
+
+
+def test_the_web_extra_here_is_reported_installed() -> None:
+    check = check_web(ToolwireConfig())  # the test install has every extra
+    assert (check.status, check.fix) == ("ok", None)
+
+
+def test_a_key_in_the_refs_own_variable_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EXA_API_KEY", raising=False)
+    monkeypatch.delenv("TOOLWIRE_WEB_SEARCH_PROVIDER", raising=False)
+    monkeypatch.setenv("HOME", "/nonexistent")
+    exa = SimpleNamespace(web_search={"provider": "exa"})
+    missing = check_search(exa)  # type: ignore[arg-type]
+    assert missing.status == "fail"
+    assert "toolwire secret set providers/exa/apiKey" in (missing.fix or "")
+    monkeypatch.setenv("TOOLWIRE_SECRET_PROVIDERS_EXA_APIKEY", "k")
+    assert check_search(exa).status == "ok"  # type: ignore[arg-type]
 
 
 def test_a_key_in_the_vault_counts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -100,7 +100,8 @@ def test_bridging_mcp_servers_without_the_mcp_extra_names_it(
 def test_the_mcp_cli_install_lists_checks_and_calls(installer: Installer, project: Path) -> None:
     venv = installer.get("mcp-cli")
     assert "read_file" in venv.run(["toolwire", "tools"], cwd=project).check().stdout
-    venv.run(["toolwire", "doctor"], cwd=project).check()
+    doctor = venv.run(["toolwire", "doctor"], cwd=project).check()
+    assert "pip install 'toolwire[web]'" in doctor.stdout  # fetch_url's extra is named
     call = '{"path": "notes.txt"}'
     ran = venv.run(["toolwire", "call", "read_file", call], cwd=project).check()
     assert "one two three four five" in ran.stdout

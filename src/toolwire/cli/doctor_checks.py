@@ -62,7 +62,10 @@ class Check:
 async def run_checks(config: ToolwireConfig) -> list[Check]:
     """Every check, in a fixed order; the blocking ones run in worker threads."""
     checks = [await check_store(config.store_url)]
-    for blocking in (check_sandbox, check_protected, check_chromium, check_node, check_search):
+    blocking_checks = (
+        check_sandbox, check_protected, check_web, check_chromium, check_node, check_search,
+    )  # fmt: skip
+    for blocking in blocking_checks:
         checks.append(await anyio.to_thread.run_sync(blocking, config))
     return checks
 
@@ -208,6 +211,20 @@ def _probe_bubblewrap() -> tuple[bool, str]:
 
 
 # -- Chromium, node --------------------------------------------------------------------------
+
+
+def check_web(config: ToolwireConfig) -> Check:
+    """The ``web`` extra, without which ``fetch_url`` is unavailable."""
+    from toolwire.toolbox.web.fetch import web_extra_installed
+
+    if web_extra_installed():
+        return Check(name="web", status="ok", detail="the web extra is installed (fetch_url)")
+    return Check(
+        name="web",
+        status="warn",
+        detail="the web extra is not installed: fetch_url is unavailable",
+        fix="pip install 'toolwire[web]'",
+    )
 
 
 def check_chromium(config: ToolwireConfig) -> Check:
