@@ -6,7 +6,9 @@ In order (the first that refuses answers the call ``not_available``):
 2. unknown tool (``Unknown tool: <name>``, with the nearest names the caller may call when the
    lookup is a mapping's ``get``, as the registry's is: a model that misspelt a name can fix it);
 3. surface exclusion, toolset allowlist, MCP/plugin filters (see `toolwire.execution.gates`);
-4. availability: `Tool.currently_available` — the same rule definitions use;
+4. availability: `Tool.currently_available` — the same rule definitions use; the tool's own
+   reason and fix when its ``is_available`` says why (`toolwire.availability`), else
+   ``unavailable``;
 5. capabilities declared but no backends configured (fail closed).
 """
 
@@ -17,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolwire.availability import UNAVAILABLE, unavailable
 from toolwire.calls import ToolCall
 from toolwire.errors import ConfigurationError
 from toolwire.execution.gates import FilterOptions, RegisteredTool, check_call
@@ -120,10 +123,12 @@ def admit(
             return denied
     tool = entry.tool
     if tool.is_available is not None and not tool.currently_available():
+        why = unavailable(tool)  # the tool's own reason and fix when it gives one
+        message = why.message if why is not None else f"Tool {name} is not currently available"
         return Err(
-            f"Tool {name} is not currently available",
+            message,
             ErrorCode.NOT_AVAILABLE,
-            reason="unavailable",
+            reason=why.reason if why is not None else UNAVAILABLE,
         )
     if not has_backends and entry.declares_capabilities:
         return Err(

@@ -17,7 +17,7 @@ from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
 from toolwire.tools import Tool, ToolAnnotations
 
 if TYPE_CHECKING:
-    from toolwire.tool_search.searching import ToolSearch
+    from toolwire.tool_search.searching import SearchMode, ToolSearch
 
 __all__ = ["MAX_LIMIT", "tool_search_tool"]
 
@@ -68,7 +68,7 @@ def tool_search_tool(search: ToolSearch) -> Tool:
     async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         query: str = args["query"]
         limit: int = args.get("limit", 5)
-        mode = "regex" if args.get("mode") == "regex" else "words"
+        mode: SearchMode = "regex" if args.get("mode") == "regex" else "words"
         try:
             hits = search.search(query, limit, mode=mode)
         except ValueError as exc:

@@ -10,10 +10,10 @@ nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from toolwire.backends.kv.base import KeyValueStoreFactory
 from toolwire.principals import LOCAL, Principal
+from toolwire.seams import KeyValueStore
 
 __all__ = ["FOUND_PREFIX", "FoundTools"]
 
@@ -32,7 +32,7 @@ class FoundTools:
 
     def __init__(
         self,
-        kv_store_factory: KeyValueStoreFactory | None = None,
+        kv_store_factory: Callable[[str, str], KeyValueStore] | None = None,
         *,
         ttl_seconds: float | None = None,
     ) -> None:

@@ -30,8 +30,7 @@ class FTS5Index:
         self._min_score, self._synonyms = min_score, synonyms
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
         self._db.execute(
-            "CREATE VIRTUAL TABLE docs USING fts5(name, params, description, "
-            "tokenize='unicode61')"
+            "CREATE VIRTUAL TABLE docs USING fts5(name, params, description, tokenize='unicode61')"
         )
 
     def build(self, documents: Sequence[ToolDocument]) -> None:

@@ -61,8 +61,10 @@ class ToolSearch:
         self._rules = rules if rules is not None else DeferralRules()
         self._new_index = index
         backends = registry.backends
-        self.found = found if found is not None else FoundTools(
-            backends.kv_store_factory if backends is not None else None
+        self.found = (
+            found
+            if found is not None
+            else FoundTools(backends.kv_store_factory if backends is not None else None)
         )
         self._indexes: dict[SearchMode, ToolIndex] = {}
         registry.on_change(self._indexes.clear)
@@ -88,9 +90,7 @@ class ToolSearch:
         if index is None:
             index = self._new_index() if mode == "words" else RegexIndex()
             deferred = self.deferred()
-            index.build(
-                [document_of(t) for t in self._registry.available() if t.name in deferred]
-            )
+            index.build([document_of(t) for t in self._registry.available() if t.name in deferred])
             self._indexes[mode] = index
         return index
 
@@ -141,9 +141,7 @@ class ToolSearch:
         ``principal`` or ``ctx.extra["principal"]``, else `LOCAL`)."""
         return ToolSnapshot.of(await self.list(ctx, principal=principal), iteration=ctx.iteration)
 
-    async def list(
-        self, ctx: ProviderContext, *, principal: Principal | None = None
-    ) -> list[Tool]:
+    async def list(self, ctx: ProviderContext, *, principal: Principal | None = None) -> list[Tool]:
         """What `snapshot` freezes; also makes a `ToolSearch` a `ToolProvider`."""
         tools = self._registry.list(ctx)
         if ctx.session_id is None:

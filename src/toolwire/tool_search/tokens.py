@@ -17,11 +17,10 @@ __all__ = ["STOP_WORDS", "identifier_words", "stem", "tokens"]
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 
-STOP_WORDS = frozenset(
-    """a an and are as at be by can do does for from get has have how i if in into is it its
-    me my of on or our so that the their them then there these this to us was we what when
-    where which who will with you your want need please some any via using""".split()
-)
+_STOP_WORDS_TEXT = """a an and are as at be by can do does for from get has have how i if in
+into is it its me my of on or our so that the their them then there these this to us was we
+what when where which who will with you your want need please some any via using"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 """Words too common to tell tools apart. ``get`` is one: nearly every tool's name has it."""
 
 
