@@ -28,10 +28,13 @@
     ``set`` (``bench_event_store.py``).
 14. The stdio cold start of ``serve_registry`` and ``toolwire serve --stdio``, with and without
     the lean loop, beside the SDK's ``MCPServer`` (``bench_stdio_cold_start.py``).
+15. Tool search: recall@1/@5 and MRR on real MCP servers' tools beside FTS5, pydantic-ai,
+    bm25s and FastMCP; 10,000 deferred tools: index, search p50, definitions sent
+    (``bench_tool_search.py``).
 
 Each prints a markdown table. Options: ``--repeats N``, and ``--only`` with a comma-separated
 list of ``w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser,replicas,``
-``events,cold``.
+``events,cold,toolsearch``.
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ def main() -> int:
         "--only",
         default=(
             "w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser,replicas,"
-            "events,cold"
+            "events,cold,toolsearch"
         ),
     )
     parser.add_argument("--repeats", type=int, default=5)
@@ -121,6 +124,7 @@ def main() -> int:
         ("replicas", "bench_replicas.py", "Replicas behind HAProxy: calls/s, store ops per call"),
         ("events", "bench_event_store.py", "Resumable SSE streams: event store beside bare set"),
         ("cold", "bench_stdio_cold_start.py", "stdio cold start beside the SDK's MCPServer"),
+        ("toolsearch", "bench_tool_search.py", "Tool search: recall on MCP tools, cost at 10k"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)
