@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 from integration_helpers import (
     RecordingRegistry,
@@ -22,7 +23,9 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from toolwire import ToolRegistry
+from toolwire.errors import ConfigurationError
 from toolwire.execution.budget import truncation_marker
+from toolwire.integrations._sync import run_sync
 from toolwire.integrations.langchain import langchain_tools
 
 pytestmark = pytest.mark.anyio
@@ -143,3 +146,11 @@ def test_a_tool_invoked_synchronously_in_a_plain_script_runs() -> None:
     assert isinstance(message, ToolMessage)
     assert message.tool_call_id == "c"
     assert "YO" in str(message.content)
+
+
+def test_a_synchronous_call_from_a_call_on_the_background_loop_is_refused() -> None:
+    async def nested() -> None:
+        run_sync(lambda: anyio.lowlevel.checkpoint())  # would wait for the loop it blocks
+
+    with pytest.raises(ConfigurationError, match="await it"):
+        run_sync(nested)

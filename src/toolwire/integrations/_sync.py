@@ -19,6 +19,8 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from toolwire.errors import ConfigurationError
+
 __all__ = ["run_sync"]
 
 T = TypeVar("T")
@@ -33,9 +35,22 @@ def run_sync(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     Safe from any thread, including one whose own event loop is running (the call then blocks
     that loop, as any synchronous call does; the work itself runs elsewhere, so it cannot
     deadlock on it). Exceptions of the coroutine are raised here.
+
+    Raises:
+        ConfigurationError: called from a call already running on the background loop (a
+            tool that calls a tool synchronously): waiting there would never end.
     """
-    future = asyncio.run_coroutine_threadsafe(make(), _background_loop())
-    return future.result()
+    loop = _background_loop()
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        raise ConfigurationError(
+            "a toolwire tool was called synchronously from inside another toolwire call; "
+            "await it (ainvoke) instead"
+        )
+    return asyncio.run_coroutine_threadsafe(make(), loop).result()
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:

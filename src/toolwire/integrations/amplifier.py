@@ -8,12 +8,19 @@ bundle mounts it as the module ``toolwire``. Each tool of the registry is mounte
 
 Around every call the tool emits to ``coordinator.hooks``:
 
-- ``tool:pre`` ``{tool_name, tool_call_id, tool_input}`` before it runs; a hook answering
-  ``deny`` (or a hook that raises: fail closed) refuses the call (``not_available``);
-- ``tool:post`` ``{tool_name, tool_call_id, tool_input, result}`` after every call that ran, the
-  result as amplifier's ``ToolResult`` dump, failures included;
+- ``tool:pre`` ``{tool_name, tool_call_id, tool_input}`` before it runs; its answer is honoured
+  as an orchestrator would (`toolwire.integrations._amplifier_pre`), failing closed: ``deny``
+  (or a hook registry that raises) refuses the call (``not_available``), ``ask_user`` asks the
+  coordinator's approval system (no approval system: refused), a changed ``tool_input``
+  (``modify``) is what the call runs with;
+- ``tool:post`` ``{tool_name, tool_call_id, tool_input, result}`` after every call that ran (the
+  input it ran with), the result as amplifier's ``ToolResult`` dump, failures included;
 - ``tool:error`` ``{tool_name, tool_call_id, error: {type, message}}`` in addition when the call
   failed; ``type`` is the toolwire error code.
+
+An input key ``_tool_call_id`` (as amplifier-core's behaviour tests pass it) is the call's
+``tool_call_id``, not an argument. The tools' session is the coordinator's ``session_id`` (a
+coordinator without one: a session of the mount's own).
 
 Calls the orchestrator starts together (one model response) run as one batch, so the output
 budget is split across them. Results are presented (redaction, untrusted wrapping, result
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import logging
 import os
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from typing import Any
@@ -86,7 +94,7 @@ async def mount(
         if registry is None:
             registry = _own_registry(settings, coordinator, stack)
         binding = _binding(registry, settings)
-        session_id = str(getattr(coordinator, "session_id", "") or "amplifier")
+        session_id = str(getattr(coordinator, "session_id", "") or f"amplifier:{uuid.uuid4().hex}")
         base = ToolContext(
             session_id=session_id,
             platform="amplifier",
