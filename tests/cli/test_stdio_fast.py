@@ -89,7 +89,7 @@ def test_a_stdio_server_with_your_tools_starts_without_typer_or_the_sdk(tmp_path
     )
     done = _serve(tmp_path, "serve", "--stdio", "--tools", "mine.py", argv_only=True)
     assert done.returncode == 0, done.stderr
-    assert "  tool     ping\n" in done.stderr
+    assert "  tool     ping  [destructive, open-world]\n" in done.stderr  # tools/list's hints
     cli = {"typer", "toolwire.cli.app", "toolwire.cli.common"}
     sdk = {"mcp", "mcp_types", "starlette", "uvicorn"}
     assert not _imported(done.stderr) & (cli | sdk)

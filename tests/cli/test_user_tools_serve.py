@@ -141,7 +141,7 @@ async def test_serve_http_serves_your_tools_to_an_mcp_client(
     http_served: tuple[str, Path],
 ) -> None:
     url, log = http_served
-    assert "  tool     first_line  [read-only, idempotent]\n" in log.read_text()
+    assert "  tool     first_line  [read-only, idempotent, open-world]\n" in log.read_text()
     with anyio.fail_after(60):
         async with Client(url) as client:
             await _exercise(client)

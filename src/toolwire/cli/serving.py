@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
-from toolwire.cli.tool_words import tool_annotations
+from toolwire.cli.tool_words import offered_and_withheld, tool_annotations
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.server import ServeOptions
 from toolwire.mcp.serving import serve_registry
@@ -144,10 +144,11 @@ def _serve_options(config: ToolwireConfig) -> ServeOptions:
 def banner_lines(wired: Wired, address: str) -> list[BannerLine]:
     """The start-up banner: what is served where, the sandbox roots, whether commands run
     sandboxed (loud when not), the store, authentication (HTTP), the config file, the MCP
-    servers and the tools."""
+    servers, the tools ``tools/list`` sends (with the hints it sends) and the tools withheld
+    from it, each with why."""
     config = wired.config
     where = "stdio" if address == "stdio" else f"streamable HTTP at {address}"
-    tools = list(wired.registry)
+    tools, withheld = offered_and_withheld(wired.registry)  # as tools/list sends them
     lines = [f"  sandbox  {path} ({mode})" for path, mode in config.sandbox_roots]
     status = sandbox_status(wired.backends.processes, wired.backends.sandbox_settings.mode)
     lines.append(f"  commands {status.line}")
@@ -164,6 +165,8 @@ def banner_lines(wired: Wired, address: str) -> list[BannerLine]:
     for tool in tools:
         hints = tool_annotations(tool)
         lines.append(f"  tool     {tool.name}" + (f"  [{hints}]" if hints else ""))
+    for tool, why in withheld:
+        lines.append(f"  withheld {tool.name}: {why.message} ({why.reason})")
     head = (f"toolwire serving {len(tools)} tools over {where}", False)
     loud = not status.sandboxed
     shared = config.stateless_sessions == "shared"  # clients see each other's state: say so

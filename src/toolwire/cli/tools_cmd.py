@@ -1,5 +1,11 @@
 """``toolwire tools [NAME]``: the tools a ``toolwire serve`` would serve, as a table or JSON;
-with NAME, one tool's description and schema."""
+with NAME, one tool's description and schema.
+
+The table holds what ``tools/list`` sends, with the hints it sends; the tools withheld from it
+(a ``web_search`` without its key, a code tool without a checker) follow, each with why
+(`toolwire.cli.tool_words.offered_and_withheld`). The JSON lists every tool, each with
+``listed`` and, when withheld, ``withheld: {reason, message}``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from toolwire.availability import Unavailable
 from toolwire.cli.common import (
     ToolsOption,
     did_you_mean,
@@ -19,7 +26,9 @@ from toolwire.cli.common import (
     tool_annotations,
     tool_capabilities,
 )
+from toolwire.cli.tool_words import offered_and_withheld
 from toolwire.config import ToolwireConfig
+from toolwire.mcp.listing import hint_entry
 from toolwire.tools import Tool
 from toolwire.wiring import open_registry
 
@@ -37,12 +46,14 @@ def tools(
     """List the tools: name, toolset, annotations, capabilities. With NAME, show that tool's
     description and the JSON Schema of its parameters."""
     config = load(ctx, tools)
-    listed = run_configured(_list, config)
+    listed, withheld = run_configured(_list, config)
+    why = {tool.name: reason for tool, reason in withheld}
+    every = [*listed, *(tool for tool, _ in withheld)]
     if name is not None:
-        _show(name, listed, as_json)
+        _show(name, every, why, as_json)
         return
     if as_json:
-        typer.echo(json.dumps([_as_dict(t) for t in listed], indent=2))
+        typer.echo(json.dumps([_as_dict(t, why.get(t.name)) for t in every], indent=2))
         return
     table = Table(title=f"{len(listed)} tools", title_justify="left")
     for column in ("name", "toolset", "annotations", "capabilities"):
@@ -51,18 +62,26 @@ def tools(
         table.add_row(
             tool.name, tool.toolset or "", tool_annotations(tool), tool_capabilities(tool)
         )
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    if withheld:
+        console.print(f"{len(withheld)} withheld (not in tools/list):", markup=False)
+    for tool, reason in withheld:
+        console.print(f"  {tool.name}: {reason.message} ({reason.reason})", markup=False)
 
 
-def _show(name: str, listed: list[Tool], as_json: bool) -> None:
+def _show(name: str, every: list[Tool], why: dict[str, Unavailable], as_json: bool) -> None:
     """One tool: its description and schema; an unknown name exits 2 with the nearest names."""
-    found = next((tool for tool in listed if tool.name == name), None)
+    found = next((tool for tool in every if tool.name == name), None)
     if found is None:
-        fail_usage(did_you_mean(name, [tool.name for tool in listed]))
+        fail_usage(did_you_mean(name, [tool.name for tool in every]))
+    withheld = why.get(found.name)
     if as_json:
-        typer.echo(json.dumps(_as_dict(found), indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(_as_dict(found, withheld), indent=2, ensure_ascii=False))
         return
     facts = [f"toolset {found.toolset}" if found.toolset else "", tool_annotations(found)]
+    if withheld is not None:
+        facts.insert(0, f"withheld from tools/list: {withheld.message} ({withheld.reason})")
     capabilities = tool_capabilities(found)
     if capabilities:
         facts.append(f"capabilities: {capabilities}")
@@ -77,27 +96,30 @@ def _show(name: str, listed: list[Tool], as_json: bool) -> None:
     typer.echo(json.dumps(dict(found.schema), indent=2, ensure_ascii=False))
 
 
-async def _list(config: ToolwireConfig) -> list[Tool]:
+async def _list(config: ToolwireConfig) -> tuple[list[Tool], list[tuple[Tool, Unavailable]]]:
     async with open_registry(config) as wired:
-        return list(wired.registry)
+        return offered_and_withheld(wired.registry)
 
 
-def _as_dict(tool: Tool) -> dict[str, Any]:
-    hints = tool.annotations
-    return {
+def _as_dict(tool: Tool, withheld: Unavailable | None = None) -> dict[str, Any]:
+    """A tool as ``--json`` prints it; its annotations are the hints ``tools/list`` sends."""
+    hints = hint_entry(tool.annotations)
+    data: dict[str, Any] = {
         "name": tool.name,
         "toolset": tool.toolset,
         "description": tool.description,
+        "listed": withheld is None,
         "annotations": {
-            "title": hints.title,
-            "read_only": hints.read_only,
-            "destructive": hints.destructive,
-            "idempotent": hints.idempotent,
-            "open_world": hints.open_world,
-        }
-        if hints is not None
-        else None,
+            "title": hints.get("title"),
+            "read_only": hints["readOnlyHint"],
+            "destructive": hints["destructiveHint"],
+            "idempotent": hints["idempotentHint"],
+            "open_world": hints["openWorldHint"],
+        },
         "capabilities": [c for c in tool_capabilities(tool).split(", ") if c],
         "output_is_untrusted": tool.output_is_untrusted,
         "parameters": dict(tool.schema),
     }
+    if withheld is not None:
+        data["withheld"] = {"reason": withheld.reason, "message": withheld.message}
+    return data

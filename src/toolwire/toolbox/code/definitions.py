@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from toolwire.availability import Gate, Unavailable
 from toolwire.capabilities import fs_reach, process
 from toolwire.config_code import CodeSettings
 from toolwire.context import ToolContext
@@ -20,6 +21,7 @@ from toolwire.decorator import tool
 from toolwire.results import ToolResult
 from toolwire.toolbox.code.checking import run_check
 from toolwire.toolbox.code.ecosystems import BINARIES, PROBES, CheckKind
+from toolwire.toolbox.code.failures import TOOL_NOT_INSTALLED
 from toolwire.toolbox.code.sandbox_roots import checker_roots
 from toolwire.toolbox.code.toolchains import Toolchains
 from toolwire.tools import Tool, ToolAnnotations
@@ -55,6 +57,11 @@ def _code_tool(
     """``@tool`` for a code tool of ``kind``: its checkers (`BINARIES`) and what they need to
     run, file reach both sides, available while one of its checkers is installed (`PROBES`)."""
     needed = checker_roots((*BINARIES[kind], *PROBES[kind]), toolchains.dirs())
+    missing = Unavailable(
+        reason=TOOL_NOT_INSTALLED,
+        message=f"{name}: none of its checkers ({', '.join(PROBES[kind])}) is installed beside "
+        "toolwire, in the toolchain homes or on PATH",
+    )
     return tool(
         name=name,
         toolset="code",
@@ -62,7 +69,7 @@ def _code_tool(
             process(BINARIES[kind], read=needed),
             fs_reach(read="from-personality", write="from-personality"),
         ],
-        is_available=lambda: toolchains.any_installed(PROBES[kind]),
+        is_available=Gate(lambda: None if toolchains.any_installed(PROBES[kind]) else missing),
         max_result_chars=CODE_MAX_CHARS,
         output_is_untrusted=True,
         timeout_s=timeout_s,

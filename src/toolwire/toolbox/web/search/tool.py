@@ -10,9 +10,11 @@ The provider's key comes through the secrets capability (``ctx.secrets_resolver`
 tool declares only its provider's ref) and its request through the network capability
 (``ctx.scoped_fetch``: `SafeFetcher` under the call's network policy, granted the provider's
 host only). ``is_available`` is false while a keyed provider has no key, or DuckDuckGo has no
-``ddgs``. Failures answer with the stable codes of
-`toolwire.toolbox.web.search.failures`; what a result says is written by strangers, so the
-tool is ``output_is_untrusted``.
+``ddgs``, and says why (`toolwire.availability.Gate`): a call then answers ``not_available``
+with ``reason="missing_api_key"`` and the variable to set (``missing_dependency`` for
+``ddgs``), and ``toolwire tools`` and the serve banner list the tool as withheld. Failures
+answer with the stable codes of `toolwire.toolbox.web.search.failures`; what a result says is
+written by strangers, so the tool is ``output_is_untrusted``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from toolwire.availability import Gate, Unavailable
+from toolwire.backends.secrets import DEFAULT_ENV_SECRETS
 from toolwire.capabilities.kind import Capability
 from toolwire.capabilities.kinds.network import network
 from toolwire.capabilities.kinds.secrets import secrets
@@ -39,10 +43,12 @@ from toolwire.toolbox.web.search.render import render_text, structured
 from toolwire.toolbox.web.search.settings import MAX_RESULTS_LIMIT, WebSearchSettings
 from toolwire.tools import Tool, ToolAnnotations
 
-__all__ = ["MAX_QUERY_CHARS", "web_search_tool"]
+__all__ = ["MAX_QUERY_CHARS", "MISSING_API_KEY", "web_search_tool"]
 
 MAX_QUERY_CHARS = 2_000
 """The longest query accepted (providers cap lower: Brave at 400 characters)."""
+MISSING_API_KEY = "missing_api_key"
+"""The reason a keyed provider without its key answers, listed or called."""
 
 
 def web_search_tool(
@@ -97,14 +103,30 @@ def web_search_tool(
     return web_search
 
 
-def _availability(provider: SearchProvider, probe: Callable[[str], bool]) -> Callable[[], bool]:
+def _availability(provider: SearchProvider, probe: Callable[[str], bool]) -> Gate:
+    """Offered while the provider's key is there (``missing_api_key`` names it when it is
+    not), or while DuckDuckGo's ``ddgs`` is installed."""
     ref = provider.key_ref
     if ref is not None:
-        return lambda: probe(ref)
-    if provider.name == "duckduckgo":
-        installed = ddgs_installed()
-        return lambda: installed
-    return lambda: True
+        no_key = Unavailable(reason=MISSING_API_KEY, message=_no_key_message(provider, ref))
+        return Gate(lambda: None if probe(ref) else no_key)
+    if provider.name == "duckduckgo" and not ddgs_installed():
+        missing = Unavailable(
+            reason="missing_dependency",
+            message="web_search: DuckDuckGo needs the ddgs library: pip install 'toolwire[web]' "
+            "(or configure another provider in [web_search])",
+        )
+        return Gate(lambda: missing)
+    return Gate(lambda: None)
+
+
+def _no_key_message(provider: SearchProvider, ref: str) -> str:
+    variable = DEFAULT_ENV_SECRETS.get(ref)
+    where = f"set the environment variable {variable}" if variable else f"give {ref} a value"
+    return (
+        f"web_search: no API key for {provider.label}: {where}, or store it with "
+        f"`toolwire secret set {ref}`; then the tool is offered"
+    )
 
 
 def _check_args(query: str, max_results: int) -> Err | None:
@@ -135,13 +157,7 @@ async def _key(ctx: ToolContext, provider: SearchProvider) -> str | Err | None:
     try:
         return await resolver.get(ref)
     except (KeyError, SecretNotDeclaredError):
-        return Err(
-            f"web_search: no API key for {provider.label}: set the environment variable of "
-            f"{ref} (BRAVE_API_KEY, TAVILY_API_KEY or EXA_API_KEY) or store {ref} in the "
-            "secrets vault",
-            ErrorCode.NOT_AVAILABLE,
-            reason="missing_api_key",
-        )
+        return Err(_no_key_message(provider, ref), ErrorCode.NOT_AVAILABLE, reason=MISSING_API_KEY)
 
 
 async def _search(
