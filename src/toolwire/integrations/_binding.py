@@ -237,12 +237,15 @@ class ToolBinding:
         *,
         expected: int | None = None,
         share_of: int | None = None,
+        linger: float = 0.0,
     ) -> BoundOutcome:
         """Run ``call`` in the batch of the response ``key`` and present its outcome.
 
-        See `CallGatherer.submit` for ``key``, ``expected`` and ``share_of``.
+        See `CallGatherer.submit` for ``key``, ``expected``, ``share_of`` and ``linger``.
         """
-        outcome = await self._gatherer.submit(key, call, ctx, expected=expected, share_of=share_of)
+        outcome = await self._gatherer.submit(
+            key, call, ctx, expected=expected, share_of=share_of, linger=linger
+        )
         return self.present(
             outcome, ctx, args=outcome.args if outcome.args is not None else call.args
         )

@@ -18,6 +18,11 @@ When a batch is complete:
 
 A batch never waits for a call that does not come. With ``share_of`` (the number of calls in the
 response) a partial batch still gives each call its share of the whole response's budget.
+
+Calls that come from threads (a framework's synchronous path: LangGraph's ``invoke`` runs each
+call in a worker thread, see `toolwire.integrations._sync`) reach the loop a thread start
+apart, far more than a few scheduler passes; their batch also ``linger``s: it waits that many
+seconds more after the last call joined, for as long as calls keep joining.
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ class _Batch:
     ctx: ToolContext
     expected: int | None
     share_of: int | None
+    linger: float = 0.0
     members: list[_Member] = field(default_factory=list)
 
     @property
@@ -104,6 +110,7 @@ class CallGatherer:
         *,
         expected: int | None = None,
         share_of: int | None = None,
+        linger: float = 0.0,
     ) -> CallOutcome:
         """Run ``call`` in the batch of ``key`` and return its outcome.
 
@@ -117,6 +124,8 @@ class CallGatherer:
             expected: How many calls the response has for this adapter, when known.
             share_of: How many calls the response's budget is split across (``expected`` by
                 default); a partial batch gets ``len(batch) / share_of`` of the budget.
+            linger: Seconds a batch this call starts waits after the last call joined (calls
+                arriving from threads; see the module docstring).
         """
         if key is None:
             return (await self._run([call], ctx))[0]
@@ -126,7 +135,7 @@ class CallGatherer:
             batch.members.append(member)
             await member.done.wait()
             return member.result()
-        batch = _Batch(ctx=ctx, expected=expected, share_of=share_of or expected)
+        batch = _Batch(ctx=ctx, expected=expected, share_of=share_of or expected, linger=linger)
         leader = _Member(call)
         batch.members.append(leader)
         self._open[key] = batch
@@ -155,6 +164,11 @@ class CallGatherer:
                 seen, idle = len(batch.members), 0
             else:
                 idle += 1
+        while batch.linger > 0 and not batch.full:
+            await anyio.sleep(batch.linger)
+            if len(batch.members) == seen:
+                break
+            seen = len(batch.members)
 
     async def _execute(self, batch: _Batch) -> None:
         members = batch.members

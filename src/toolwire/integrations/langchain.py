@@ -71,6 +71,9 @@ _INVOCATION: ContextVar[_Invocation | None] = ContextVar("toolwire_langchain_cal
 _RUN_SESSIONS = RunSessions("langgraph")
 """A session per graph invocation, kept as long as its ``RunControl`` (one per invocation,
 shared with its subgraphs)."""
+SYNC_LINGER_SECONDS = 0.01
+"""How long a batch of synchronous calls waits for more after the last one joined: ``ToolNode``
+starts them in worker threads, which reach toolwire's loop a thread start apart."""
 _RUNTIME_KEY = "__pregel_runtime"
 """Where LangGraph puts the invocation's `Runtime` in ``configurable``."""
 
@@ -162,12 +165,14 @@ class ToolwireTool(BaseTool):
 
     def _run(self, *args: Any, **kwargs: Any) -> str:
         invocation = _INVOCATION.get()
-        return run_sync(lambda: self._call(invocation, kwargs))
+        return run_sync(lambda: self._call(invocation, kwargs, linger=SYNC_LINGER_SECONDS))
 
     async def _arun(self, *args: Any, **kwargs: Any) -> str:
         return await self._call(_INVOCATION.get(), kwargs)
 
-    async def _call(self, invocation: _Invocation | None, kwargs: dict[str, Any]) -> str:
+    async def _call(
+        self, invocation: _Invocation | None, kwargs: dict[str, Any], *, linger: float = 0.0
+    ) -> str:
         arguments = invocation.tool_input if invocation is not None else kwargs
         call_id = invocation.tool_call_id if invocation is not None else None
         config = invocation.config if invocation is not None else None
@@ -178,7 +183,7 @@ class ToolwireTool(BaseTool):
         )
         session = run_session(config)
         ctx = tool_context(self.binding, config, self.context_source, session=session)
-        bound = await self.binding.call(_step_key(config, session), call, ctx)
+        bound = await self.binding.call(_step_key(config, session), call, ctx, linger=linger)
         if bound.ok:
             return bound.text
         raise ToolException(bound.text)
