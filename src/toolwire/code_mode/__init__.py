@@ -1,0 +1,23 @@
+"""Code mode: ``run_code`` runs a Python program whose tool calls are real pipeline calls.
+
+See ``docs/code-mode.md``. The interpreter (Monty, the ``code-mode`` extra) is imported only
+when a ``run_code`` tool is built.
+"""
+
+from __future__ import annotations
+
+from toolwire.code_mode.flow import FlowState, flow_verdict
+from toolwire.code_mode.run_code import CodeMode, run_code_tool
+from toolwire.code_mode.settings import AfterUntrusted, CodeModeSettings
+from toolwire.code_mode.stubs import callable_tools, render_stubs
+
+__all__ = [
+    "AfterUntrusted",
+    "CodeMode",
+    "CodeModeSettings",
+    "FlowState",
+    "callable_tools",
+    "flow_verdict",
+    "render_stubs",
+    "run_code_tool",
+]

@@ -1,0 +1,213 @@
+"""`Program`: drives one program in a Monty worker, call by call, until it ends or pauses.
+
+Monty stops at each call the program makes to a host function. A tool call is answered
+with a *future* at once, so the program runs on to its next ``await``; when every task of
+the program waits, Monty reports the calls still pending and they run as one batch
+(`toolwire.code_mode.inner_calls`): ``await f()`` is a batch of one, ``asyncio.gather`` of
+twenty is a batch of twenty. A call to a name that is no tool raises ``NameError``; the
+program's imports of tool namespaces are answered from the session's modules; every other
+operating-system call (files, the environment) is refused by Monty's default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from toolwire.code_mode.inner_calls import Approval, InnerCalls, PendingCall, Settled, raised
+from toolwire.code_mode.settings import CodeModeSettings
+from toolwire.code_mode.stubs import CallableTool
+from toolwire.code_mode.workers import load_monty
+from toolwire.results import Err, ErrorCode
+
+__all__ = ["Finished", "Paused", "Program", "failure"]
+
+_CUT = "\n[output cut at {limit} characters]"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Finished:
+    """The program ended: the value of its last expression (``None`` when there is none)."""
+
+    value: Any
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Paused:
+    """The program waits for a human.
+
+    Attributes:
+        snapshot: The suspended interpreter (``snapshot.dump()``).
+        waiting: The calls waiting for approval.
+        settled: The answers the rest of their batch already has.
+    """
+
+    snapshot: bytes
+    waiting: tuple[Approval, ...]
+    settled: Mapping[int, Settled]
+
+
+class Program:
+    """One program's run (or resumed run) in one worker session.
+
+    Args:
+        entries: The tools it may call, by the name it calls them by.
+        inner: The inner-call bridge.
+        settings: The limits.
+        calls: Calls made before (a resumed program keeps counting).
+        output: What it printed before.
+    """
+
+    def __init__(
+        self,
+        *,
+        entries: Mapping[str, CallableTool],
+        inner: InnerCalls,
+        settings: CodeModeSettings,
+        calls: int = 0,
+        output: str = "",
+    ) -> None:
+        self._entries = entries
+        self.inner = inner
+        self._settings = settings
+        self.calls = calls
+        self._printed: list[str] = [output] if output else []
+        self._chars = len(output)
+        self._cut = False
+        self._pending: dict[int, PendingCall] = {}
+
+    @property
+    def output(self) -> str:
+        """What the program printed (cut at ``max_output_chars``)."""
+        text = "".join(self._printed)
+        if self._cut:
+            text += _CUT.format(limit=self._settings.max_output_chars)
+        return text
+
+    def printed(self, stream: Literal["stdout", "stderr"], text: str) -> None:
+        """Monty's print callback: keep the output up to the limit."""
+        room = self._settings.max_output_chars - self._chars
+        if room <= 0:
+            self._cut = self._cut or bool(text)
+            return
+        if len(text) > room:
+            text, self._cut = text[:room], True
+        self._printed.append(text)
+        self._chars += len(text)
+
+    async def drive(
+        self, snapshot: Any, settled: Mapping[int, Settled] | None = None
+    ) -> Finished | Paused:
+        """Run from ``snapshot`` (the first, or one restored) until the program ends or pauses.
+
+        ``settled`` holds answers a restored batch already has."""
+        monty = load_monty()
+        carried = dict(settled or {})
+        while True:
+            if isinstance(snapshot, monty.MontyComplete):
+                return Finished(value=snapshot.output)
+            if isinstance(snapshot, monty.AsyncNameLookupSnapshot):
+                snapshot = await snapshot.resume()  # an undefined name: NameError
+            elif isinstance(snapshot, monty.AsyncFunctionSnapshot):
+                if snapshot.is_os_function:
+                    snapshot = await snapshot.resume_auto()  # namespace imports; the rest refused
+                else:
+                    snapshot = await self._called(snapshot)
+            else:
+                answers: dict[int, Settled | Approval] = dict(carried)
+                carried = {}
+                batch = [
+                    self._pending[call_id]
+                    for call_id in snapshot.pending_call_ids
+                    if call_id in self._pending and call_id not in answers
+                ]
+                answers.update(await self.inner.run(batch))
+                waiting = tuple(a for a in answers.values() if isinstance(a, Approval))
+                done = {k: v for k, v in answers.items() if not isinstance(v, Approval)}
+                if waiting:
+                    return Paused(snapshot=snapshot.dump(), waiting=waiting, settled=done)
+                for call_id in done:
+                    self._pending.pop(call_id, None)
+                for call_id in snapshot.pending_call_ids:
+                    if call_id not in done:
+                        done[call_id] = raised("RuntimeError", "the call was lost")
+                snapshot = await snapshot.resume(done)
+
+    def restore(self, waiting: tuple[Approval, ...]) -> None:
+        """Know the calls a restored program still waits for."""
+        for item in waiting:
+            self._pending[item.call.call_id] = item.call
+
+    async def _called(self, snapshot: Any) -> Any:
+        entry = self._entries.get(snapshot.function_name)
+        if entry is None:
+            message = f"name {snapshot.function_name!r} is not defined (not a tool you may call)"
+            return await snapshot.resume(raised("NameError", message))
+        if self.calls >= self._settings.max_inner_calls:
+            message = (
+                f"this program reached its limit of {self._settings.max_inner_calls} tool calls"
+            )
+            return await snapshot.resume(raised("RuntimeError", message))
+        args = _bind(entry, tuple(snapshot.args), dict(snapshot.kwargs))
+        if isinstance(args, str):
+            return await snapshot.resume(raised("TypeError", args))
+        self.calls += 1
+        call_id = int(snapshot.call_id)
+        self._pending[call_id] = PendingCall(call_id=call_id, tool_name=entry.tool.name, args=args)
+        return await snapshot.resume({"future": ...})
+
+
+def _bind(
+    entry: CallableTool, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any] | str:
+    """The arguments by name, positional ones bound in stub order; a message when they clash."""
+    if len(args) > len(entry.params):
+        return f"{entry.python_name}() takes {len(entry.params)} arguments, {len(args)} given"
+    for name, value in zip(entry.params, args, strict=False):
+        if name in kwargs:
+            return f"{entry.python_name}() got two values for {name!r}"
+        kwargs[name] = value
+    return kwargs
+
+
+def failure(exc: BaseException, line_offset: int) -> Err:
+    """The answer for a program Monty refused or that failed: ``input_invalid`` with the line
+    for a syntax error; ``execution_failed`` with the traceback for an exception, a limit
+    (``cause="limit"``) or a crashed worker (``cause="crashed"``)."""
+    monty = load_monty()
+    if isinstance(exc, monty.MontySyntaxError):
+        frames = exc.traceback()
+        where = ""
+        if frames:
+            line = frames[0].line - line_offset
+            source = (frames[0].source_line or "").splitlines()[:1]
+            where = f"line {line}: " + (f"`{source[0].strip()}`: " if source else "")
+        return Err(
+            f"The program is not valid Python for the sandbox: {where}{exc.display('msg')}",
+            ErrorCode.INPUT_INVALID,
+            field="code",
+        )
+    if isinstance(exc, monty.MontyCrashedError):
+        return Err(
+            f"The program's interpreter crashed ({exc}); the server is unaffected, run it again "
+            "or simplify it",
+            ErrorCode.EXECUTION_FAILED,
+            cause="crashed",
+        )
+    if isinstance(exc, monty.MontyRuntimeError):
+        kind = exc.display("type-msg")
+        limit = kind.startswith(("TimeoutError", "MemoryError", "RecursionError"))
+        lines = ["Traceback (most recent call last):"]
+        for frame in exc.traceback():
+            name = frame.function_name or "<program>"
+            lines.append(f"  line {frame.line - line_offset}, in {name}")
+            if frame.source_line:
+                lines.append(f"    {frame.source_line.strip()}")
+        lines.append(kind)
+        return Err(
+            "The program raised an exception:\n" + "\n".join(lines),
+            ErrorCode.EXECUTION_FAILED,
+            cause="limit" if limit else "exception",
+        )
+    return Err(f"The program failed: {exc}", ErrorCode.EXECUTION_FAILED, cause=type(exc).__name__)

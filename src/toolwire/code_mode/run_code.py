@@ -1,0 +1,300 @@
+"""``run_code`` (toolset ``code``): a Python program that calls the tools, run in Monty.
+
+`run_code_tool` builds the tool for a registry: every other tool the registry holds is an
+``async`` function of the program (its stubs are in the tool's description), every call it
+makes is a real call through the pipeline (`toolwire.code_mode.inner_calls`), and the value of
+its last expression together with what it printed is the result:
+
+* the program ends → ``Ok(<printed>\\n<value as JSON>, structured={result, printed,
+  inner_calls}, cost_usd=<the inner calls' sum>)``;
+* not valid Python for the sandbox → ``input_invalid`` naming the line;
+* an uncaught exception, a limit (time, memory, recursion), a crashed worker →
+  ``execution_failed`` with the traceback (``cause`` = ``exception``, ``limit``, ``crashed``);
+* an inner call needs approval → ``not_available`` (``reason="approval_required"``) naming the
+  call and its arguments, with its approval token. The program is kept (`states`); the same
+  ``run_code`` call sent again with ``approvals=[token]`` resumes it where it stopped, once.
+
+Programs run on asyncio (Monty's async pool); on another event loop the call is answered
+``not_available``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from typing import Any
+
+import anyio
+
+from toolwire.code_mode.flow import FlowState
+from toolwire.code_mode.inner_calls import Approval, InnerCalls, dumps
+from toolwire.code_mode.programs import Finished, Paused, Program, failure
+from toolwire.code_mode.settings import CodeModeSettings
+from toolwire.code_mode.states import (
+    PROGRAMS_SCOPE,
+    PROGRAMS_TOOL,
+    PausedProgram,
+    ProgramStates,
+    program_key,
+)
+from toolwire.code_mode.stubs import CallableTool, callable_tools, render_stubs
+from toolwire.code_mode.workers import MontyWorkers, load_monty
+from toolwire.context import ToolContext
+from toolwire.execution.admit import Admission
+from toolwire.execution.batch import current_batch
+from toolwire.registry import ToolRegistry
+from toolwire.results import Err, ErrorCode, ToolResult, ok
+from toolwire.seams import AtomicKeyValueStore
+from toolwire.tools import Tool, ToolAnnotations
+
+__all__ = ["CodeMode", "run_code_tool"]
+
+_HEADER = """Run a Python program that calls the tools below, and get what it prints and the \
+value of its last expression. Every tool is an async function: `await` it, and start \
+independent calls together with `asyncio.gather(...)` (they run as one batch). Results are \
+Python data (dicts for tools with a result type, text otherwise); a failed call raises an \
+exception you can catch. Filter and summarise in the program and print only what you need. \
+The sandbox has no files, network or environment; `import asyncio`, `json`, `re`, `math`, \
+`datetime` work.
+
+```python
+{stubs}```"""
+_NO_LOOP = "run_code runs programs on asyncio only (Monty's async worker pool)"
+
+
+class CodeMode:
+    """``run_code`` for one registry: its workers, its paused programs, its tool.
+
+    Args:
+        registry: The registry whose tools programs call (``run_code`` itself excluded).
+        settings: Limits and the flow policy.
+        name: The tool's name.
+    """
+
+    def __init__(
+        self, registry: ToolRegistry, settings: CodeModeSettings, name: str = "run_code"
+    ) -> None:
+        load_monty()  # fail at set-up, not at the first program, when the extra is missing
+        self.registry = registry
+        self.settings = settings
+        self.name = name
+        self.workers = MontyWorkers(settings)
+        registry.add_cleanup(self.workers.aclose)
+
+    def entries(self) -> dict[str, CallableTool]:
+        """The tools a program may call now, by the name it calls them by."""
+        return callable_tools(t for t in self.registry.available() if t.name != self.name)
+
+    def stubs(self) -> str:
+        """The stubs a model reads (the part of the description below the header)."""
+        return render_stubs(self.entries())
+
+    def tool(self) -> Tool:
+        """The ``run_code`` tool (its description lists the tools registered now)."""
+        return Tool(
+            name=self.name,
+            description=_HEADER.format(stubs=self.stubs()),
+            schema={
+                "type": "object",
+                "properties": {
+                    "code": {"type": "string", "description": "The Python program to run."}
+                },
+                "required": ["code"],
+                "additionalProperties": False,
+            },
+            execute=self.execute,
+            toolset="code",
+            output_is_untrusted=True,  # what tools returned flows into what the program prints
+            timeout_s=self.settings.timeout_s + 10,
+            annotations=ToolAnnotations(title="Run a program", open_world=True),
+        )
+
+    def _states(self) -> ProgramStates | None:
+        backends = self.registry.settings.backends
+        if backends is None or backends.kv_store_factory is None:
+            return None
+        store = backends.kv_store_factory(PROGRAMS_TOOL, PROGRAMS_SCOPE)
+        if not isinstance(store, AtomicKeyValueStore):
+            return None
+        return ProgramStates(store, self.settings.state_ttl_s)
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run (or resume) the program in ``args["code"]``."""
+        if asyncio._get_running_loop() is None:  # trio runs no asyncio loop
+            return Err(_NO_LOOP, ErrorCode.NOT_AVAILABLE, reason="asyncio_only")
+        code = str(args["code"])
+        batch = current_batch()
+        admission = batch.admission if batch is not None else Admission()
+        states = self._states()
+        key = program_key(ctx, code)
+        paused: PausedProgram | None = None
+        if states is not None:
+            found = await states.peek(key)
+            if found is not None:
+                state, stored = found
+                if not {w.token for w in stored.waiting} & set(admission.approvals):
+                    if state == "paused":
+                        return _approval_required(stored.waiting)
+                    return _busy()
+                taken = await states.take(key)
+                if taken == "busy":
+                    return _busy()
+                paused = taken
+        return await self._run(code, ctx, admission, states, key, paused)
+
+    async def _run(
+        self,
+        code: str,
+        ctx: ToolContext,
+        admission: Admission,
+        states: ProgramStates | None,
+        key: str,
+        paused: PausedProgram | None,
+    ) -> ToolResult:
+        monty = load_monty()
+        entries = self.entries()
+        namespaces = sorted({e.namespace for e in entries.values() if e.namespace})
+        modules = {
+            space: monty.ExternalModule(
+                {
+                    e.python_name.split(".", 1)[1]: _placeholder
+                    for e in entries.values()
+                    if e.namespace == space
+                }
+            )
+            for space in namespaces
+        }
+        prelude = f"import {', '.join(namespaces)}\n" if namespaces else ""
+        offset = 1 if namespaces else 0
+        program_id = paused.program_id if paused else f"prog-{secrets.token_hex(6)}"
+        flow = FlowState(untrusted_from=paused.untrusted_from if paused else None)
+        inner = InnerCalls(
+            registry=self.registry,
+            ctx=ctx,
+            admission=admission,
+            settings=self.settings,
+            prefix=program_id,
+            flow=flow,
+        )
+        if paused is not None:
+            inner.cost_usd = paused.cost_usd
+        program = Program(
+            entries=entries,
+            inner=inner,
+            settings=self.settings,
+            calls=paused.calls if paused else 0,
+            output=paused.output if paused else "",
+        )
+        try:
+            async with await self.workers.checkout(modules) as session:
+                with anyio.fail_after(self.settings.timeout_s):
+                    if paused is None:
+                        first = await session.feed_start(
+                            prelude + code, print_callback=program.printed
+                        )
+                        ended = await program.drive(first)
+                    else:
+                        program.restore(paused.waiting)
+                        first = await session.load_snapshot(
+                            paused.snapshot, print_callback=program.printed
+                        )
+                        ended = await program.drive(first, paused.settled)
+        except TimeoutError:
+            ended_err = Err(
+                f"The program ran longer than {self.settings.timeout_s:g} s (its inner calls "
+                "included) and was stopped",
+                ErrorCode.EXECUTION_FAILED,
+                cause="limit",
+            )
+            return await self._forget(states, key, paused, ended_err)
+        except monty.MontyError as exc:
+            return await self._forget(states, key, paused, failure(exc, offset))
+        if isinstance(ended, Paused):
+            if states is None:
+                return Err(
+                    "A call of the program needs approval, but no store is configured to keep "
+                    "the program while it waits",
+                    ErrorCode.NOT_AVAILABLE,
+                    reason="approval_store_missing",
+                )
+            await states.pause(
+                key,
+                PausedProgram(
+                    program_id=program_id,
+                    snapshot=ended.snapshot,
+                    waiting=ended.waiting,
+                    settled=ended.settled,
+                    calls=program.calls,
+                    cost_usd=inner.cost_usd,
+                    untrusted_from=flow.untrusted_from,
+                    output=program.output,
+                ),
+            )
+            return _approval_required(ended.waiting)
+        await self._forget(states, key, paused, None)
+        return _finished(ended, program, inner.cost_usd)
+
+    async def _forget(
+        self,
+        states: ProgramStates | None,
+        key: str,
+        paused: PausedProgram | None,
+        result: Err | None,
+    ) -> Err:
+        if states is not None and paused is not None:
+            await states.finish(key)
+        return result if result is not None else Err("finished")
+
+
+def _placeholder(**kwargs: Any) -> None:
+    """Stands for a namespaced tool in its module; never called (calls are answered by hand)."""
+
+
+def _finished(ended: Finished, program: Program, cost_usd: float | None) -> ToolResult:
+    import pydantic_core
+
+    value = pydantic_core.to_jsonable_python(ended.value, fallback=str)
+    printed = program.output
+    parts = [printed.rstrip("\n")] if printed else []
+    if value is not None:
+        parts.append(dumps(value))
+    structured = {"result": value, "printed": printed, "inner_calls": program.calls}
+    return ok("\n".join(parts), structured=structured, cost_usd=cost_usd)
+
+
+def _approval_required(waiting: tuple[Approval, ...]) -> Err:
+    lines = [
+        f"{item.call.tool_name}({json.dumps(item.call.args, ensure_ascii=False, default=str)})"
+        + (" after the program read untrusted output" if item.why == "untrusted_to_sink" else "")
+        + f" (approval token {item.token})"
+        for item in waiting
+    ]
+    return Err(
+        "The program is paused: its call "
+        + "; ".join(lines)
+        + " requires approval before it runs; the user must approve it, then the same "
+        "run_code call resumes the program where it stopped",
+        ErrorCode.NOT_AVAILABLE,
+        reason="approval_required",
+    )
+
+
+def _busy() -> Err:
+    return Err(
+        "This program is being resumed by another call; wait for that call's result",
+        ErrorCode.NOT_AVAILABLE,
+        reason="program_resuming",
+    )
+
+
+def run_code_tool(
+    registry: ToolRegistry, settings: CodeModeSettings | None = None, *, name: str = "run_code"
+) -> Tool:
+    """The ``run_code`` tool for ``registry``; register it after the tools it should call
+    (its description lists them): ``registry.register(run_code_tool(registry))``.
+
+    Raises:
+        ConfigurationError: ``pydantic-monty`` is not installed (the ``code-mode`` extra).
+    """
+    return CodeMode(registry, settings or CodeModeSettings(), name).tool()

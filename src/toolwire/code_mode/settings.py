@@ -1,0 +1,65 @@
+"""`CodeModeSettings`: the limits a program runs under and the flow policy it obeys."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from toolwire.errors import ConfigurationError
+
+__all__ = ["AfterUntrusted", "CodeModeSettings"]
+
+AfterUntrusted: TypeAlias = Literal["approve", "refuse", "allow"]
+"""What a call to a ``sink`` tool gets once the program has read untrusted output."""
+
+_FLOW_CHOICES = ("approve", "refuse", "allow")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CodeModeSettings:
+    """What ``run_code`` allows a program.
+
+    Attributes:
+        timeout_s: Wall-clock seconds for the whole program, its inner calls included.
+        cpu_time_s: Seconds the interpreter itself may execute (time spent waiting for inner
+            calls does not count); an endless loop ends here.
+        max_memory_bytes: The interpreter's heap.
+        max_inner_calls: Tool calls one program may make (a resumed program keeps counting).
+        max_output_chars: Characters of printed output kept; the rest is cut with a marker.
+        inner_result_chars: The text budget of each inner call's result (what the program
+            reads, not what the model reads).
+        after_untrusted: Once the program has read untrusted output, a call to a ``sink`` tool
+            is ``"approve"``: paused for a human, ``"refuse"``: refused, or ``"allow"``: run.
+        state_ttl_s: Seconds a program paused for approval is kept.
+        max_processes: Interpreter workers kept by the pool (programs beyond wait).
+    """
+
+    timeout_s: float = 120.0
+    cpu_time_s: float = 10.0
+    max_memory_bytes: int = 128 * 1024 * 1024
+    max_inner_calls: int = 200
+    max_output_chars: int = 20_000
+    inner_result_chars: int = 100_000
+    after_untrusted: AfterUntrusted = "approve"
+    state_ttl_s: float = 7 * 24 * 3600.0
+    max_processes: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("timeout_s", "cpu_time_s", "state_ttl_s"):
+            if not getattr(self, name) > 0:
+                raise ConfigurationError(f"CodeModeSettings({name}=...) must be positive")
+        for name in (
+            "max_memory_bytes",
+            "max_inner_calls",
+            "max_output_chars",
+            "inner_result_chars",
+            "max_processes",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ConfigurationError(f"CodeModeSettings({name}={value!r}) must be an int >= 1")
+        if self.after_untrusted not in _FLOW_CHOICES:
+            raise ConfigurationError(
+                f"CodeModeSettings(after_untrusted={self.after_untrusted!r}) must be one of "
+                f"{', '.join(_FLOW_CHOICES)}"
+            )
