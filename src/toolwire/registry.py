@@ -340,7 +340,10 @@ class ToolRegistry:
 
     @property
     def tool_search(self) -> Any:
-        """The attached `toolwire.tool_search.ToolSearch`, or ``None``."""
+        """The attached `toolwire.tool_search.ToolSearch` (attached by now if anything is
+        deferred), or ``None``."""
+        if self._tool_search is None:
+            _ = self.deferred_names  # attaches the default one when something is deferred
         return self._tool_search
 
     def use_tool_search(

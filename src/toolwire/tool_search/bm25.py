@@ -34,6 +34,10 @@ DEFAULT_MIN_SCORE = 0.35
 no-match queries: see ``benchmarks/bench_tool_search.py``)."""
 
 
+DEFAULT_RELATIVE_FLOOR = 0.4
+"""Hits under this share of the best hit's score are dropped."""
+
+
 def weighted_terms(document: ToolDocument) -> dict[str, float]:
     """The document's terms with their field-weighted frequencies."""
     counts: dict[str, float] = {}
@@ -60,6 +64,8 @@ class BM25Index:
         b: Length normalisation.
         min_score: An answer whose best hit scores less is empty (see the module docstring).
         synonyms: Expand queries with `toolwire.tool_search.synonyms`.
+        relative_floor: Hits scoring under this share of the best one are dropped (a tool
+            matching one side word of the query is not offered beside the real answer).
     """
 
     def __init__(
@@ -69,7 +75,9 @@ class BM25Index:
         b: float = 0.75,
         min_score: float = DEFAULT_MIN_SCORE,
         synonyms: bool = True,
+        relative_floor: float = DEFAULT_RELATIVE_FLOOR,
     ) -> None:
+        self._relative_floor = relative_floor
         self._k1, self._b, self._min_score, self._synonyms = k1, b, min_score, synonyms
         self._names: list[str] = []
         self._postings: dict[str, list[tuple[int, float]]] = {}
@@ -115,6 +123,8 @@ class BM25Index:
         best = heapq.nlargest(limit, ((score, -index) for index, score in scores.items()))
         if not best or best[0][0] < self._min_score * ideal:
             return []  # even the best match answers too little of the query
+        tail = best[0][0] * self._relative_floor
+        best = [(score, negated) for score, negated in best if score >= tail]
         return [
             SearchHit(name=self._names[-negated], score=round(score / ideal, 4))
             for score, negated in best

@@ -9,17 +9,42 @@ expression instead of words.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, Protocol
 
 from toolwire.context import ToolContext
+from toolwire.principals import Principal
 from toolwire.results import ErrorCode, ToolResult, err, ok
 from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
+from toolwire.tool_search.index import SearchHit
 from toolwire.tools import Tool, ToolAnnotations
 
-if TYPE_CHECKING:
-    from toolwire.tool_search.searching import SearchMode, ToolSearch
+__all__ = ["MAX_LIMIT", "SearchMode", "Searcher", "tool_search_tool"]
 
-__all__ = ["MAX_LIMIT", "tool_search_tool"]
+SearchMode = Literal["words", "regex"]
+
+
+class Searcher(Protocol):
+    """What the tool needs of `toolwire.tool_search.ToolSearch`."""
+
+    def deferred(self) -> frozenset[str]:
+        """The names of the deferred tools."""
+        ...
+
+    def search(self, query: str, limit: int = 5, *, mode: SearchMode = "words") -> list[SearchHit]:
+        """The best matches among the deferred tools."""
+        ...
+
+    def describe(self, hits: Sequence[SearchHit]) -> list[dict[str, Any]]:
+        """What the model is told of each hit."""
+        ...
+
+    async def mark_found(
+        self, session_id: str, names: Iterable[str], principal: Principal = ...
+    ) -> list[str]:
+        """Make ``names`` callable in the session."""
+        ...
+
 
 MAX_LIMIT = 20
 _DESCRIPTION_CHARS = 160
@@ -62,7 +87,7 @@ def _line(tool: dict[str, Any]) -> str:
     return f"- {tool['name']}{group}: {description}"
 
 
-def tool_search_tool(search: ToolSearch) -> Tool:
+def tool_search_tool(search: Searcher) -> Tool:
     """The ``tool_search`` tool of ``search``, available whenever something is deferred."""
 
     async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -17,25 +17,67 @@ attaches a default one by itself) and it:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Protocol
 
+from toolwire.backends.capability_backends import CapabilityBackends
 from toolwire.principals import LOCAL, Principal
 from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import ToolSnapshot
 from toolwire.tool_search.bm25 import BM25Index
-from toolwire.tool_search.builtin import tool_search_tool
+from toolwire.tool_search.builtin import SearchMode, tool_search_tool
 from toolwire.tool_search.deferral import DeferralRules
 from toolwire.tool_search.found import FoundTools
 from toolwire.tool_search.index import SearchHit, ToolIndex, document_of
 from toolwire.tool_search.regex import RegexIndex
 from toolwire.tools import Tool
 
-if TYPE_CHECKING:
-    from toolwire.registry import ToolRegistry
+__all__ = ["SearchMode", "SearchableRegistry", "ToolSearch"]
 
-__all__ = ["SearchMode", "ToolSearch"]
 
-SearchMode = Literal["words", "regex"]
+class SearchableRegistry(Protocol):
+    """What a `ToolSearch` needs of its ``toolwire.registry.ToolRegistry`` (a protocol, so
+    this package does not import the registry, which attaches a default search by itself)."""
+
+    @property
+    def id(self) -> str:
+        """The registry's provider id."""
+        ...
+
+    @property
+    def backends(self) -> CapabilityBackends | None:
+        """The capability backends."""
+        ...
+
+    @property
+    def deferred_names(self) -> frozenset[str]:
+        """The deferred tools."""
+        ...
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` after every change."""
+        ...
+
+    def use_tool_search(
+        self, search: object, deferral: Callable[[Sequence[Tool]], frozenset[str]]
+    ) -> None:
+        """Attach ``search`` with its deferral rule."""
+        ...
+
+    def register(self, tool: Tool, plugin_id: str | None = None, *, replace: bool = False) -> None:
+        """Add ``tool``."""
+        ...
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``."""
+        ...
+
+    def available(self) -> list[Tool]:
+        """Every available tool."""
+        ...
+
+    def list(self, ctx: ProviderContext) -> list[Tool]:
+        """The available undeferred tools."""
+        ...
 
 
 class ToolSearch:
@@ -51,7 +93,7 @@ class ToolSearch:
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        registry: SearchableRegistry,
         *,
         rules: DeferralRules | None = None,
         index: Callable[[], ToolIndex] = BM25Index,
@@ -72,7 +114,7 @@ class ToolSearch:
         registry.register(tool_search_tool(self), replace=True)
 
     @property
-    def registry(self) -> ToolRegistry:
+    def registry(self) -> SearchableRegistry:
         """The registry searched."""
         return self._registry
 
