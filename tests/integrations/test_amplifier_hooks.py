@@ -165,14 +165,22 @@ async def test_a_modified_tool_input_is_what_the_call_runs_with(
 async def test_a_modified_input_is_validated_again(
     workspace: tuple[RecordingRegistry, Path],
 ) -> None:
+    posted: list[dict[str, Any]] = []
+
     async def breaks(event: str, data: dict[str, Any]) -> HookResult:
         return HookResult(action="modify", data={**data, "tool_input": {"path": 3}})
 
+    async def post(event: str, data: dict[str, Any]) -> HookResult:
+        posted.append(data)
+        return HookResult()
+
     coordinator = ModuleCoordinator()
     coordinator.hooks.register("tool:pre", breaks)
+    coordinator.hooks.register("tool:post", post)
     result = await write(coordinator, workspace)
     assert not result.success
     assert result.error["type"] == "input_invalid"
+    assert posted[0]["tool_input"] == {"path": 3}  # the input it was tried with
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -93,6 +93,11 @@ class MountState:
                 budget = ctx.result_budget_chars * len(allowed) // len(calls)
                 ctx = ctx.derive(result_budget_chars=max(budget, len(allowed)))
             ran = await self.binding.registry.execute_parallel(allowed, ctx)
+        # an input a hook set and the pipeline refused is still the one the call was tried with
+        ran = [
+            replace(o, args=c.args) if o.args is None and isinstance(c.args, Mapping) else o
+            for o, c in zip(ran, allowed, strict=True)
+        ]
         outcomes = iter(ran)
         return [refusals[i] if i in refusals else next(outcomes) for i in range(len(calls))]
 
