@@ -36,9 +36,7 @@ def ctx() -> ToolContext:
     return ToolContext(session_id="s-code")
 
 
-async def run(
-    registry: ToolRegistry, code: str, approvals: list[str] | None = None
-) -> CallOutcome:
+async def run(registry: ToolRegistry, code: str, approvals: list[str] | None = None) -> CallOutcome:
     return await registry.execute("run_code", {"code": code}, ctx(), approvals=approvals)
 
 

@@ -105,7 +105,8 @@ async def test_a_name_that_is_no_tool_raises_name_error(tmp_path: Path) -> None:
     registry = registry_with(TOOLS, tmp_path / "kv.db")
     err = error_of(await run(registry, "await delete_everything()"))
     assert err.code is ErrorCode.EXECUTION_FAILED
-    assert "NameError" in err.error and "delete_everything" in err.error
+    assert "NameError" in err.error
+    assert "delete_everything" in err.error
     await registry.aclose()
 
 

@@ -21,6 +21,7 @@ Programs run on asyncio (Monty's async pool); on another event loop the call is 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import secrets
 from typing import Any
@@ -133,14 +134,19 @@ class CodeMode:
             found = await states.peek(key)
             if found is not None:
                 state, stored = found
-                if not {w.token for w in stored.waiting} & set(admission.approvals):
+                approved = bool({w.token for w in stored.waiting} & set(admission.approvals))
+                if state == "done":
+                    if approved:
+                        return _spent()
+                elif not approved:
                     if state == "paused":
                         return _approval_required(stored.waiting)
                     return _busy()
-                taken = await states.take(key)
-                if taken == "busy":
-                    return _busy()
-                paused = taken
+                else:
+                    taken = await states.take(key)
+                    if taken == "busy":
+                        return _busy()
+                    paused = taken
         return await self._run(code, ctx, admission, states, key, paused)
 
     async def _run(
@@ -167,7 +173,7 @@ class CodeMode:
         }
         prelude = f"import {', '.join(namespaces)}\n" if namespaces else ""
         offset = 1 if namespaces else 0
-        program_id = paused.program_id if paused else f"prog-{secrets.token_hex(6)}"
+        program_id = paused.program_id if paused else _program_id(key, ctx)
         flow = FlowState(untrusted_from=paused.untrusted_from if paused else None)
         inner = InnerCalls(
             registry=self.registry,
@@ -243,8 +249,16 @@ class CodeMode:
         result: Err | None,
     ) -> Err:
         if states is not None and paused is not None:
-            await states.finish(key)
+            await states.finish(key, paused)
         return result if result is not None else Err("finished")
+
+
+def _program_id(key: str, ctx: ToolContext) -> str:
+    """The same for the same call (a retried ``run_code`` call makes the same inner call ids,
+    so the effect journal answers what already ran); fresh otherwise."""
+    call_id = ctx.tool_call_id or secrets.token_hex(8)
+    digest = hashlib.sha256(f"{key}\0{call_id}".encode("utf-8", "surrogatepass")).hexdigest()
+    return f"prog-{digest[:16]}"
 
 
 def _placeholder(**kwargs: Any) -> None:
@@ -277,6 +291,15 @@ def _approval_required(waiting: tuple[Approval, ...]) -> Err:
         "run_code call resumes the program where it stopped",
         ErrorCode.NOT_AVAILABLE,
         reason="approval_required",
+    )
+
+
+def _spent() -> Err:
+    return Err(
+        "This program was already resumed with this approval and has ended; an approved "
+        "program resumes once (run it again for a new run)",
+        ErrorCode.NOT_AVAILABLE,
+        reason="approval_used",
     )
 
 

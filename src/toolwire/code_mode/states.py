@@ -6,7 +6,8 @@ them with what the program waits for and the answers its batch-mates already got
 is a hash of the principal, the session and the program's code, so the same ``run_code``
 call, sent again with the approval token, finds it — in this process or another on the same
 store. Taking a paused program is a compare-and-set, so it resumes once: a second resume
-while the first runs is refused, and a finished program is deleted.
+while the first runs is refused, and so is one after it ended (the record is kept, ``done``,
+without its snapshot, until it expires).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from toolwire.code_mode.inner_calls import Approval, PendingCall, Settled
@@ -61,7 +62,7 @@ class PausedProgram:
     untrusted_from: str | None = None
     output: str = ""
 
-    def to_json(self, state: Literal["paused", "resuming"]) -> str:
+    def to_json(self, state: Literal["paused", "resuming", "done"]) -> str:
         """The stored record."""
         return json.dumps(
             {
@@ -141,9 +142,11 @@ class ProgramStates:
                 return program
         return "busy"
 
-    async def finish(self, key: str) -> None:
-        """Forget the program (it completed or failed)."""
-        await self._store.delete(key)
+    async def finish(self, key: str, program: PausedProgram) -> None:
+        """The resumed ``program`` ended: keep only that its approvals are spent, so the same
+        resume sent again is refused instead of running the program anew."""
+        done = replace(program, snapshot=b"", settled={}, output="")
+        await self._store.set(key, done.to_json("done"), ttl_seconds=self._ttl_s)
 
 
 def _parsed(raw: str) -> tuple[str, PausedProgram] | None:
