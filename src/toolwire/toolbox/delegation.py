@@ -16,7 +16,9 @@ calls in one batch run in parallel, like any calls.
   ``execution_failed`` saying which (``cause`` = ``max_turns``, ``timeout``, ``aborted`` or
   ``failed``), with what it did and the last text it wrote.
 
-The answer is marked untrusted: a sub-agent reads files and pages the parent never saw.
+The answer is marked untrusted: a sub-agent reads files and pages the parent never saw. Its
+wrapper is labelled ``<untrusted source="task:<description>">``
+(`toolwire.safety.untrusted.source_label`).
 """
 
 from __future__ import annotations
