@@ -1,0 +1,105 @@
+"""Limits: time, memory, inner calls, output; a crashed worker answers and the server lives on."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from code_helpers import error_of, registry_with, run, value_of
+
+from toolwire.code_mode import CodeModeSettings
+from toolwire.decorator import tool
+from toolwire.results import ErrorCode, Ok
+
+pytestmark = pytest.mark.anyio
+
+
+@tool
+async def ping() -> str:
+    """Answer pong."""
+    return "pong"
+
+
+async def test_an_endless_loop_ends_at_the_time_limit(tmp_path: Path) -> None:
+    registry = registry_with([ping], tmp_path / "kv.db", CodeModeSettings(cpu_time_s=0.3))
+    err = error_of(await run(registry, "while True:\n    pass\n"))
+    assert err.code is ErrorCode.EXECUTION_FAILED
+    assert err.cause == "limit"
+    assert "TimeoutError" in err.error
+    assert value_of(await run(registry, "1 + 1")) == 2  # the next program runs
+    await registry.aclose()
+
+
+async def test_a_program_that_grows_without_end_hits_the_memory_limit(tmp_path: Path) -> None:
+    settings = CodeModeSettings(max_memory_bytes=8_000_000)
+    registry = registry_with([ping], tmp_path / "kv.db", settings)
+    err = error_of(await run(registry, "x = []\nwhile True:\n    x.append('a' * 1000)\n"))
+    assert err.cause == "limit"
+    assert "MemoryError" in err.error
+    await registry.aclose()
+
+
+async def test_inner_calls_beyond_the_limit_raise_in_the_program(tmp_path: Path) -> None:
+    registry = registry_with([ping], tmp_path / "kv.db", CodeModeSettings(max_inner_calls=3))
+    code = """
+answers = []
+try:
+    for _ in range(10):
+        answers.append(await ping())
+except RuntimeError as exc:
+    answers.append(str(exc))
+answers
+"""
+    answers = value_of(await run(registry, code))
+    assert answers[:3] == ["pong", "pong", "pong"]
+    assert "limit of 3 tool calls" in answers[3]
+    await registry.aclose()
+
+
+async def test_printed_output_is_cut_at_the_limit(tmp_path: Path) -> None:
+    registry = registry_with([ping], tmp_path / "kv.db", CodeModeSettings(max_output_chars=100))
+    outcome = await run(registry, "for i in range(1000):\n    print('line', i)\n")
+    assert isinstance(outcome.result, Ok)
+    assert outcome.result.structured is not None
+    printed = outcome.result.structured["printed"]
+    assert printed.endswith("[output cut at 100 characters]")
+    assert len(printed) < 200
+    await registry.aclose()
+
+
+def _monty_workers() -> list[int]:
+    """This process's Monty worker processes."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read().split(b"\0")[0]
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == os.getpid() and command.endswith(b"monty"):
+            found.append(int(entry))
+    return found
+
+
+async def test_a_crashed_worker_answers_execution_failed_and_the_next_program_runs(
+    tmp_path: Path,
+) -> None:
+    @tool
+    async def crash() -> str:
+        """Kill the interpreter the program runs in (as a segfault would)."""
+        for pid in _monty_workers():
+            os.kill(pid, signal.SIGKILL)
+        return "killed"
+
+    registry = registry_with([crash], tmp_path / "kv.db")
+    err = error_of(await run(registry, "await crash()\n1"))
+    assert err.code is ErrorCode.EXECUTION_FAILED
+    assert err.cause == "crashed"
+    assert value_of(await run(registry, "2 + 2")) == 4
+    await registry.aclose()
