@@ -7,7 +7,7 @@ all three; so does the toolwire mount:
 
 - ``deny``: the call is refused with the hook's reason;
 - ``ask_user``: the coordinator asks its approval system (amplifier-core's own
-  ``process_hook_result``, which also remembers "Allow always"; a coordinator without it is
+  ``process_hook_result``, with its logging and timeout handling; a coordinator without it is
   asked through ``approval_system.request_approval``). The call runs only when the user
   allows it; no approval system, an error, or an answer that is not an "allow" refuses it,
   and a timeout takes the hook's ``approval_default``;
