@@ -31,10 +31,13 @@
 15. Tool search: recall@1/@5 and MRR on real MCP servers' tools beside FTS5, pydantic-ai,
     bm25s and FastMCP; 10,000 deferred tools: index, search p50, definitions sent
     (``bench_tool_search.py``).
+16. Code mode: characters entering the model's context, direct calls beside one program; 100
+    calls from a program beside ``execute_parallel``; the worker checkout
+    (``bench_code_mode.py``).
 
 Each prints a markdown table. Options: ``--repeats N``, and ``--only`` with a comma-separated
 list of ``w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser,replicas,``
-``events,cold,toolsearch``.
+``events,cold,toolsearch,code``.
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ def main() -> int:
         "--only",
         default=(
             "w,kv,reducers,mcp,load,regex,guard,extract,handles,quotas,sandbox,browser,replicas,"
-            "events,cold,toolsearch"
+            "events,cold,toolsearch,code"
         ),
     )
     parser.add_argument("--repeats", type=int, default=5)
@@ -125,6 +128,7 @@ def main() -> int:
         ("events", "bench_event_store.py", "Resumable SSE streams: event store beside bare set"),
         ("cold", "bench_stdio_cold_start.py", "stdio cold start beside the SDK's MCPServer"),
         ("toolsearch", "bench_tool_search.py", "Tool search: recall on MCP tools, cost at 10k"),
+        ("code", "bench_code_mode.py", "Code mode: context saved, calls from a program"),
     ):
         if key in wanted and (HERE / script).exists():
             status |= _run(label, [sys.executable, str(HERE / script)], ROOT)
