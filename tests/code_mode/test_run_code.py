@@ -8,8 +8,10 @@ import anyio
 import pytest
 from code_helpers import error_of, registry_with, run, value_of
 
+from toolwire.code_mode import callable_tools, render_stubs
 from toolwire.decorator import tool
-from toolwire.results import ErrorCode, Ok
+from toolwire.results import ErrorCode, Ok, ToolResult, ok
+from toolwire.tools import define_tool
 
 pytestmark = pytest.mark.anyio
 
@@ -125,3 +127,49 @@ async def test_the_sandbox_has_no_filesystem(tmp_path: Path) -> None:
     assert err.code is ErrorCode.EXECUTION_FAILED
     assert "root:" not in err.error
     await registry.aclose()
+
+
+async def test_an_mcp_tool_is_called_through_its_server_namespace(tmp_path: Path) -> None:
+    async def create(args: dict[str, object], ctx: object) -> ToolResult:
+        return ok(f"created {args['title']}", structured={"number": 7})
+
+    create_issue = define_tool(
+        name="mcp__github__create_issue",
+        description="Create an issue.",
+        schema={
+            "type": "object",
+            "properties": {"title": {"type": "string"}},
+            "required": ["title"],
+        },
+        output_schema={"type": "object", "properties": {"number": {"type": "integer"}}},
+        execute=create,  # type: ignore[arg-type]
+    )
+    registry = registry_with([create_issue], tmp_path / "kv.db")
+    issue = value_of(await run(registry, 'await github.create_issue(title="bug")'))
+    assert issue == {"number": 7}
+    err = error_of(await run(registry, "x = 1\nif x\n    y = 2\n"))
+    assert "line 2" in err.error  # the namespace import added in front does not shift lines
+    await registry.aclose()
+
+
+def test_the_stubs_show_types_defaults_namespaces_and_result_types() -> None:
+    create_issue = define_tool(
+        name="mcp__github__create_issue",
+        description="Create an issue.",
+        schema={
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},
+                "labels": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["title"],
+        },
+        output_schema={"type": "object", "properties": {"number": {"type": "integer"}}},
+        execute=lambda args, ctx: None,  # type: ignore[arg-type,return-value]
+    )
+    stubs = render_stubs(callable_tools([greet, create_issue]))
+    assert "async def greet(*, name: str, punctuation: str = '!') -> Any:" in stubs
+    assert "class github:" in stubs
+    assert "async def create_issue(*, title: str, labels: list[str] = ...)" in stubs
+    assert "class GithubCreateIssueResult(TypedDict, total=False):\n    number: int" in stubs
+    compile(stubs, "<stubs>", "exec")  # the stubs are valid Python

@@ -4,8 +4,8 @@ Each tool becomes ``async def name(*, param: type, ...) -> ReturnType`` with its
 as the docstring. An MCP tool ``mcp__github__create_issue`` is ``github.create_issue`` (its
 server is a namespace the program reaches with ``import github``, which ``run_code`` adds);
 names that are not Python identifiers have ``-`` replaced by ``_``. The return type is a
-``TypedDict`` built from the tool's output schema when it has one (the program receives the
-tool's ``structured`` result), ``str`` otherwise (its text).
+``TypedDict`` built from the tool's output schema when it has one, ``Any`` otherwise: the
+program receives the tool's ``structured`` result when it returns one, its text otherwise.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def _result_type(entry: CallableTool, classes: list[str]) -> str:
     schema = entry.tool.output_schema
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(properties, Mapping) or not properties:
-        return "dict[str, Any]" if schema else "str"
+        return "dict[str, Any]" if schema else "Any"
     name = _class_name(entry.python_name)
     lines = [f"class {name}(TypedDict, total=False):"]
     for prop, prop_schema in properties.items():
@@ -130,9 +130,12 @@ def _signature(entry: CallableTool, result: str, indent: str) -> str:
     params = []
     for name in entry.params:
         annotation = type_of(properties.get(name))
-        params.append(
-            f"{name}: {annotation}" if name in required else f"{name}: {annotation} = ..."
-        )
+        if name in required:
+            params.append(f"{name}: {annotation}")
+            continue
+        prop = properties.get(name)
+        shown = repr(prop["default"]) if isinstance(prop, Mapping) and "default" in prop else "..."
+        params.append(f"{name}: {annotation} = {shown}")
     inner = ", ".join(["*", *params]) if params else ""
     base = entry.python_name.rsplit(".", 1)[-1]
     lines = [f"{indent}async def {base}({inner}) -> {result}:"]
