@@ -56,3 +56,20 @@ def catalogue() -> list[Tool]:
             locations="Array of locations; weather is not included",
         ),
     ]
+
+
+def _materialise(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _materialise(item) for key, item in value.items()}
+    if isinstance(value, list | tuple) or type(value).__name__ == "ValidatorIterator":
+        return [_materialise(item) for item in value]
+    return value
+
+
+def conforms(typed_dict: Any, value: Any) -> bool:
+    """``value`` validates as the SDK's TypedDict and loses nothing (no unknown keys)."""
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(typed_dict)
+    validated = adapter.validate_python(value)
+    return bool(_materialise(validated) == _materialise(value))

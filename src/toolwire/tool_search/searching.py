@@ -25,7 +25,7 @@ from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import ToolSnapshot
 from toolwire.tool_search.bm25 import BM25Index
 from toolwire.tool_search.builtin import SearchMode, tool_search_tool
-from toolwire.tool_search.deferral import DeferralRules
+from toolwire.tool_search.deferral import TOOL_SEARCH_NAME, DeferralRules
 from toolwire.tool_search.found import FoundTools
 from toolwire.tool_search.index import SearchHit, ToolIndex, document_of
 from toolwire.tool_search.regex import RegexIndex
@@ -126,6 +126,12 @@ class ToolSearch:
     def deferred(self) -> frozenset[str]:
         """The names of the deferred tools."""
         return self._registry.deferred_names
+
+    def native_tools(self) -> list[Tool]:
+        """Every available tool but the ``tool_search`` built-in: what to send a provider whose
+        own search finds the deferred ones (with ``deferred=registry.deferred_names``, see
+        `toolwire.formats`)."""
+        return [tool for tool in self._registry.available() if tool.name != TOOL_SEARCH_NAME]
 
     def _index(self, mode: SearchMode) -> ToolIndex:
         index = self._indexes.get(mode)
