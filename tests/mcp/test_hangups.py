@@ -193,3 +193,38 @@ async def test_an_older_session_s_stream_is_not_resumable_and_closing_it_aborts(
         with anyio.fail_after(WAIT_S):
             await gate.left.wait()
     assert gate.reasons == ["cancelled by the MCP client (it disconnected)"]
+
+
+@pytest.mark.parametrize("lean", ["1", "0"])
+async def test_a_handshake_era_cancellation_aborts_the_call(
+    lean: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (outside check, issue 23): the HTTP fast path answers a handshake-era call
+    itself, so the SDK, which gets the client's ``notifications/cancelled``, never knew the
+    call and the tool ran on. Fast path on and off."""
+    monkeypatch.setenv(LEAN_ENV, lean)
+    gate = Gate()
+    async with serving(ServeOptions(), gate) as server, httpx.AsyncClient(timeout=WAIT_S) as http:
+        session = await open_session(http, server.url)
+        headers = session_headers(session)
+        async with anyio.create_task_group() as group:
+
+            async def call() -> None:
+                async with http.stream("POST", server.url, json=HOLD_CALL, headers=headers) as r:
+                    await r.aread()
+
+            group.start_soon(call)
+            with anyio.fail_after(WAIT_S):
+                await gate.entered.wait()
+            cancel = {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": HOLD_CALL["id"], "reason": "the user changed their mind"},
+            }
+            answer = await http.post(server.url, json=cancel, headers=headers)
+            assert answer.status_code == 202
+            with anyio.fail_after(WAIT_S):
+                await gate.left.wait()
+        assert len(gate.reasons) == 1  # the tool left before its gate opened: it was stopped
+        if lean == "1":  # the fast path fires the call's abort with the client's reason
+            assert gate.reasons == ["cancelled by the MCP client: the user changed their mind"]

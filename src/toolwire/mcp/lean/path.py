@@ -12,8 +12,10 @@ task group, no SSE stream, no second validation. The call's abort signal comes f
 watcher (`toolwire.mcp.hangups.HangupWatcher.watched_call`: the server stopping aborts it) and
 fires when the client hangs up: once the call waits on anything, one pending ``receive``
 watches for the disconnect (a call that finishes without waiting, in the loop turn it started,
-has nothing to abort). A handshake-era answer's head goes out before the call runs, as the
-SDK's does.
+has nothing to abort), and when a handshake-era client sends ``notifications/cancelled`` for
+it: the SDK never saw the call, so the path keeps its running calls by session and request id,
+fires the named one's abort, and hands the notification on for the SDK's ``202``. A
+handshake-era answer's head goes out before the call runs, as the SDK's does.
 
 A tool that talks to the client (`toolwire.mcp.peer.current_peer`) sees the same peer as on the
 SDK path whenever that peer could not reach the client anyway (see `toolwire.mcp.lean.peer`);
@@ -65,7 +67,7 @@ from toolwire.mcp.lean.envelope import LeanRequest, parse_lean_request
 from toolwire.mcp.lean.peer import PeerRoute
 from toolwire.mcp.revision import listing_fields
 from toolwire.mcp.server import call_plumbing
-from toolwire.mcp.wire_json import dumps
+from toolwire.mcp.wire_json import dumps, loads
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -132,6 +134,7 @@ class LeanPath:
         self._max_body = max_body_bytes
         self._peers = PeerRoute()
         self._header_params: dict[str, tuple[Tool, bool]] = {}
+        self._running: dict[tuple[str, bytes], AbortSignal] = {}  # handshake-era calls
         self._checked: dict[tuple[str | None, ...], tuple[bool, bool]] = {}
         # The 2026-07-28 result's constant tail: the serverInfo stamp is fixed per server.
         stamp = listing_fields(server, LATEST_MODERN_VERSION)["_meta"]
@@ -148,6 +151,8 @@ class LeanPath:
         if headers is None or not whole:
             await self._app(scope, replay, send)  # cut short, too big or a repeated header
             return
+        if self._running and b"notifications/cancelled" in body:
+            self._cancel(headers, body)  # then the SDK answers the notification
         lean = await self._admit(headers, body)
         transport = self._session(lean) if lean is not None else None
         if transport is not None and lean is not None and lean.session is not None:  # noqa: SIM102
@@ -228,16 +233,45 @@ class LeanPath:
             await send({"type": "http.response.start", "status": 200, "headers": head})
         with self._app.watched_call() as signal:
             watch = DisconnectWatch(receive, signal)
+            running = None if lean.session is None else (lean.session, dumps(lean.request_id))
+            if running is not None:
+                self._running[running] = signal
             try:
                 with peer.bound():
                     result = await self._call(lean, signal, request_principal(request))
             except BaseException:
                 watch.stop()
                 raise
+            finally:
+                if running is not None:
+                    self._running.pop(running, None)
             watch.settle()
         result.pop("resultType", None)  # the 2026-07-28 tail carries it; older revisions drop it
         await self._send_result(send, lean, dumps(result))
         return True
+
+    def _cancel(self, headers: dict[str, str], body: bytes) -> None:
+        """Abort the running call a handshake-era ``notifications/cancelled`` names."""
+        session = headers.get("mcp-session-id")
+        if not session:
+            return
+        try:
+            message = loads(body)
+        except ValueError:
+            return
+        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+            return
+        params = message.get("params")
+        if not isinstance(params, dict) or "requestId" not in params:
+            return
+        try:
+            signal = self._running.get((session, dumps(params["requestId"])))
+        except (TypeError, ValueError, UnicodeEncodeError):
+            return  # an id no call could have
+        if signal is not None:
+            reason = params.get("reason")
+            detail = f": {reason}" if isinstance(reason, str) and reason else ""
+            signal.abort(f"cancelled by the MCP client{detail}")
 
     def _declares_headers(self, tool: Tool) -> bool:
         """Whether ``tool``'s schema declares ``x-mcp-header`` parameters (the SDK checks
