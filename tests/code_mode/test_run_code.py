@@ -6,8 +6,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from code_helpers import error_of, registry_with, run, value_of
+from code_helpers import ctx, error_of, registry_with, run, value_of
 
+from toolwire.calls import ToolCall
 from toolwire.code_mode import callable_tools, render_stubs
 from toolwire.decorator import tool
 from toolwire.results import ErrorCode, Ok, ToolResult, ok
@@ -173,3 +174,21 @@ def test_the_stubs_show_types_defaults_namespaces_and_result_types() -> None:
     assert "async def create_issue(*, title: str, labels: list[str] = ...)" in stubs
     assert "class GithubCreateIssueResult(TypedDict, total=False):\n    number: int" in stubs
     compile(stubs, "<stubs>", "exec")  # the stubs are valid Python
+
+
+async def test_inner_calls_are_admitted_as_the_batch_run_code_came_in(tmp_path: Path) -> None:
+    registry = registry_with(TOOLS, tmp_path / "kv.db")
+    code = """
+try:
+    await get_user(user_id=1)
+    answer = "ran"
+except PermissionError as exc:
+    answer = str(exc)
+answer
+"""
+    call = ToolCall(id="c1", name="run_code", args={"code": code})
+    (outcome,) = await registry.execute_parallel(
+        [call], ctx(), filter_opts={"exclude_tools": ["get_user"]}
+    )
+    assert "get_user failed (not_available)" in value_of(outcome)
+    await registry.aclose()
