@@ -15,7 +15,6 @@ from functools import lru_cache
 __all__ = ["STOP_WORDS", "identifier_words", "stem", "tokens"]
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 
 _STOP_WORDS_TEXT = """a an and are as at be by can do does for from get has have how i if in
 into is it its me my of on or our so that the their them then there these this to us was we
@@ -30,11 +29,7 @@ def identifier_words(text: str) -> list[str]:
     >>> identifier_words("mcp__github__createPullRequest")
     ['mcp', 'github', 'create', 'pull', 'request']
     """
-    words: list[str] = []
-    for part in _SEPARATORS.split(text):
-        if part:
-            words.extend(word.lower() for word in _WORD.findall(part))
-    return words
+    return [word.lower() for word in _WORD.findall(text)]
 
 
 @lru_cache(maxsize=65536)
@@ -61,4 +56,15 @@ def stem(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """The searchable terms of ``text``: split, lower-cased, stop words dropped, stemmed."""
+    if len(text) <= _CACHED_CHARS:
+        return list(_short_tokens(text))
     return [stem(word) for word in identifier_words(text) if word not in STOP_WORDS]
+
+
+_CACHED_CHARS = 64
+
+
+@lru_cache(maxsize=16384)
+def _short_tokens(text: str) -> tuple[str, ...]:
+    """`tokens` of a name or a short text (parameter names repeat across tools)."""
+    return tuple(stem(word) for word in identifier_words(text) if word not in STOP_WORDS)
