@@ -6,6 +6,7 @@ import os
 import signal
 from pathlib import Path
 
+import anyio
 import pytest
 from code_helpers import error_of, registry_with, run, value_of
 
@@ -102,4 +103,19 @@ async def test_a_crashed_worker_answers_execution_failed_and_the_next_program_ru
     assert err.code is ErrorCode.EXECUTION_FAILED
     assert err.cause == "crashed"
     assert value_of(await run(registry, "2 + 2")) == 4
+    await registry.aclose()
+
+
+async def test_a_program_waiting_past_its_wall_clock_limit_is_stopped(tmp_path: Path) -> None:
+    @tool
+    async def hang() -> str:
+        """Never answer."""
+        await anyio.sleep_forever()
+        return ""
+
+    registry = registry_with([hang], tmp_path / "kv.db", CodeModeSettings(timeout_s=0.5))
+    err = error_of(await run(registry, "await hang()"))
+    assert err.cause == "limit"
+    assert "longer than 0.5 s" in err.error
+    assert value_of(await run(registry, "3")) == 3
     await registry.aclose()

@@ -88,8 +88,11 @@ class CodeMode:
         return callable_tools(t for t in self.registry.available() if t.name != self.name)
 
     def stubs(self) -> str:
-        """The stubs a model reads (the part of the description below the header)."""
-        return render_stubs(self.entries())
+        """The stubs a model reads (the part of the description below the header); deferred
+        tools are left out, as from the definitions (`toolwire.tool_search` finds them)."""
+        deferred = self.registry.deferred_names
+        shown = {k: e for k, e in self.entries().items() if e.tool.name not in deferred}
+        return render_stubs(shown)
 
     def tool(self) -> Tool:
         """The ``run_code`` tool (its description lists the tools registered now)."""
@@ -207,15 +210,16 @@ class CodeMode:
                         )
                         ended = await program.drive(first, paused.settled)
         except TimeoutError:
-            ended_err = Err(
+            await self._ended(states, key, paused)
+            return Err(
                 f"The program ran longer than {self.settings.timeout_s:g} s (its inner calls "
                 "included) and was stopped",
                 ErrorCode.EXECUTION_FAILED,
                 cause="limit",
             )
-            return await self._forget(states, key, paused, ended_err)
         except monty.MontyError as exc:
-            return await self._forget(states, key, paused, failure(exc, offset))
+            await self._ended(states, key, paused)
+            return failure(exc, offset)
         if isinstance(ended, Paused):
             if states is None:
                 return Err(
@@ -238,19 +242,14 @@ class CodeMode:
                 ),
             )
             return _approval_required(ended.waiting)
-        await self._forget(states, key, paused, None)
+        await self._ended(states, key, paused)
         return _finished(ended, program, inner.cost_usd)
 
-    async def _forget(
-        self,
-        states: ProgramStates | None,
-        key: str,
-        paused: PausedProgram | None,
-        result: Err | None,
-    ) -> Err:
+    @staticmethod
+    async def _ended(states: ProgramStates | None, key: str, paused: PausedProgram | None) -> None:
+        """A resumed program ended (or failed): its approvals are spent."""
         if states is not None and paused is not None:
             await states.finish(key, paused)
-        return result if result is not None else Err("finished")
 
 
 def _program_id(key: str, ctx: ToolContext) -> str:
