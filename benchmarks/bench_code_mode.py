@@ -11,15 +11,17 @@
    batches). Target: gather ≤ 2× ``execute_parallel`` plus the worker checkout.
 3. **Checkout** — a worker taken from the warm pool and given back (target ≤ 5 ms median).
 
-pydantic-ai-harness's CodeMode and smolagents' local executor are measured when installed in
-this environment (they are not toolwire dependencies); otherwise the table says so.
+pydantic-ai-harness's CodeMode and smolagents' local executor run in an environment of their
+own (``bench_code_mode_peers.py``; ``TOOLWIRE_CODE_PEERS_PYTHON`` names its Python).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -202,18 +204,16 @@ async def _overhead(registry: ToolRegistry, mode: CodeMode, repeats: int) -> Non
 
 
 def _peers() -> None:
-    print("| peer | status |")
-    print("| --- | --- |")
-    for label, module in (
-        ("pydantic-ai-harness CodeMode", "pydantic_ai_harness"),
-        ("smolagents LocalPythonExecutor", "smolagents"),
-    ):
-        try:
-            __import__(module)
-            status = "installed; not measured yet"
-        except ImportError:
-            status = "not installed here (not a toolwire dependency)"
-        print(f"| {label} | {status} |")
+    """The peers run in their own environment (``bench_code_mode_peers.py``)."""
+    python = os.environ.get("TOOLWIRE_CODE_PEERS_PYTHON", "")
+    script = Path(__file__).with_name("bench_code_mode_peers.py")
+    if python and Path(python).exists():
+        subprocess.call([python, str(script)])
+        return
+    print(
+        "skipped: set TOOLWIRE_CODE_PEERS_PYTHON to a Python with smolagents and "
+        "pydantic-ai-harness[codemode] installed (see bench_code_mode_peers.py)"
+    )
 
 
 async def main(repeats: int = 20) -> None:

@@ -9,6 +9,7 @@ program (so a registry that never runs one starts nothing) and stops with the re
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 from typing import Any
 
@@ -47,6 +48,7 @@ class MontyWorkers:
         self._settings = settings
         self._pool: Any = None
         self._lock = anyio.Lock()
+        self._pids: set[int] = set()
 
     async def _started(self) -> Any:
         if self._pool is None:
@@ -58,7 +60,9 @@ class MontyWorkers:
                         max_processes=self._settings.max_processes,
                         request_timeout=self._settings.timeout_s,
                     )
+                    before = _monty_children()
                     await pool.__aenter__()
+                    self._pids = _monty_children() - before
                     self._pool = pool
         return self._pool
 
@@ -85,3 +89,33 @@ class MontyWorkers:
         if pool is not None:
             with anyio.CancelScope(shield=True):
                 await pool.__aexit__(None, None, None)
+                # The pool returns before its workers are reaped; a process that exits then
+                # can abort in the interpreter's finalisation (pydantic-monty 1.4). Wait for them.
+                with anyio.move_on_after(2.0):
+                    while self._pids & _monty_children():
+                        await anyio.sleep(0.005)
+
+
+def _monty_children() -> set[int]:
+    """This process's children running the ``monty`` binary (Linux ``/proc``; empty elsewhere)."""
+    found: set[int] = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    me = os.getpid()
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            if parent != me:
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read().split(b"\0", 1)[0]
+        except (OSError, ValueError, IndexError):
+            continue
+        if command.endswith(b"monty") or not command:  # a zombie has no command line
+            found.add(int(entry))
+    return found
