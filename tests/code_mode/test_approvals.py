@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 from code_helpers import error_of, registry_with, run, value_of
 
@@ -92,4 +93,39 @@ await asyncio.gather(note(text="mate"), send(to="eve", body="x"))
     resumed = await run(registry, code, approvals=[pending.token])
     assert value_of(resumed) == ["noted mate", "sent to eve"]
     assert RAN == ["note:mate", "send:eve"]
+    await registry.aclose()
+
+
+async def test_two_resumes_at_once_run_the_approved_call_once(tmp_path: Path) -> None:
+    registry = registry_with([note, send], tmp_path / "kv.db")
+    pending = pending_approval(await run(registry, PROGRAM))
+    assert pending is not None
+    outcomes = []
+
+    async def resume() -> None:
+        outcomes.append(await run(registry, PROGRAM, approvals=[pending.token]))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(resume)
+        group.start_soon(resume)
+    assert RAN.count("send:bob") == 1
+    assert RAN.count("note:before") == 1
+    reasons = sorted(str(getattr(o.result, "reason", "ok")) for o in outcomes)
+    assert len([r for r in reasons if r == "ok"]) == 1
+    await registry.aclose()
+
+
+async def test_a_retried_run_code_call_does_not_repeat_a_side_effect(tmp_path: Path) -> None:
+    @tool(side_effects=True)
+    async def charge(amount: int) -> str:
+        """Charge the card."""
+        RAN.append(f"charge:{amount}")
+        return f"charged {amount}"
+
+    registry = registry_with([charge], tmp_path / "kv.db")
+    code = "await charge(amount=5)"
+    first = await run(registry, code)  # the same call id both times: a retry
+    second = await run(registry, code)
+    assert value_of(first) == value_of(second) == "charged 5"
+    assert RAN == ["charge:5"]
     await registry.aclose()
