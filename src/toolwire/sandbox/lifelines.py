@@ -5,11 +5,14 @@ it) and never writes to it; the sandbox's launcher (`toolwire.sandbox.launch`, o
 sandbox, where no sandboxed process can see it) has a watcher blocked reading the other end.
 The read returns end-of-file when the last write end closes: when toolwire closes it (`kill`),
 and when toolwire dies, however it dies (the kernel closes a dead process's descriptors). The
-watcher then ends the sandbox: it freezes the launcher and bubblewrap (``SIGSTOP``, so neither
-starts anything more), ``SIGKILL``s the sandbox's pid 1 (the kernel then kills every process of
-its pid namespace: nothing leaves a pid namespace) and then bubblewrap and the launcher. There
-is no window: a toolwire that died before the watcher began to read left the pipe at end of
-file already.
+watcher then ends the sandbox: it freezes the launcher and bubblewrap (``SIGSTOP``, waiting
+until they are stopped: neither starts anything more), ``SIGKILL``s the sandbox's pid 1 (the
+kernel then kills every process of its pid namespace: nothing leaves a pid namespace), then
+bubblewrap and the launcher; killing them first would let bubblewrap's ``--die-with-parent``
+orphan a sandbox it had not yet armed. There is no window: a toolwire that died before the
+watcher began to read left the pipe at end of file already. The watcher is started before the
+launcher joins the sandbox's cgroup and sets its limits, so a fork loop at ``pids.max`` cannot
+keep it from forking ``sed`` to read ``/proc``.
 
 `terminate` is the polite half: ``SIGTERM`` to every process inside the sandbox (found from
 the host through ``/proc``: the descendants of bubblewrap), so a command's ``trap ... TERM``
@@ -33,21 +36,24 @@ WATCHER = (
     "while read -r _; do :; done <&3; "  # end of file: toolwire closed it, or died
     "read -r me l </proc/self/stat; l=${l##*) }; set -- $l; "
     '[ "$2" = $$ ] || exit 0; '  # the launcher is gone: nothing is left to end
-    # stop PID: SIGSTOP, and wait until it is stopped (or gone)
-    "stop() { kill -STOP $1 || return 0; n=0; "
-    "while [ $n -lt 500 ] && read -r l </proc/$1/stat; do "
-    "case ${l##*) } in [TtZX]*) return 0;; esac; n=$((n + 1)); done; }; "
-    # kids PID: $k, its children
-    "kids() { k=; for s in /proc/[0-9]*/stat; do read -r l <$s || continue; "
-    'l=${l##*) }; l=${l#* }; [ "${l%% *}" = $1 ] || continue; s=${s#/proc/}; '
-    'k="$k ${s%/stat}"; done; }; '
-    "stop $$; kids $$; for c in $k; do [ $c = $me ] && continue; "
-    'stop $c; kids $c; [ -z "$k" ] || kill -KILL $k; kill -KILL $c; done; '
-    "kill -KILL $$; } &"
+    # stop PID: SIGSTOP, and wait until it is stopped (or gone): only then can it have no
+    # child on the way (a fork under way when the signal came still completes). sed reads
+    # /proc at once; the shell's read would take it a byte, and a whole regeneration, at a time
+    "stop() { kill -STOP $1 || return 0; n=0; while [ $n -lt 3000 ]; do "
+    "case $(sed -n 's/^State:[[:space:]]*//p' /proc/$1/status) in [TtZX]*|'') return 0;; "
+    "esac; n=$((n + 1)); [ $n -lt 5 ] || sleep 0.01; done; }; "
+    # kids PID: $k, its children; group PGID: $k, the processes of that process group
+    'kids() { k=$(sed -n "s/^\\([0-9]*\\) (.*) . $1 .*/\\1/p" /proc/[0-9]*/stat); }; '
+    'group() { k=$(sed -n "s/^\\([0-9]*\\) (.*) . [0-9]* $1 .*/\\1/p" /proc/[0-9]*/stat); }; '
+    # the launcher is frozen, not killed, until the end: bubblewrap dies with it
+    # (--die-with-parent), and so would leave a sandbox it has not yet armed the same way
+    "stop $$; group $$; for c in $k; do case $c in $$ | $me) continue ;; esac; "
+    'stop $c; kids $c; [ -z "$k" ] || kill -KILL $k; kill -KILL $c; done; kill -KILL $$; } &'
 )
 """The launcher's watcher (see the module docstring): its stdio closed, hang-ups ignored, it
-waits for end of file on the lifeline, then freezes the launcher, freezes each of its other
-children (bubblewrap), kills theirs (the sandbox's pid 1) and them, and the launcher last."""
+waits for end of file on the lifeline, then freezes the launcher, and for each other process of
+the launcher's process group (bubblewrap) freezes it and kills its children (the sandbox's pid
+1) and it; the launcher last."""
 
 
 class Lifeline:
