@@ -192,3 +192,14 @@ answer
     )
     assert "get_user failed (not_available)" in value_of(outcome)
     await registry.aclose()
+
+
+async def test_a_top_level_return_is_the_result_and_the_environment_is_unreadable(
+    tmp_path: Path,
+) -> None:
+    registry = registry_with(TOOLS, tmp_path / "kv.db")
+    assert value_of(await run(registry, "x = 40\nreturn x + 2")) == 42
+    err = error_of(await run(registry, "import os\nos.environ.get('HOME')"))
+    assert err.cause == "exception"
+    assert "line 2" in err.error
+    await registry.aclose()
