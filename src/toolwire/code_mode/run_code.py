@@ -51,13 +51,13 @@ from toolwire.tools import Tool, ToolAnnotations
 
 __all__ = ["CodeMode", "run_code_tool"]
 
-_HEADER = """Run a Python program that calls the tools below, and get what it prints and the \
-value it returns (a top-level `return`, or its last expression). Every tool is an async function: `await` it, and start \
-independent calls together with `asyncio.gather(...)` (they run as one batch). Results are \
-Python data (dicts for tools with a result type, text otherwise); a failed call raises an \
-exception you can catch. Filter and summarise in the program and print only what you need. \
-The sandbox has no files, network or environment; `import asyncio`, `json`, `re`, `math`, \
-`datetime` work.
+_HEADER = """Run a Python program that calls the tools below, and get what it prints and \
+the value it returns (a top-level `return`, or its last expression). Every tool is an async \
+function: `await` it, and start independent calls together with `asyncio.gather(...)` (they \
+run as one batch). Results are Python data (dicts for tools with a result type, text \
+otherwise); a failed call raises an exception you can catch. Filter and summarise in the \
+program and print only what you need. The sandbox has no files, network or environment; \
+`import asyncio`, `json`, `re`, `math`, `datetime` work.
 
 ```python
 {stubs}```"""
