@@ -203,3 +203,12 @@ async def test_a_top_level_return_is_the_result_and_the_environment_is_unreadabl
     assert err.cause == "exception"
     assert "line 2" in err.error
     await registry.aclose()
+
+
+@pytest.mark.parametrize("anyio_backend", ["trio"])
+async def test_on_trio_run_code_answers_not_available(tmp_path: Path) -> None:
+    registry = registry_with(TOOLS, tmp_path / "kv.db")
+    err = error_of(await run(registry, "1"))
+    assert err.code is ErrorCode.NOT_AVAILABLE
+    assert err.reason == "asyncio_only"
+    await registry.aclose()
