@@ -5,14 +5,16 @@ Quality. ``data/tool_search_tools.json`` holds the tool definitions of public MC
 Sentry, Stripe, git, memory, browsers, maps, Gmail, Asana, ...: several "create issue",
 "search", "send message"), bridged as ``mcp__<server>__<tool>``;
 ``data/tool_search_queries.json`` holds natural requests written without the tools' own
-wording, each with the tools that answer it, and requests no tool answers;
-``data/tool_search_queries_heldout.json`` is a second set, written after the tuning and never
-used for it. Per engine: recall@1 and recall@5 (an expected tool among the first 1 or 5),
-MRR, and on the no-match requests the share answered with nothing. Engines: toolwire's
-`BM25Index` (with and without synonym expansion), SQLite FTS5 ``bm25()`` on the same words,
-pydantic-ai's keyword search (``keywords_search_fn``) when importable, and — when
-``TOOL_SEARCH_PEERS_PYTHON`` names a Python with them installed — ``bm25s`` and FastMCP's
-BM25 search transform, run in that interpreter over the same files.
+wording, each with the tools that answer it, and requests no tool answers (the synonym table
+and the weights were tuned on it). ``data/tool_search_queries_heldout.json`` was written after
+the table (its totals were seen when two near-equal synonym weights were chosen);
+``data/tool_search_queries_fresh.json`` after the settings were chosen. Per engine: recall@1 and
+recall@5 (an expected tool among the first 1 or 5), MRR, and on the no-match requests the
+share answered with nothing. Engines: toolwire's `BM25Index` (with and without synonym
+expansion), SQLite FTS5 ``bm25()`` on the same words, pydantic-ai's keyword search
+(``keywords_search_fn``) when importable, and — when ``TOOL_SEARCH_PEERS_PYTHON`` names a
+Python with them installed — ``bm25s`` and FastMCP's BM25 search transform, run in that
+interpreter over the same files.
 
 Cost. 10,000 deferred tools (the real set repeated under new server names): time to register
 them, to build the index, the p50/p95 latency of a search, and the JSON characters sent per
@@ -254,7 +256,8 @@ def main() -> None:
     parser.add_argument("--quality-only", action="store_true")
     args = parser.parse_args()
     quality("tool_search_queries.json", "Tuning set")
-    quality("tool_search_queries_heldout.json", "Held-out set (never used to tune)")
+    quality("tool_search_queries_heldout.json", "Held-out set (not used to tune the table)")
+    quality("tool_search_queries_fresh.json", "Fresh set (written after the settings were chosen)")
     if not args.quality_only:
         cost(args.tools, args.searches)
 

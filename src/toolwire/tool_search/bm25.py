@@ -13,6 +13,7 @@ tool does finds nothing.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections import Counter
@@ -33,6 +34,11 @@ DEFAULT_MIN_SCORE = 0.35
 """The best hit's score under which the answer is empty (chosen with the benchmark's
 no-match queries: see ``benchmarks/bench_tool_search.py``)."""
 
+
+RELATED_WEIGHT = 0.5
+"""The weight of an indexed word related by prefix to a query word no tool uses."""
+RELATED_LIMIT = 3
+MIN_RELATED_CHARS = 4
 
 DEFAULT_RELATIVE_FLOOR = 0.4
 """Hits under this share of the best hit's score are dropped."""
@@ -83,6 +89,8 @@ class BM25Index:
         self._postings: dict[str, list[tuple[int, float]]] = {}
         self._idf: dict[str, float] = {}
         self._unknown_idf = 0.0
+        self._vocabulary: list[str] = []
+        self._named: set[str] = set()
 
     def build(self, documents: Sequence[ToolDocument]) -> None:
         """Index ``documents`` (replacing the previous ones)."""
@@ -105,15 +113,43 @@ class BM25Index:
                 postings.setdefault(term, []).append((index, weight))
         self._names = [document.name for document in documents]
         self._postings, self._idf = postings, idf
+        self._vocabulary = sorted(idf)
+        self._named = {
+            term
+            for document in documents
+            for term in (*tokens(document.name), *tokens(document.description))
+        }
         self._unknown_idf = (sum(idf.values()) / len(idf)) if idf else 1.0
+
+    def _related(self, term: str) -> list[str]:
+        """Indexed words sharing a stem-like prefix with a word no tool uses (``reviewer`` →
+        ``review``, ``deploy`` → ``deployment``): at most `RELATED_LIMIT`."""
+        if len(term) < MIN_RELATED_CHARS:
+            return []
+        related = [
+            term[:end]
+            for end in range(len(term) - 1, MIN_RELATED_CHARS - 1, -1)
+            if term[:end] in self._idf
+        ][:1]
+        vocabulary = self._vocabulary
+        start = bisect.bisect_left(vocabulary, term)
+        for word in vocabulary[start : start + RELATED_LIMIT]:
+            if word.startswith(term):
+                related.append(word)
+        return related[:RELATED_LIMIT]
 
     def search(self, query: str, limit: int) -> list[SearchHit]:
         """The best ``limit`` tools for ``query``; none when the best scores under
         ``min_score``."""
-        weights = expand(query, synonyms=self._synonyms)
+        weights = expand(query, synonyms=self._synonyms, known=self._named)
         if not weights or limit < 1:
             return []
         own = [term for term, weight in weights.items() if weight >= 1.0]
+        for term in own:
+            if term not in self._idf:
+                for related in self._related(term):
+                    if weights.get(related, 0.0) < RELATED_WEIGHT:
+                        weights[related] = RELATED_WEIGHT
         ideal = sum(self._idf.get(term, self._unknown_idf) for term in own) or 1.0
         scores: dict[int, float] = {}
         get = scores.get

@@ -8,14 +8,17 @@ the same object in different products.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 
 from toolwire.tool_search.tokens import stem, tokens
 
 __all__ = ["EXPANSION_WEIGHT", "SYNONYM_GROUPS", "expand"]
 
-EXPANSION_WEIGHT = 0.5
+EXPANSION_WEIGHT = 0.7
 """A synonym's weight in the query, against 1.0 for a word the query has."""
+
+KNOWN_EXPANSION_WEIGHT = 0.4
+"""A synonym's weight when the query's own word is one the tools use."""
 
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     # actions
@@ -145,16 +148,27 @@ def _table() -> Mapping[str, frozenset[str]]:
 _TABLE = _table()
 
 
-def expand(query: str, *, synonyms: bool = True) -> dict[str, float]:
+def expand(
+    query: str,
+    *,
+    synonyms: bool = True,
+    known: Container[str] | None = None,
+) -> dict[str, float]:
     """The query's terms with their weights: its own words 1.0 (more when repeated), each
-    synonym `EXPANSION_WEIGHT` (never more than a word the query has)."""
+    synonym `EXPANSION_WEIGHT` (never more than a word the query has). With ``known`` (the
+    words of the tools' names and descriptions), the synonyms of a word the tools use
+    themselves weigh `KNOWN_EXPANSION_WEIGHT`: the word already says it; a word no tool uses
+    leans on them."""
     weights: dict[str, float] = {}
     own = tokens(query)
     for term in own:
         weights[term] = weights.get(term, 0.0) + 1.0
     if synonyms:
         for term in own:
+            weight = (
+                KNOWN_EXPANSION_WEIGHT if known is not None and term in known else EXPANSION_WEIGHT
+            )
             for other in _TABLE.get(term, ()):
-                if other not in weights:
-                    weights[other] = EXPANSION_WEIGHT
+                if weights.get(other, 0.0) < weight:  # a word of the query keeps its 1.0
+                    weights[other] = weight
     return weights
