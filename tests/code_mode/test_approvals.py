@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from pathlib import Path
 
 import anyio
 import pytest
-from code_helpers import error_of, registry_with, run, value_of
+from code_helpers import ctx, error_of, registry_with, run, value_of
 
+from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
+from toolwire.code_mode.states import PROGRAMS_SCOPE, PROGRAMS_TOOL, program_key
 from toolwire.decorator import tool
 from toolwire.execution.approvals import pending_approval
 from toolwire.results import ErrorCode
@@ -128,4 +132,22 @@ async def test_a_retried_run_code_call_does_not_repeat_a_side_effect(tmp_path: P
     second = await run(registry, code)
     assert value_of(first) == value_of(second) == "charged 5"
     assert RAN == ["charge:5"]
+    await registry.aclose()
+
+
+async def test_a_damaged_snapshot_fails_the_resume_and_is_not_retried(tmp_path: Path) -> None:
+    db = tmp_path / "kv.db"
+    registry = registry_with([note, send], db)
+    pending = pending_approval(await run(registry, PROGRAM))
+    assert pending is not None
+    store = SqliteKeyValueBackend(db).scoped(PROGRAMS_TOOL, PROGRAMS_SCOPE)
+    key = program_key(ctx(), PROGRAM)
+    record = json.loads(await store.get(key) or "{}")
+    record["snapshot"] = base64.b64encode(b"not a snapshot").decode()
+    await store.set(key, json.dumps(record))
+    failed = await run(registry, PROGRAM, approvals=[pending.token])
+    assert error_of(failed).code is ErrorCode.EXECUTION_FAILED
+    assert "send:bob" not in RAN
+    again = await run(registry, PROGRAM, approvals=[pending.token])
+    assert error_of(again).reason == "approval_used"
     await registry.aclose()

@@ -10,8 +10,13 @@ import anyio
 import pytest
 from code_helpers import error_of, registry_with, run, value_of
 
-from toolwire.code_mode import CodeModeSettings
+from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
+from toolwire.backends.resolver import CapabilityBackends
+from toolwire.code_mode import CodeModeSettings, run_code_tool
+from toolwire.context import ToolContext
 from toolwire.decorator import tool
+from toolwire.execution.handles import ResultHandles
+from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
 
 pytestmark = pytest.mark.anyio
@@ -118,4 +123,24 @@ async def test_a_program_waiting_past_its_wall_clock_limit_is_stopped(tmp_path: 
     assert err.cause == "limit"
     assert "longer than 0.5 s" in err.error
     assert value_of(await run(registry, "3")) == 3
+    await registry.aclose()
+
+
+async def test_a_long_result_is_trimmed_to_its_budget_and_kept_behind_a_handle(
+    tmp_path: Path,
+) -> None:
+    kv = SqliteKeyValueBackend(tmp_path / "kv.db")
+    registry = ToolRegistry(
+        backends=CapabilityBackends(kv_store_factory=kv.scoped, processes=None),
+        reducers=None,
+        result_handles=ResultHandles(),
+    )
+    registry.register(ping)
+    registry.register(run_code_tool(registry))
+    small = ToolContext(session_id="s-code", result_budget_chars=500)
+    code = "for i in range(300):\n    print('line', i)\n"
+    outcome = await registry.execute("run_code", {"code": code}, small)
+    assert isinstance(outcome.result, Ok)
+    assert "[truncated — " in outcome.result.value
+    assert "[result handle: h-" in outcome.result.value
     await registry.aclose()

@@ -220,6 +220,13 @@ class CodeMode:
         except monty.MontyError as exc:
             await self._ended(states, key, paused)
             return failure(exc, offset)
+        except (RuntimeError, ValueError, OSError) as exc:  # a damaged snapshot, a lost worker
+            await self._ended(states, key, paused)
+            return Err(
+                f"The program's interpreter failed: {exc}",
+                ErrorCode.EXECUTION_FAILED,
+                cause=type(exc).__name__,
+            )
         if isinstance(ended, Paused):
             if states is None:
                 return Err(
