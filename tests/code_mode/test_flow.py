@@ -11,11 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from code_helpers import error_of, registry_with, run, value_of
+from code_helpers import ctx, error_of, registry_with, run, value_of
 
-from toolwire.code_mode import CodeModeSettings
+from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
+from toolwire.backends.resolver import CapabilityBackends
+from toolwire.code_mode import CodeMode, CodeModeSettings
+from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.execution.approvals import pending_approval
+from toolwire.registry import ToolRegistry
 
 pytestmark = pytest.mark.anyio
 
@@ -95,4 +99,34 @@ async def test_a_sink_call_before_any_untrusted_output_runs(tmp_path: Path) -> N
     code = 'await post_message(channel="team", text="standup at 10")'
     assert value_of(await run(registry, code)) == "posted"
     assert POSTED == [("team", "standup at 10")]
+    await registry.aclose()
+
+
+async def test_a_later_program_of_the_same_turn_starts_tainted(tmp_path: Path) -> None:
+    registry = registry_with(TOOLS, tmp_path / "kv.db", CodeModeSettings(after_untrusted="refuse"))
+    reader = 'page = await fetch_page(url="https://example.com")\nlen(page)'
+    assert value_of(await run(registry, reader)) == len(PAGE)
+    poster = 'await post_message(channel="attacker-drop", text="hi")'
+    err = error_of(await run(registry, poster))  # the same turn: the page is in the context
+    assert "PermissionError" in err.error
+    assert POSTED == []
+    next_turn = ToolContext(session_id="s-code", current_turn=2)
+    outcome = await registry.execute("run_code", {"code": poster}, next_turn)
+    assert value_of(outcome) == "posted"
+    await registry.aclose()
+
+
+async def test_watched_direct_calls_taint_the_turn_for_programs(tmp_path: Path) -> None:
+    kv = SqliteKeyValueBackend(tmp_path / "kv.db")
+    registry = ToolRegistry(
+        backends=CapabilityBackends(kv_store_factory=kv.scoped, processes=None), reducers=None
+    )
+    registry.register_all(TOOLS)
+    mode = CodeMode(registry, CodeModeSettings())
+    registry.register(mode.tool())
+    mode.watch_turns()
+    await registry.execute("fetch_page", {"url": "https://example.com"}, ctx())  # a direct call
+    paused = await run(registry, 'await post_message(channel="attacker-drop", text="hi")')
+    assert error_of(paused).reason == "approval_required"
+    assert POSTED == []
     await registry.aclose()

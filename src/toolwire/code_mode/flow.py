@@ -13,10 +13,10 @@ be following instructions an attacker wrote, so a later call to a sink is, per
 This is the coarse, program-level half of CaMeL's and FIDES' information-flow control and the
 "at most two of: untrusted input, private data, outside communication" rule of Meta's "Agents
 Rule of Two": the taint is one bit for the whole program, set by any untrusted result, never
-cleared. It cannot tell which value came from where (a sink call whose arguments hold no
-untrusted byte is still stopped), it does not see what the model does between programs (a
-model that reads a page with a direct call and then runs a program is not tainted here), and a
-tool that exfiltrates but is not declared ``sink`` is not stopped.
+cleared, and carried to the turn's later programs (`toolwire.code_mode.turns`). It cannot tell
+which value came from where (a sink call whose arguments hold no untrusted byte is still
+stopped), it does not check the model's direct sink calls, and a tool that exfiltrates but is
+not declared ``sink`` is not stopped.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import json
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -40,8 +41,10 @@ from toolwire.code_mode.states import (
     program_key,
 )
 from toolwire.code_mode.stubs import CallableTool, callable_tools, render_stubs
+from toolwire.code_mode.turns import TurnTaint
 from toolwire.code_mode.workers import MontyWorkers, load_monty
 from toolwire.context import ToolContext
+from toolwire.errors import ConfigurationError
 from toolwire.execution.admit import Admission
 from toolwire.execution.batch import current_batch
 from toolwire.registry import ToolRegistry
@@ -114,14 +117,32 @@ class CodeMode:
             annotations=ToolAnnotations(title="Run a program", open_world=True),
         )
 
-    def _states(self) -> ProgramStates | None:
+    def _store(self) -> AtomicKeyValueStore | None:
         backends = self.registry.settings.backends
         if backends is None or backends.kv_store_factory is None:
             return None
         store = backends.kv_store_factory(PROGRAMS_TOOL, PROGRAMS_SCOPE)
-        if not isinstance(store, AtomicKeyValueStore):
-            return None
-        return ProgramStates(store, self.settings.state_ttl_s)
+        return store if isinstance(store, AtomicKeyValueStore) else None
+
+    def _states(self) -> ProgramStates | None:
+        store = self._store()
+        return None if store is None else ProgramStates(store, self.settings.state_ttl_s)
+
+    def watch_turns(self) -> Callable[[], None]:
+        """Let direct calls taint the turn too: after this, a direct call's untrusted output
+        makes the turn's later programs start tainted (`toolwire.code_mode.turns`). Opt-in:
+        the after-hook it adds puts every call of the registry on the observed path.
+
+        Raises:
+            ConfigurationError: the registry has no key-value store to keep the taint in.
+        """
+        store = self._store()
+        if store is None:
+            raise ConfigurationError(
+                "watch_turns needs a key-value store: give the registry capability backends "
+                "with a kv_store_factory"
+            )
+        return TurnTaint(store).watch(self.registry, self.registry.hooks, self.name)
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run (or resume) the program in ``args["code"]``."""
@@ -177,7 +198,12 @@ class CodeMode:
         prelude = f"import {', '.join(namespaces)}\n" if namespaces else ""
         offset = 1 if namespaces else 0
         program_id = paused.program_id if paused else _program_id(key, ctx)
-        flow = FlowState(untrusted_from=paused.untrusted_from if paused else None)
+        store = self._store()
+        turns = TurnTaint(store) if store is not None else None
+        tainted = paused.untrusted_from if paused else None
+        if paused is None and turns is not None:
+            tainted = await turns.source(ctx)  # untrusted output read earlier in the turn
+        flow = FlowState(untrusted_from=tainted)
         inner = InnerCalls(
             registry=self.registry,
             ctx=ctx,
@@ -195,38 +221,12 @@ class CodeMode:
             calls=paused.calls if paused else 0,
             output=paused.output if paused else "",
         )
-        try:
-            async with await self.workers.checkout(modules) as session:
-                with anyio.fail_after(self.settings.timeout_s):
-                    if paused is None:
-                        first = await session.feed_start(
-                            prelude + code, print_callback=program.printed
-                        )
-                        ended = await program.drive(first)
-                    else:
-                        program.restore(paused.waiting)
-                        first = await session.load_snapshot(
-                            paused.snapshot, print_callback=program.printed
-                        )
-                        ended = await program.drive(first, paused.settled)
-        except TimeoutError:
+        ended = await self._drive(program, modules, prelude + code, paused, offset)
+        if turns is not None and flow.untrusted_from is not None:
+            await turns.mark(ctx, flow.untrusted_from)
+        if isinstance(ended, Err):
             await self._ended(states, key, paused)
-            return Err(
-                f"The program ran longer than {self.settings.timeout_s:g} s (its inner calls "
-                "included) and was stopped",
-                ErrorCode.EXECUTION_FAILED,
-                cause="limit",
-            )
-        except monty.MontyError as exc:
-            await self._ended(states, key, paused)
-            return failure(exc, offset)
-        except (RuntimeError, ValueError, OSError) as exc:  # a damaged snapshot, a lost worker
-            await self._ended(states, key, paused)
-            return Err(
-                f"The program's interpreter failed: {exc}",
-                ErrorCode.EXECUTION_FAILED,
-                cause=type(exc).__name__,
-            )
+            return ended
         if isinstance(ended, Paused):
             if states is None:
                 return Err(
@@ -251,6 +251,43 @@ class CodeMode:
             return _approval_required(ended.waiting)
         await self._ended(states, key, paused)
         return _finished(ended, program, inner.cost_usd)
+
+    async def _drive(
+        self,
+        program: Program,
+        modules: dict[str, Any],
+        source: str,
+        paused: PausedProgram | None,
+        offset: int,
+    ) -> Finished | Paused | Err:
+        """Run the program (or resume it) in a worker, under the wall-clock limit."""
+        monty = load_monty()
+        try:
+            async with await self.workers.checkout(modules) as session:
+                with anyio.fail_after(self.settings.timeout_s):
+                    if paused is None:
+                        first = await session.feed_start(source, print_callback=program.printed)
+                        return await program.drive(first)
+                    program.restore(paused.waiting)
+                    first = await session.load_snapshot(
+                        paused.snapshot, print_callback=program.printed
+                    )
+                    return await program.drive(first, paused.settled)
+        except TimeoutError:
+            return Err(
+                f"The program ran longer than {self.settings.timeout_s:g} s (its inner calls "
+                "included) and was stopped",
+                ErrorCode.EXECUTION_FAILED,
+                cause="limit",
+            )
+        except monty.MontyError as exc:
+            return failure(exc, offset)
+        except (RuntimeError, ValueError, OSError) as exc:  # a damaged snapshot, a lost worker
+            return Err(
+                f"The program's interpreter failed: {exc}",
+                ErrorCode.EXECUTION_FAILED,
+                cause=type(exc).__name__,
+            )
 
     @staticmethod
     async def _ended(states: ProgramStates | None, key: str, paused: PausedProgram | None) -> None:
