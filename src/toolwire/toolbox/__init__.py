@@ -14,7 +14,7 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | ``file`` | ``read_file``, ``write_file``, ``patch_file``, ``search_files`` |
 | ``terminal`` | ``terminal`` |
 | ``process`` | ``process_start``, ``process_list``, ``process_logs``, ``process_stop``, ``process_wait``, ``process_watch`` |
-| ``code`` | ``lint``, ``typecheck``, ``run_tests`` (hidden when no linter, type checker or test runner is installed) |
+| ``code`` | ``lint``, ``typecheck``, ``run_tests`` (hidden when no linter, type checker or test runner is installed); ``run_code`` (code mode: built per registry by `toolwire.code_mode.run_code_tool`, the ``code-mode`` extra) |
 | ``delegation`` | ``task`` (needs a ``subagent`` backend: `toolwire.agents.Delegation`) |
 | ``memory`` | ``memory_read``, ``memory_write`` (key-value store, the context's memory scope), ``session_search`` (needs the ``archive`` backend) |
 | ``todo`` | ``todo_write``, ``todo_read`` (the session's list) |
