@@ -3,12 +3,18 @@
 Fields are weighted as one bag of words (BM25F, simplified): a word of the name counts
 `NAME_WEIGHT` times, of a parameter name `PARAMETER_WEIGHT`, of the description, the group and
 parameter descriptions once or less. Each posting's BM25 weight is worked out when the index
-is built, so a search only adds numbers: about 3 ms (p50) over 10,000 tools (``make bench``).
+is built, so a search only adds numbers: about 2 ms (p50) over 10,000 tools (``make bench``).
+
+Each word of the query is matched by itself or by its alternatives (`toolwire.tool_search.
+synonyms`, and for a word no tool uses, indexed words sharing its prefix), and a tool is
+credited once per word, by its best alternative; a synonym rarer than the word counts no more
+than the word would (its IDF is capped at the word's), so an odd synonym cannot outrank the
+plain meaning.
 
 A hit's score is its BM25 sum divided by the summed IDF of the query's own words (a word no
 tool has counts as an average word): roughly, how much of the query the tool answers. When
 the best hit scores under ``min_score`` the answer is empty, so a query about something no
-tool does finds nothing.
+tool does finds nothing; hits under `DEFAULT_RELATIVE_FLOOR` of the best are dropped.
 """
 
 from __future__ import annotations

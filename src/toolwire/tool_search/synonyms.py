@@ -1,9 +1,11 @@
 """Query expansion: a small table of words people use for the same action or thing.
 
 A model asks for "open a ticket" where the tool says "create an issue". Each query word adds
-the other words of its groups at a lower weight (`EXPANSION_WEIGHT`), so an exact word still
-ranks first. The table is deliberately short: verbs every API has, and the nouns that name
-the same object in different products.
+the other words of its groups at a lower weight (`EXPANSION_WEIGHT`, or
+`KNOWN_EXPANSION_WEIGHT` when the tools use the word itself), so an exact word still ranks
+first. The weights were chosen on ``benchmarks/data/tool_search_queries.json``. The table is
+deliberately short: verbs every API has, and the nouns that name the same object in different
+products.
 """
 
 from __future__ import annotations
@@ -12,7 +14,13 @@ from collections.abc import Container, Mapping
 
 from toolwire.tool_search.tokens import stem, tokens
 
-__all__ = ["EXPANSION_WEIGHT", "KNOWN_EXPANSION_WEIGHT", "SYNONYM_GROUPS", "expand", "expand_words"]
+__all__ = [
+    "EXPANSION_WEIGHT",
+    "KNOWN_EXPANSION_WEIGHT",
+    "SYNONYM_GROUPS",
+    "expand",
+    "expand_words",
+]
 
 EXPANSION_WEIGHT = 0.8
 """A synonym's weight in the query, against 1.0 for a word the query has."""
