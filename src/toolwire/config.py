@@ -20,6 +20,7 @@ toolsets = ["file", "terminal", "process"]   # absent: every built-in toolset
 result_budget_chars = 80000
 modules = ["tools.py", "pkg.tools"]          # your own tools (toolwire.tool_modules)
 builtin = true                               # false: serve only your tools (and MCP servers')
+defer = ["mcp__jira__*"]                     # found by tool_search first (docs/tool-search.md)
 
 [result_handles]               # keep trimmed results whole, for read_result and resources/read
 ttl_s = 3600
@@ -103,7 +104,7 @@ _SECTIONS = {
     "sandbox": {"roots", "read_only", *TABLE_KEYS},
     "network": {"allow", "deny", "allow_private_urls"},
     "store": {"url"},
-    "tools": {"toolsets", "result_budget_chars", "modules", "builtin"},
+    "tools": {"toolsets", "result_budget_chars", "modules", "builtin", "defer"},
     "result_handles": {"ttl_s", "max_chars_per_session"},
     "serve": {
         "host",
@@ -143,6 +144,9 @@ class ToolwireConfig:
         tool_modules: Your own tools' files and modules (``[tools] modules``, ``--tools``;
             `toolwire.tool_modules`).
         builtin_tools: Whether the built-in tools are served (``[tools] builtin``).
+        deferred_tools: Tools left out of the definitions until ``tool_search`` finds them
+            (``[tools] defer``: names or patterns such as ``mcp__jira__*``;
+            `toolwire.tool_search`).
         result_budget_chars: The per-request output budget.
         http_host: Default ``toolwire serve --http`` interface.
         http_port: Default ``toolwire serve --http`` port.
@@ -195,6 +199,7 @@ class ToolwireConfig:
     toolsets: tuple[str, ...] | None = None
     tool_modules: tuple[ToolModule, ...] = ()
     builtin_tools: bool = True
+    deferred_tools: tuple[str, ...] = ()
     result_budget_chars: int = DEFAULT_RESULT_BUDGET_CHARS
     http_host: str = "127.0.0.1"
     http_port: int = 8765
@@ -354,6 +359,8 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     if "toolsets" in tools:
         values["toolsets"] = at.strings(tools["toolsets"], ("tools", "toolsets"))
     values.update(tools_table(tools, at.error, base_dir=str(base), source=at.name))
+    if "defer" in tools:
+        values["deferred_tools"] = at.strings(tools["defer"], ("tools", "defer"))
     if "result_budget_chars" in tools:
         budget_key = ("tools", "result_budget_chars")
         values["result_budget_chars"] = at.integer(

@@ -196,6 +196,10 @@ def create_registry(
     if config.builtin_tools:  # [tools] builtin = false: only your tools (and MCP servers')
         registry.register_all(builtin_tools(config))
     register_user_tools(registry, config.tool_modules)  # [tools] modules, --tools
+    if config.deferred_tools:  # [tools] defer
+        from toolwire.tool_search import DeferralRules, ToolSearch
+
+        ToolSearch(registry, rules=DeferralRules(names=config.deferred_tools))
     command_guard_hook(registry.hooks)
     return registry
 

@@ -8,9 +8,10 @@ the ``keep`` list, ``always_include`` tools and ``tool_search`` itself.
 
 from __future__ import annotations
 
+import fnmatch
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 
 from toolwire.errors import ConfigurationError
 from toolwire.tools import Tool
@@ -31,10 +32,12 @@ def definitions_chars(tools: Iterable[Tool]) -> int:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class DeferralRules:
-    """What to defer besides the tools that set ``defer_loading``.
+    """What to defer besides the tools that set ``defer_loading``. The name collections are
+    kept as frozensets.
 
     Attributes:
-        names: Tool names to defer (``[tools] defer`` in ``toolwire.toml``).
+        names: Tool names to defer, or shell-style patterns (``mcp__jira__*``): ``[tools]
+            defer`` in ``toolwire.toml``.
         toolsets: Toolsets whose tools are deferred.
         servers: Bridged MCP servers whose tools (``mcp__<server>__*``) are deferred.
         max_tools: Defer everything deferrable past this many tools (``None``: no threshold).
@@ -42,12 +45,13 @@ class DeferralRules:
         keep: Tool names never deferred by the threshold.
     """
 
-    names: frozenset[str] = frozenset()
-    toolsets: frozenset[str] = frozenset()
-    servers: frozenset[str] = frozenset()
+    names: Collection[str] = frozenset()
+    toolsets: Collection[str] = frozenset()
+    servers: Collection[str] = frozenset()
     max_tools: int | None = None
     max_chars: int | None = None
-    keep: frozenset[str] = frozenset()
+    keep: Collection[str] = frozenset()
+    _patterns: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for field_name in ("names", "toolsets", "servers", "keep"):
@@ -58,6 +62,8 @@ class DeferralRules:
                     f"string {value!r}; pass [{value!r}]"
                 )
             object.__setattr__(self, field_name, frozenset(value))
+        patterns = tuple(sorted(n for n in self.names if any(c in n for c in "*?[")))
+        object.__setattr__(self, "_patterns", patterns)
         for field_name in ("max_tools", "max_chars"):
             value = getattr(self, field_name)
             if value is not None and (isinstance(value, bool) or value < 0):
@@ -82,6 +88,7 @@ class DeferralRules:
         return (
             tool.defer_loading
             or tool.name in self.names
+            or any(fnmatch.fnmatchcase(tool.name, pattern) for pattern in self._patterns)
             or (tool.toolset is not None and tool.toolset in self.toolsets)
             or (tool.mcp_server is not None and tool.mcp_server in self.servers)
         )
