@@ -168,7 +168,7 @@ class CodeMode:
                     return _busy()
                 else:
                     taken = await states.take(key)
-                    if taken == "busy":
+                    if taken is None or taken == "busy":  # gone meanwhile: expired or resumed
                         return _busy()
                     paused = taken
         return await self._run(code, ctx, admission, states, key, paused)
