@@ -46,7 +46,7 @@ from toolwire.code_mode.workers import MontyWorkers, load_monty
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.admit import Admission
-from toolwire.execution.batch import current_batch
+from toolwire.execution.batch import current_batch, track_current_batch
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, ToolResult, ok
 from toolwire.seams import AtomicKeyValueStore
@@ -80,6 +80,7 @@ class CodeMode:
         self, registry: ToolRegistry, settings: CodeModeSettings, name: str = "run_code"
     ) -> None:
         load_monty()  # fail at set-up, not at the first program, when the extra is missing
+        track_current_batch()  # inner calls run under the admission of run_code's batch
         self.registry = registry
         self.settings = settings
         self.name = name

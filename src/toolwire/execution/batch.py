@@ -18,11 +18,13 @@ from toolwire.seams import Attachment
 
 __all__ = [
     "CURRENT_BATCH",
+    "TRACKING",
     "Batch",
     "Cancellable",
     "current_batch",
     "exception_message",
     "seam_reset",
+    "track_current_batch",
 ]
 
 
@@ -135,10 +137,30 @@ def exception_message(exc: BaseException) -> str:
 
 
 CURRENT_BATCH: ContextVar[Batch | None] = ContextVar("toolwire_current_batch", default=None)
-"""The batch whose calls are running (set by the pipeline for the length of a batch), so a
-tool that runs other calls (``run_code``) makes them under the same admission and approvals."""
+"""The batch whose calls are running (set by the pipeline for the length of a batch once
+`track_current_batch` was called), so a tool that runs other calls (``run_code``) makes them
+under the same admission and approvals."""
+
+
+class _Tracking:
+    """Whether the pipeline sets `CURRENT_BATCH` (off until a tool that reads it is built, so
+    a process without one pays an attribute check per batch, not a context-variable set)."""
+
+    __slots__ = ("on",)
+
+    def __init__(self) -> None:
+        self.on = False
+
+
+TRACKING = _Tracking()
+
+
+def track_current_batch() -> None:
+    """Make every pipeline of this process keep its running batch in `CURRENT_BATCH`."""
+    TRACKING.on = True
 
 
 def current_batch() -> Batch | None:
-    """The batch the running tool was called in, or ``None`` outside a batch."""
+    """The batch the running tool was called in, or ``None`` outside a batch (or before
+    `track_current_batch`)."""
     return CURRENT_BATCH.get()

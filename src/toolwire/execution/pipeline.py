@@ -25,7 +25,13 @@ from toolwire.calls import CallOutcome, ToolCall, make_outcome
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission, admit
 from toolwire.execution.approvals import SpentApproval, needs_approval, take_approval
-from toolwire.execution.batch import CURRENT_BATCH, Batch, exception_message, seam_reset
+from toolwire.execution.batch import (
+    CURRENT_BATCH,
+    TRACKING,
+    Batch,
+    exception_message,
+    seam_reset,
+)
 from toolwire.execution.before import run_before_hooks
 from toolwire.execution.budget import call_budget, split_budget, trim_result
 from toolwire.execution.cache import look_up
@@ -107,18 +113,19 @@ class Pipeline:
             only = calls[0]
             call = only if type(only) is ToolCall else as_call(only, 0)
             batch = self._batch(ctx, admission, turn_attachments, ctx.result_budget_chars)
-            current = CURRENT_BATCH.set(batch)
+            current = CURRENT_BATCH.set(batch) if TRACKING.on else None
             try:
                 return [await self._answer(batch, call)]
             finally:
-                CURRENT_BATCH.reset(current)
+                if current is not None:
+                    CURRENT_BATCH.reset(current)
                 batch.close()
         normalised = [as_call(raw, i) for i, raw in enumerate(calls)]
         if not normalised:
             return []
         per_call = split_budget(ctx.result_budget_chars, len(normalised))
         batch = self._batch(ctx, admission, turn_attachments, per_call)
-        current = CURRENT_BATCH.set(batch)
+        current = CURRENT_BATCH.set(batch) if TRACKING.on else None
         try:
             outcomes: list[CallOutcome | None] = [None] * len(normalised)
             for segment in _segments(batch, normalised):
@@ -129,7 +136,8 @@ class Pipeline:
                     await _run_concurrently(batch, segment, outcomes, self._answer)
             return [outcome for outcome in outcomes if outcome is not None]
         finally:
-            CURRENT_BATCH.reset(current)
+            if current is not None:
+                CURRENT_BATCH.reset(current)
             batch.close()
 
     def _batch(
