@@ -66,7 +66,7 @@ def test_regex_is_case_insensitive_and_ranks_names_first() -> None:
     ]
 
 
-@pytest.mark.parametrize("pattern", ["(a+)+$", "([a-z]*)*x", "[unclosed", "x" * 201])
+@pytest.mark.parametrize("pattern", ["(?=issue)i", "(a)\\1", "[unclosed", "x" * 201])
 def test_regex_refuses_what_it_cannot_run_safely(pattern: str) -> None:
     with pytest.raises(ValueError):
         _built(RegexIndex()).search(pattern, 5)

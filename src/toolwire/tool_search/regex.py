@@ -1,9 +1,11 @@
 """`RegexIndex`: case-insensitive regular-expression search, as the providers' regex mode.
 
-A pattern is matched (``re.search``) against each tool's name, description, and parameter
-names and descriptions; a name match ranks above a description match, which ranks above a
-parameter match. Patterns are capped at `MAX_PATTERN_CHARS` characters and nested
-quantifiers such as ``(a+)+`` are refused: Python's ``re`` has no time limit.
+A pattern is searched for in each tool's name, description, and parameter names and
+descriptions; a name match ranks above a description match, which ranks above a parameter
+match. The pattern comes from the model, so it runs on the linear-time engine
+(`toolwire.safety.linear_regex`, RE2): ``(a|aa)+$`` cannot backtrack for minutes. Patterns
+are capped at `MAX_PATTERN_CHARS` characters; lookarounds and backreferences, which a linear
+engine cannot run, are refused.
 """
 
 from __future__ import annotations
@@ -11,29 +13,32 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from toolwire.safety.linear_regex import LinearPattern
 from toolwire.tool_search.index import SearchHit, ToolDocument
 
 __all__ = ["MAX_PATTERN_CHARS", "RegexIndex", "compile_pattern"]
 
 MAX_PATTERN_CHARS = 200
-_NESTED_QUANTIFIER = re.compile(r"\([^)]*[+*}]\)\s*[+*{]")
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled case-insensitively.
+def compile_pattern(pattern: str) -> LinearPattern:
+    """``pattern`` compiled case-insensitively for linear-time matching (not registered with
+    `toolwire.safety.linear_regex.registered_patterns`: it is the model's, one per search).
 
     Raises:
-        ValueError: Too long, a nested quantifier, or not a valid regular expression; the
-            message says which.
+        ValueError: Too long, or not a regular expression a linear engine runs; the message
+            says which.
     """
     if len(pattern) > MAX_PATTERN_CHARS:
         raise ValueError(f"the pattern is longer than {MAX_PATTERN_CHARS} characters")
-    if _NESTED_QUANTIFIER.search(pattern):
-        raise ValueError("nested quantifiers such as (a+)+ are not allowed")
     try:
-        return re.compile(pattern, re.IGNORECASE)
+        re.compile(pattern)  # Python's syntax, checked (compiling never backtracks)
     except re.error as exc:
         raise ValueError(f"not a valid regular expression: {exc}") from None
+    try:
+        return LinearPattern(pattern, re.IGNORECASE, __name__)
+    except ValueError as exc:
+        raise ValueError(f"not a regular expression this search runs: {exc}") from None
 
 
 class RegexIndex:
