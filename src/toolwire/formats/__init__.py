@@ -8,6 +8,8 @@ One module per API, each with the same three verbs:
   to the conversation; built with the presenter)
 
 Modules: `openai_chat`, `openai_responses`, `anthropic`, `gemini`. See ``docs/formats.md``.
+`openai_responses` and `anthropic` also carry the providers' own tool search (``deferred=``,
+``loaded_tools``, ``tool_callers``; ``docs/tool-search.md``).
 """
 
 from __future__ import annotations
