@@ -50,21 +50,27 @@ DEFAULT_RELATIVE_FLOOR = 0.4
 """Hits under this share of the best hit's score are dropped."""
 
 
-def weighted_terms(document: ToolDocument) -> dict[str, float]:
-    """The document's terms with their field-weighted frequencies."""
+def weighted_terms(document: ToolDocument, named: set[str] | None = None) -> dict[str, float]:
+    """The document's terms with their field-weighted frequencies; the words of its name and
+    description are also added to ``named`` when given."""
     counts: dict[str, float] = {}
-
-    def add(text: str, weight: float) -> None:
-        for term in tokens(text):
-            counts[term] = counts.get(term, 0.0) + weight
-
-    add(document.name, NAME_WEIGHT)
-    add(document.description, DESCRIPTION_WEIGHT)
+    get = counts.get
+    name_terms, description_terms = tokens(document.name), tokens(document.description)
+    if named is not None:
+        named.update(name_terms)
+        named.update(description_terms)
+    for term in name_terms:
+        counts[term] = get(term, 0.0) + NAME_WEIGHT
+    for term in description_terms:
+        counts[term] = get(term, 0.0) + DESCRIPTION_WEIGHT
     if document.group:
-        add(document.group, GROUP_WEIGHT)
+        for term in tokens(document.group):
+            counts[term] = get(term, 0.0) + GROUP_WEIGHT
     for name, text in document.parameters:
-        add(name, PARAMETER_WEIGHT)
-        add(text, PARAMETER_TEXT_WEIGHT)
+        for term in tokens(name):
+            counts[term] = get(term, 0.0) + PARAMETER_WEIGHT
+        for term in tokens(text):
+            counts[term] = get(term, 0.0) + PARAMETER_TEXT_WEIGHT
     return counts
 
 
@@ -100,7 +106,8 @@ class BM25Index:
 
     def build(self, documents: Sequence[ToolDocument]) -> None:
         """Index ``documents`` (replacing the previous ones)."""
-        bags = [weighted_terms(document) for document in documents]
+        named: set[str] = set()
+        bags = [weighted_terms(document, named) for document in documents]
         count = len(bags)
         lengths = [sum(bag.values()) for bag in bags]
         average = (sum(lengths) / count) if count else 1.0
@@ -120,11 +127,7 @@ class BM25Index:
         self._names = [document.name for document in documents]
         self._postings, self._idf = postings, idf
         self._vocabulary = sorted(idf)
-        self._named = {
-            term
-            for document in documents
-            for term in (*tokens(document.name), *tokens(document.description))
-        }
+        self._named = named
         self._unknown_idf = (sum(idf.values()) / len(idf)) if idf else 1.0
 
     def _related(self, term: str) -> list[str]:
