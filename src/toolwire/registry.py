@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypedDict
 
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
+from toolwire.deferred_tools import Deferral, DeferredTools
 from toolwire.errors import RegistrationError
 from toolwire.execution.admit import OPEN, Admission
 from toolwire.execution.approvals import Approvals, PendingApproval, normalise_approvals
@@ -143,9 +144,7 @@ class ToolRegistry:
         self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
         self._definitions: dict[tuple[Any, ...], _GatedList] = {}
         self._change_listeners: dict[object, Callable[[], None]] = {}
-        self._deferral: Callable[[Sequence[Tool]], frozenset[str]] = _flagged_deferred
-        self._deferred: frozenset[str] | None = None
-        self._tool_search: object | None = None
+        self._deferred = DeferredTools()
         if backends is not None and backends.processes is not None:
             self.add_cleanup(backends.processes.aclose)  # no background process outlives it
         self.tasks.bind(backends.kv_store_factory if backends is not None else None)
@@ -299,7 +298,7 @@ class ToolRegistry:
 
     def _changed(self, name: str | None) -> None:
         self._definitions.clear()
-        self._deferred = None
+        self._deferred.forget()
         if name is None:
             self.result_cache.clear()
         else:
@@ -327,32 +326,28 @@ class ToolRegistry:
         ``not_offered`` without a snapshot, until a session finds them (`toolwire.tool_search`).
         A registry holding one attaches a default ``ToolSearch`` (and its ``tool_search``
         tool) unless one is attached."""
-        deferred = self._deferred
-        if deferred is None:
-            deferred = self._deferral([entry.tool for entry in self._entries.values()])
-            if deferred and self._tool_search is None:
-                from toolwire.tool_search.searching import ToolSearch
+        return self._deferred.names(self._all_tools, self._attach_default_search)
 
-                ToolSearch(self)  # attaches itself; registering tool_search resets the cache
-                deferred = self._deferral([entry.tool for entry in self._entries.values()])
-            self._deferred = deferred
-        return deferred
+    def _all_tools(self) -> builtins.list[Tool]:
+        return [entry.tool for entry in self._entries.values()]
+
+    def _attach_default_search(self) -> object:
+        from toolwire.tool_search.searching import ToolSearch
+
+        return ToolSearch(self)
 
     @property
     def tool_search(self) -> Any:
         """The attached `toolwire.tool_search.ToolSearch` (attached by now if anything is
         deferred), or ``None``."""
-        if self._tool_search is None:
+        if self._deferred.search is None:
             _ = self.deferred_names  # attaches the default one when something is deferred
-        return self._tool_search
+        return self._deferred.search
 
-    def use_tool_search(
-        self, search: object, deferral: Callable[[Sequence[Tool]], frozenset[str]]
-    ) -> None:
+    def use_tool_search(self, search: object, deferral: Deferral) -> None:
         """Attach ``search`` and decide what is deferred with ``deferral`` (names of the
         deferred tools among all registered ones). Called by ``ToolSearch`` itself."""
-        self._tool_search = search
-        self._deferral = deferral
+        self._deferred.use(search, deferral)
         self._changed(None)
 
     # -- lookup -------------------------------------------------------------------------------
@@ -575,11 +570,6 @@ class _GatedList:
                 ToolDefinition(name=tool.name, description=tool.description, parameters=parameters)
             )
         return shown
-
-
-def _flagged_deferred(tools: Sequence[Tool]) -> frozenset[str]:
-    """The default deferral: the tools that set ``defer_loading``."""
-    return frozenset(tool.name for tool in tools if tool.defer_loading)
 
 
 def _marshalled_or_none(schema: Any) -> Any:
