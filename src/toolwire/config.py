@@ -122,7 +122,7 @@ _SECTIONS = {
 }
 _SERVER_KEYS = {
     "command", "args", "env", "cwd", "url", "headers", "result_limit_chars", "timeout_s",
-    "connect_timeout_s", "ping_interval_s", "tools", "protocol", "pin",
+    "connect_timeout_s", "ping_interval_s", "tools", "protocol", "pin", "defer_loading",
 }  # fmt: skip
 
 
@@ -448,6 +448,8 @@ def _server(name: str, spec: Any, at: Located, base: Path) -> McpServerConfig:
             options[item] = at.integer(value, where, minimum=1)
         elif item == "cwd":
             options[item] = str(base / at.string(value, where))
+        elif item == "defer_loading":  # its tools are found by tool_search first
+            options[item] = at.boolean(value, where)
         else:
             options[item] = at.string(value, where)
     try:

@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as mt
 from mcp.server.context import ServerRequestContext
 
-from toolwire.calls import CallOutcome
+from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
 from toolwire.execution.approvals import PendingApproval, pending_approval
 from toolwire.results import Err, ErrorCode
 from toolwire.safety.redaction import redact_secrets
 
 if TYPE_CHECKING:
+    from toolwire.providers.snapshot import ToolSnapshot
     from toolwire.registry import ToolRegistry
 
 __all__ = ["APPROVAL_INPUT_KEY", "APPROVAL_SCHEMA", "call_with_approval"]
@@ -55,8 +56,12 @@ async def call_with_approval(
     params: mt.CallToolRequestParams,
     tool_ctx: ToolContext,
     call_id: str,
+    snapshot: ToolSnapshot | None = None,
 ) -> CallOutcome | dict[str, Any]:
     """Run the call; when it needs approval, ask the user (or refuse clearly).
+
+    ``snapshot``: what the session may call, when that is more than the registry offers
+    everyone (the deferred tools it found, `toolwire.mcp.session_tools`).
 
     Returns the outcome, or the wire dict of an ``input_required`` result to send instead.
     """
@@ -69,8 +74,9 @@ async def call_with_approval(
         approvals: list[str] = [token]
     else:
         approvals = []
-    outcome = await registry.execute(
-        params.name, arguments, tool_ctx, call_id=call_id, approvals=approvals
+    call = ToolCall(id=call_id, name=params.name, args=arguments)
+    (outcome,) = await registry.execute_parallel(
+        [call], tool_ctx, snapshot=snapshot, approvals=approvals
     )
     pending = pending_approval(outcome)
     if pending is None:
@@ -92,9 +98,10 @@ async def call_with_approval(
     )
     if not _approved(answer):
         return _refused(call_id, params.name, arguments, "approval_declined")
-    return await registry.execute(
-        params.name, arguments, tool_ctx, call_id=call_id, approvals=[pending]
+    (outcome,) = await registry.execute_parallel(
+        [call], tool_ctx, snapshot=snapshot, approvals=[pending]
     )
+    return outcome
 
 
 def _approved(answer: object) -> bool:

@@ -234,6 +234,7 @@ class McpProvider:
             toolset="mcp",
             max_result_chars=self.config.result_limit_chars,
             is_available=lambda: self.connected,
+            defer_loading=self.config.defer_loading,  # found by tool_search (tool_search/)
             output_is_untrusted=True,
             timeout_s=self.config.timeout_s,
             annotations=annotations_from_mcp(spec.annotations, spec.title),

@@ -105,6 +105,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         server_identity_kwargs,
     )
     from toolwire.mcp.rich_results import explicit_hints
+    from toolwire.mcp.session_tools import SessionTools, announce_found
     from toolwire.mcp.tasks import serve_tasks
 
     opts = options or ServeOptions()
@@ -114,6 +115,7 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     log_levels = LogLevels()  # what each session chose with logging/setLevel
     notifier = ToolListNotifier(registry)  # tools/list_changed (toolwire.mcp.revision)
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
+    view = SessionTools(registry)  # deferred tools found per session (tool search)
     base_ctx = ToolContext(
         session_id=sessions.process_id,
         platform="mcp",
@@ -140,8 +142,8 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: mt.PaginatedRequestParams | None
     ) -> mt.ListToolsResult:
-        tools = [registry.get(d["name"]) for d in registry.definitions()]
-        return mt.ListToolsResult(tools=[as_mcp(t) for t in tools if t is not None])
+        tools = await view.tools(sessions.session_id(ctx), request_principal(ctx.request))
+        return mt.ListToolsResult(tools=[as_mcp(t) for t in tools], **view.cache_hint())
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams
@@ -157,8 +159,10 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         call_id = str(ctx.request_id) if ctx.request_id is not None else "mcp"
 
         async def run(tool_ctx: ToolContext) -> dict[str, Any]:
+            gate = await view.gate(params.name, session_id, principal)  # found deferred tools
             with bind_peer(ctx, session_id, log_levels, params.input_responses) as peer:
-                outcome = await call_with_approval(registry, ctx, params, tool_ctx, call_id)
+                outcome = await call_with_approval(registry, ctx, params, tool_ctx, call_id, gate)
+            await announce_found(ctx, outcome)
             asked = peer.input_required()  # 2026-07-28: the tool asked the client (peer.py)
             if asked is not None:
                 return asked

@@ -62,6 +62,8 @@ class McpServerConfig:
         pin: What a tool whose definition changed since it was first seen gets
             (`toolwire.mcp.pinning`): ``"refuse"`` (not served until approved), ``"warn"``
             (served, with a warning) or ``"off"`` (definitions are not pinned).
+        defer_loading: Its tools are deferred: left out of the definitions until
+            ``tool_search`` finds them in a session (`toolwire.tool_search`).
     """
 
     name: str
@@ -78,6 +80,7 @@ class McpServerConfig:
     tools: tuple[str, ...] | None = None
     protocol: Literal["auto", "legacy"] = "auto"
     pin: Literal["refuse", "warn", "off"] = "refuse"
+    defer_loading: bool = False
 
     def __post_init__(self) -> None:
         check_server_name(self.name)

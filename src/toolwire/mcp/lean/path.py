@@ -24,10 +24,13 @@ into log messages, and every handshake-era session, whose logs flow by default) 
 when the tool is one that has asked for its peer before, and the lean path learns such tools
 the first time they ask: that first call is answered by the SDK path too, before it runs.
 
-Everything else is replayed unchanged to the SDK: other methods, a session's ``tools/list``
-(the server's middleware decorates it), a tool that may need the user's approval, an unknown
-tool, a tool whose schema declares ``x-mcp-header`` parameters, a session that is not open or
-is owned by a credential, a client that accepts only SSE, a repeated header, an oversized body.
+A ``tools/list`` lists what the session found with ``tool_search`` too
+(`toolwire.mcp.session_tools`). Everything else is replayed unchanged to the SDK: other
+methods, a session's ``tools/list`` (the server's middleware decorates it), a tool that may
+need the user's approval, an unknown tool, ``tool_search`` and the deferred tools (checked
+against the session's found tools, and a handshake-era client told its list changed), a tool
+whose schema declares ``x-mcp-header`` parameters, a session that is not open or is owned by
+a credential, a client that accepts only SSE, a repeated header, an oversized body.
 
 ``TOOLWIRE_MCP_LEAN=0`` turns the path off (every request then goes to the SDK).
 """
@@ -67,7 +70,9 @@ from toolwire.mcp.lean.envelope import LeanRequest, parse_lean_request
 from toolwire.mcp.lean.peer import PeerRoute
 from toolwire.mcp.revision import listing_fields
 from toolwire.mcp.server import call_plumbing
+from toolwire.mcp.session_tools import PER_SESSION_CACHE, SessionTools
 from toolwire.mcp.wire_json import dumps, loads
+from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -129,6 +134,7 @@ class LeanPath:
         self._app = app
         self._server = server
         self._plumbing = call_plumbing(server)
+        self._view = SessionTools(self._plumbing.registry)
         self._sessions = sessions
         self._security = TransportSecurityMiddleware(security)
         self._max_body = max_body_bytes
@@ -206,13 +212,16 @@ class LeanPath:
         registry = self._plumbing.registry
         grant = request_grant(request)
         if lean.method == "tools/list":  # (a handshake-era list never comes here)
+            principal = request_principal(request)
+            session_id = self._plumbing.sessions.session_of_header(lean.session, principal)
             tools = []
-            for definition in registry.definitions():
-                tool = registry.get(definition["name"])
-                if tool is not None and (grant is None or visible(registry, grant, tool.name)):
-                    spec = self._plumbing.as_mcp(tool)
+            for shown in await self._view.tools(session_id, principal):  # with what it found
+                if grant is None or visible(registry, grant, shown.name):
+                    spec = self._plumbing.as_mcp(shown)
                     tools.append(spec.model_dump(by_alias=True, mode="json", exclude_none=True))
             fields = listing_fields(self._server, lean.protocol_version)
+            if "ttlMs" in fields and self._view.deferring:
+                fields.update(PER_SESSION_CACHE)  # differs per session: never kept, never shared
             await self._send_result(send, lean, dumps({**fields, "tools": tools}))
             return True
         try:
@@ -225,6 +234,8 @@ class LeanPath:
             return False  # unknown tool; the approval round trip; Mcp-Param-* checks
         if tool.long_running:
             return False  # it may become a task, answered as one (toolwire.mcp.tasks)
+        if tool.name == TOOL_SEARCH_NAME or self._view.is_deferred(tool.name):
+            return False  # tool search: the session's found tools, list_changed (session_tools)
         peer = self._peers.admit(tool, lean)
         if peer is None:
             return False  # a tool that talks to a client it could reach: the SDK's peer

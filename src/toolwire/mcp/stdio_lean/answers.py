@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import handle_store
-from toolwire.mcp.listing import tool_entry
+from toolwire.mcp.listing import PER_SESSION_CACHE, tool_entry
 from toolwire.mcp.stdio_lean.messages import MODERN_VERSION
 from toolwire.version import __version__
 
@@ -123,7 +123,10 @@ class Answers:
                 tools.append(entry)
         if version != MODERN_VERSION:
             return {"tools": tools}
-        listing = {"ttlMs": self.ttl_ms, "cacheScope": "public", "tools": tools}
+        if registry.deferred_names:  # grows with what tool_search finds: re-ask, never share
+            listing = {**PER_SESSION_CACHE, "tools": tools}
+        else:
+            listing = {"ttlMs": self.ttl_ms, "cacheScope": "public", "tools": tools}
         return self.stamped(listing)
 
     def call_result(self, result: dict[str, Any], version: str) -> dict[str, Any]:

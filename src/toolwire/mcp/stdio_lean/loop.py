@@ -6,7 +6,8 @@ It reads stdin's lines and answers, itself, what a client needs first and most: 
 and the same presenter and result conversion as the SDK handler, `toolwire.mcp.server`), on
 a handshake-era connection and on a 2026-07-28 one alike (a tool that may talk to its client,
 `toolwire.mcp.stdio_lean.peers`, need the user's approval or run long enough to become a task
-is the SDK's). Calls run concurrently, each in its own task; ``notifications/cancelled``
+is the SDK's, and so are ``tool_search`` and the deferred tools, `toolwire.tool_search`,
+whose listing then grows). Calls run concurrently, each in its own task; ``notifications/cancelled``
 cancels one (its abort signal fires). After the handshake, a change of the registry's tools is
 announced with ``notifications/tools/list_changed``, as the SDK server does.
 
@@ -39,6 +40,7 @@ from toolwire.mcp.stdio_lean.messages import (
     read_message,
 )
 from toolwire.mcp.stdio_lean.peers import PeerCheck
+from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -191,6 +193,8 @@ class LeanStdio:
         tool = self.registry.get(call[0])
         if tool is None or tool.requires_approval is not False or tool.long_running:
             return False  # unknown tool; the approval round trip; a task (toolwire.mcp.tasks)
+        if tool.name == TOOL_SEARCH_NAME or tool.name in self.registry.deferred_names:
+            return False  # what the session finds is listed from then on: the SDK's view
         if self._peers.talks_to_client(tool):
             return False  # its peer (logs, sampling, elicitation, roots) is the SDK's
         scope = anyio.CancelScope()
