@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import builtins
-import gc
-import inspect
-import logging
-import marshal
 from collections import Counter
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, Self, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from toolwire.calls import CallOutcome, ToolCall
+from toolwire.cleanups import Cleanup, Cleanups
 from toolwire.context import ToolContext
 from toolwire.deferred_tools import Deferral, DeferredTools
+from toolwire.definitions_cache import DefinitionsCache, ToolDefinition
 from toolwire.errors import RegistrationError
 from toolwire.execution.admit import OPEN, Admission
 from toolwire.execution.approvals import Approvals, PendingApproval, normalise_approvals
@@ -25,17 +22,16 @@ from toolwire.execution.gates import (
     FilterOptions,
     RegisteredTool,
     coerce_filter_options,
-    visible_in_definitions,
 )
 from toolwire.execution.handles import ResultHandles, check_handles
 from toolwire.execution.hooks import HookRegistry
-from toolwire.execution.pipeline import Pipeline
 from toolwire.execution.quotas import Quotas
 from toolwire.execution.settings import DEFAULT_TIMEOUT_S, PipelineSettings
 from toolwire.execution.tasks import Tasks
-from toolwire.execution.tracing import BatchRunner, PipelineTracer
+from toolwire.execution.tracing import PipelineTracer
 from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import ToolSnapshot
+from toolwire.registry_settings import DEFAULT, SettingsView, check_options, pipeline_settings
 from toolwire.seams import Attachment
 from toolwire.tools import Tool
 
@@ -45,20 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_TIMEOUT_S", "ToolDefinition", "ToolRegistry"]
 
-_DEFAULT: Any = object()
-logger = logging.getLogger("toolwire.registry")
 
-
-class ToolDefinition(TypedDict):
-    """What the model is shown of a tool; ``parameters`` is a copy of the tool's schema, so
-    changing it changes nothing the model is shown later."""
-
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
-
-
-class ToolRegistry:
+class ToolRegistry(SettingsView):
     """Holds tools and runs a model's batch of calls through the pipeline.
 
     The registry keeps registration, lookup, definitions and its lifecycle; running a batch is
@@ -99,12 +83,12 @@ class ToolRegistry:
         self,
         *,
         backends: CapabilityBackends | None = None,
-        reducers: ReducerRegistry | None = _DEFAULT,
+        reducers: ReducerRegistry | None = DEFAULT,
         hooks: HookRegistry | None = None,
         default_timeout_s: float | None = DEFAULT_TIMEOUT_S,
         max_concurrency: int | None = None,
         definition_order: Literal["registration", "sorted"] = "registration",
-        dry_run_redactor: Callable[[str], str] | None = _DEFAULT,
+        dry_run_redactor: Callable[[str], str] | None = DEFAULT,
         result_cache: ResultCache | None = None,
         provider_id: str = "registry",
         telemetry: PipelineTracer | None = None,
@@ -114,35 +98,29 @@ class ToolRegistry:
         effects: Effects | None = None,
         tasks: Tasks | None = None,
     ) -> None:
-        _check_options(max_concurrency, default_timeout_s, definition_order, provider_id)
+        check_options(max_concurrency, default_timeout_s, definition_order, provider_id)
         check_handles(result_handles, backends.kv_store_factory if backends else None)
-        if reducers is _DEFAULT:
-            from toolwire.reducers.defaults import default_reducers
-
-            reducers = default_reducers()
-        if dry_run_redactor is _DEFAULT:
-            dry_run_redactor = _redact_known_secrets
-        self._settings = PipelineSettings(
+        self._settings: PipelineSettings = pipeline_settings(
             backends=backends,
             reducers=reducers,
-            hooks=hooks if hooks is not None else HookRegistry(),
+            hooks=hooks,
             default_timeout_s=default_timeout_s,
             max_concurrency=max_concurrency,
             dry_run_redactor=dry_run_redactor,
-            result_cache=result_cache if result_cache is not None else ResultCache(),
-            tracer=telemetry,
+            result_cache=result_cache,
+            telemetry=telemetry,
             result_handles=result_handles,
             approvals=approvals,
             quotas=quotas,
             effects=effects,
-            tasks=tasks if tasks is not None else Tasks(),
+            tasks=tasks,
         )
         self._entries: dict[str, RegisteredTool] = {}
-        self._pipeline, self._run_batch = _pipeline(self._settings, self._entries.get)
         self._definition_order: Literal["registration", "sorted"] = definition_order
+        self._build_pipeline()
         self._provider_id = provider_id
-        self._cleanups: list[Callable[[], Awaitable[None] | None]] = []
-        self._definitions: dict[tuple[Any, ...], _GatedList] = {}
+        self._cleanups = Cleanups()
+        self._definitions = DefinitionsCache()
         self._change_listeners: dict[object, Callable[[], None]] = {}
         self._deferred = DeferredTools()
         if backends is not None and backends.processes is not None:
@@ -150,95 +128,20 @@ class ToolRegistry:
         self.tasks.bind(backends.kv_store_factory if backends is not None else None)
         self.add_cleanup(self.tasks.aclose)  # closing cancels the tasks this process runs
 
-    # -- settings (fixed at construction) -----------------------------------------------------
-
-    @property
-    def settings(self) -> PipelineSettings:
-        """The frozen settings every batch runs under."""
-        return self._settings
-
-    @property
-    def backends(self) -> CapabilityBackends | None:
-        """The capability backends."""
-        return self._settings.backends
-
-    @property
-    def reducers(self) -> ReducerRegistry | None:
-        """The per-tool result reducers."""
-        return self._settings.reducers
-
-    @property
-    def hooks(self) -> HookRegistry:
-        """Observers and before/after handlers; add to it at any time."""
-        return self._settings.hooks
-
-    @property
-    def default_timeout_s(self) -> float | None:
-        """The timeout of tools without ``timeout_s``."""
-        return self._settings.default_timeout_s
-
-    @property
-    def max_concurrency(self) -> int | None:
-        """How many calls of a batch may run at once."""
-        return self._settings.max_concurrency
-
-    @property
-    def telemetry(self) -> PipelineTracer | None:
-        """What traces batches and calls (`toolwire.telemetry`), if anything."""
-        return self._settings.tracer
-
-    def use_telemetry(self, telemetry: PipelineTracer | None) -> None:
-        """Trace the batches and calls that start from now on with ``telemetry`` (``None``:
-        stop). `toolwire.telemetry.instrument` is the usual way to call it. Batches already
-        running finish as they started."""
-        self._settings = replace(self._settings, tracer=telemetry)
-        self._pipeline, self._run_batch = _pipeline(self._settings, self._entries.get)
-
-    @property
-    def definition_order(self) -> Literal["registration", "sorted"]:
-        """The order of `definitions`."""
-        return self._definition_order
-
-    @property
-    def dry_run_redactor(self) -> Callable[[str], str] | None:
-        """What dry-run results pass string arguments through."""
-        return self._settings.dry_run_redactor
-
-    @property
-    def tasks(self) -> Tasks:
-        """The calls handed off to tasks: get, wait for, cancel (`toolwire.execution.tasks`)."""
-        tasks = self._settings.tasks
-        assert tasks is not None  # the registry always has one
-        return tasks
-
-    @property
-    def result_cache(self) -> ResultCache:
-        """The results of tools with ``cache=``."""
-        return self._settings.result_cache
-
     # -- lifecycle ----------------------------------------------------------------------------
 
-    def add_cleanup(self, cleanup: Callable[[], Awaitable[None] | None]) -> None:
+    def add_cleanup(self, cleanup: Cleanup) -> None:
         """Run ``cleanup`` (sync or async) when the registry closes; the last added runs first.
 
         For what the registered tools hold beyond the backends (whose background processes the
         registry stops by itself), e.g. ``registry.add_cleanup(client.aclose)``.
         """
-        if not callable(cleanup):
-            raise RegistrationError(f"add_cleanup() takes a callable, got {cleanup!r}")
-        self._cleanups.append(cleanup)
+        self._cleanups.add(cleanup)
 
     async def aclose(self) -> None:
         """Run the cleanups, last added first. Each runs once; one that fails is logged and
         the others still run."""
-        while self._cleanups:
-            cleanup = self._cleanups.pop()
-            try:
-                pending = cleanup()
-                if inspect.isawaitable(pending):
-                    await pending
-            except Exception:
-                logger.exception("toolwire: a registry cleanup failed")
+        await self._cleanups.run()
 
     async def __aenter__(self) -> Self:
         return self
@@ -431,21 +334,9 @@ class ToolRegistry:
         admission = Admission.of(allowed_tools, coerce_filter_options(filter_opts), snapshot)
         allowed, opts = admission.allowed, admission.filters
         deferred = self.deferred_names
-        key = (
-            None if allowed is None else tuple(sorted(allowed)),
-            None if opts is None else opts.cache_key,
+        return self._definitions.definitions(
+            self._entries.values(), self._definition_order, allowed, opts, snapshot, deferred
         )
-        gated = self._definitions.get(key)
-        if gated is None:
-            entries = list(self._entries.values())
-            if self._definition_order == "sorted":
-                entries.sort(key=lambda e: e.tool.name)
-            gated = _GatedList(
-                [entry for entry in entries if visible_in_definitions(entry, allowed, opts)]
-            )
-            self._definitions[key] = gated
-        with _collections_paused():
-            return gated.definitions(snapshot, deferred)
 
     # -- execution ----------------------------------------------------------------------------
 
@@ -500,119 +391,3 @@ class ToolRegistry:
         call = ToolCall(id=call_id, name=name, args=args)
         outcomes = await self.execute_parallel([call], ctx, approvals=approvals)
         return outcomes[0]
-
-
-def _check_options(
-    max_concurrency: int | None,
-    default_timeout_s: float | None,
-    definition_order: str,
-    provider_id: str,
-) -> None:
-    if max_concurrency is not None and max_concurrency < 1:
-        raise RegistrationError(f"max_concurrency must be >= 1 or None, got {max_concurrency}")
-    if default_timeout_s is not None and not default_timeout_s > 0:
-        raise RegistrationError(
-            f"default_timeout_s must be positive or None, got {default_timeout_s}"
-        )
-    if definition_order not in ("registration", "sorted"):
-        raise RegistrationError("definition_order must be 'registration' or 'sorted'")
-    if not isinstance(provider_id, str) or not provider_id:
-        raise RegistrationError(f"provider_id must be a non-empty string, got {provider_id!r}")
-
-
-def _pipeline(
-    settings: PipelineSettings, lookup: Callable[[str], RegisteredTool | None]
-) -> tuple[Pipeline, BatchRunner]:
-    """The pipeline and the runner `execute_parallel` calls: the pipeline's own, or the
-    tracer's wrapper around it (chosen here, once, so no tracer costs no check per batch)."""
-    pipeline = Pipeline(settings, lookup)
-    tracer = settings.tracer
-    if tracer is None:
-        return pipeline, pipeline.run_batch
-    return pipeline, tracer.trace_batches(pipeline.run_batch)
-
-
-class _GatedList:
-    """The cached definitions list: the gated entries, and their schemas frozen by `marshal` in
-    one blob, so every `definitions()` call hands out fresh copies the caller may change.
-
-    One blob, not one per schema: marshal keeps each repeated string (``"type"``,
-    ``"string"``) once per blob, so loading 2,000 schemas at once takes about half the time of
-    2,000 loads, and a copy in C is about 10x faster than `copy.deepcopy` (W4)."""
-
-    __slots__ = ("entries", "frozen")
-
-    def __init__(self, entries: builtins.list[RegisteredTool]) -> None:
-        self.entries = entries
-        schemas: builtins.list[Any] = [entry.tool.schema for entry in entries]
-        try:
-            self.frozen = marshal.dumps(schemas)
-        except ValueError:  # some schema is not JSON-shaped plain data: those are walked
-            self.frozen = marshal.dumps([_marshalled_or_none(schema) for schema in schemas])
-
-    def definitions(
-        self, snapshot: ToolSnapshot | None, deferred: frozenset[str]
-    ) -> builtins.list[ToolDefinition]:
-        """Fresh definitions of the entries the snapshot holds and that are available now;
-        a deferred entry only when the snapshot holds it."""
-        copies = marshal.loads(self.frozen)
-        shown: builtins.list[ToolDefinition] = []
-        for entry, copy in zip(self.entries, copies, strict=True):
-            tool = entry.tool
-            if snapshot is not None and tool.name not in snapshot:
-                continue
-            if snapshot is None and tool.name in deferred:
-                continue
-            if tool.is_available is not None and not tool.currently_available():
-                continue
-            parameters = copy if copy is not None else _walk_copy(tool.schema)
-            shown.append(
-                ToolDefinition(name=tool.name, description=tool.description, parameters=parameters)
-            )
-        return shown
-
-
-def _marshalled_or_none(schema: Any) -> Any:
-    """``schema`` when marshal can copy it, else ``None`` (`_GatedList` walks those)."""
-    try:
-        marshal.dumps(schema)
-    except ValueError:
-        return None
-    return schema
-
-
-@contextmanager
-def _collections_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while `definitions` copies its schemas.
-
-    Each copy is a tree of fresh dicts and lists that all survive (they are handed out) and hold
-    no cycles, so a collection during the copy frees nothing; yet 2,000 schemas allocate enough
-    containers to trigger several, and a full one rescans the whole process (W4: about 60 of its
-    85 ms in a busy process). A collector another thread disabled stays disabled.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-def _walk_copy(value: Any) -> Any:
-    """A deep copy of a JSON-shaped value (dicts and lists copied, scalars shared)."""
-    if isinstance(value, Mapping):
-        return {key: _walk_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_walk_copy(item) for item in value]
-    if isinstance(value, tuple):
-        return tuple(_walk_copy(item) for item in value)
-    return value
-
-
-def _redact_known_secrets(text: str) -> str:
-    """The default dry-run redactor: known key formats → ``[REDACTED:<kind>]``."""
-    from toolwire.safety.redaction import redact_secrets
-
-    return redact_secrets(text).text
