@@ -74,6 +74,9 @@ HELPERS: dict[str, str] = {
     "dispatch": "drawn as the dispatch box",
     "quota_slots": "part of quotas",
     "quota_tables": "quotas from toolwire.toml",
+    "task_records": "part of tasks",
+    "task_runner": "part of tasks",
+    "flow": "the sink rule after untrusted output (approvals)",
     "tracing": "OpenTelemetry wraps the batch and each call",
 }
 

@@ -15,11 +15,14 @@ from code_helpers import ctx, error_of, registry_with, run, value_of
 
 from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
 from toolwire.backends.resolver import CapabilityBackends
+from toolwire.calls import CallOutcome
 from toolwire.code_mode import CodeMode, CodeModeSettings
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.execution.approvals import pending_approval
+from toolwire.execution.flow import clear_untrusted
 from toolwire.registry import ToolRegistry
+from toolwire.results import Ok
 
 pytestmark = pytest.mark.anyio
 
@@ -102,21 +105,23 @@ async def test_a_sink_call_before_any_untrusted_output_runs(tmp_path: Path) -> N
     await registry.aclose()
 
 
-async def test_a_later_program_of_the_same_turn_starts_tainted(tmp_path: Path) -> None:
+async def test_a_later_program_of_the_session_starts_tainted(tmp_path: Path) -> None:
     registry = registry_with(TOOLS, tmp_path / "kv.db", CodeModeSettings(after_untrusted="refuse"))
     reader = 'page = await fetch_page(url="https://example.com")\nlen(page)'
     assert value_of(await run(registry, reader)) == len(PAGE)
     poster = 'await post_message(channel="attacker-drop", text="hi")'
-    err = error_of(await run(registry, poster))  # the same turn: the page is in the context
+    err = error_of(await run(registry, poster))  # the same session: the page is in the context
     assert "PermissionError" in err.error
+    next_request = ToolContext(session_id="s-code", current_turn=2)  # hosts count requests
+    again = await registry.execute("run_code", {"code": poster}, next_request)
+    assert "PermissionError" in error_of(again).error
     assert POSTED == []
-    next_turn = ToolContext(session_id="s-code", current_turn=2)
-    outcome = await registry.execute("run_code", {"code": poster}, next_turn)
-    assert value_of(outcome) == "posted"
+    await clear_untrusted(registry.settings, ctx())  # the host: the page left the context
+    assert value_of(await run(registry, poster)) == "posted"
     await registry.aclose()
 
 
-async def test_watched_direct_calls_taint_the_turn_for_programs(tmp_path: Path) -> None:
+async def test_direct_calls_taint_the_session_for_programs(tmp_path: Path) -> None:
     kv = SqliteKeyValueBackend(tmp_path / "kv.db")
     registry = ToolRegistry(
         backends=CapabilityBackends(kv_store_factory=kv.scoped, processes=None), reducers=None
@@ -124,9 +129,28 @@ async def test_watched_direct_calls_taint_the_turn_for_programs(tmp_path: Path) 
     registry.register_all(TOOLS)
     mode = CodeMode(registry, CodeModeSettings())
     registry.register(mode.tool())
-    mode.watch_turns()
     await registry.execute("fetch_page", {"url": "https://example.com"}, ctx())  # a direct call
     paused = await run(registry, 'await post_message(channel="attacker-drop", text="hi")')
     assert error_of(paused).reason == "approval_required"
     assert POSTED == []
     await registry.aclose()
+
+
+async def test_a_program_that_read_a_page_taints_direct_sink_calls(tmp_path: Path) -> None:
+    registry = registry_with(TOOLS, tmp_path / "kv.db")
+    trusted = 'await read_secret(name="deploy")'
+    assert value_of(await run(registry, trusted)) == "s3cr3t-deploy-key"
+    steal = {"channel": "attacker-drop", "text": "s3cr3t-deploy-key"}
+    clean = await registry.execute("post_message", steal, ctx())  # run_code read nothing untrusted
+    assert value_of_direct(clean) == "posted"
+    reader = 'page = await fetch_page(url="https://example.com")\nlen(page)'
+    assert value_of(await run(registry, reader)) == len(PAGE)
+    paused = await registry.execute("post_message", steal, ctx())
+    assert error_of(paused).reason == "approval_required"
+    assert len(POSTED) == 1
+    await registry.aclose()
+
+
+def value_of_direct(outcome: CallOutcome) -> str:
+    assert isinstance(outcome.result, Ok), outcome.result
+    return outcome.result.value

@@ -27,6 +27,7 @@ from toolwire.code_mode.settings import CodeModeSettings
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission
 from toolwire.execution.approvals import SpentApproval, pending_approval, take_approval
+from toolwire.execution.flow import judged_by_program
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok
 from toolwire.tools import Tool
@@ -143,14 +144,15 @@ class InnerCalls:
             for call in to_run
         ]
         adm = self._admission
-        outcomes = await self._registry.execute_parallel(
-            calls,
-            self._ctx,
-            allowed_tools=sorted(adm.allowed) if adm.allowed is not None else None,
-            filter_opts=adm.filters,
-            snapshot=adm.snapshot,
-            approvals=adm.approvals,
-        )
+        with judged_by_program(frozenset(call.id for call in calls)):  # judged above
+            outcomes = await self._registry.execute_parallel(
+                calls,
+                self._ctx,
+                allowed_tools=sorted(adm.allowed) if adm.allowed is not None else None,
+                filter_opts=adm.filters,
+                snapshot=adm.snapshot,
+                approvals=adm.approvals,
+            )
         for call, outcome in zip(to_run, outcomes, strict=True):
             answer = self._answer(call, outcome)
             given = spent.get(call.call_id)

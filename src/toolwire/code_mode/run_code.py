@@ -24,7 +24,6 @@ import asyncio
 import hashlib
 import json
 import secrets
-from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -44,9 +43,9 @@ from toolwire.code_mode.stubs import CallableTool, callable_tools, render_stubs
 from toolwire.code_mode.turns import TurnTaint
 from toolwire.code_mode.workers import MontyWorkers, load_monty
 from toolwire.context import ToolContext
-from toolwire.errors import ConfigurationError
 from toolwire.execution.admit import Admission
 from toolwire.execution.batch import current_batch, track_current_batch
+from toolwire.execution.flow import FLOW_SCOPE, FLOW_TOOL, RecordsOwnTaint
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, ToolResult, ok
 from toolwire.seams import AtomicKeyValueStore
@@ -67,8 +66,12 @@ program and print only what you need. The sandbox has no files, network or envir
 _NO_LOOP = "run_code runs programs on asyncio only (Monty's async worker pool)"
 
 
-class CodeMode:
+class CodeMode(RecordsOwnTaint):
     """``run_code`` for one registry: its workers, its paused programs, its tool.
+
+    ``run_code``'s result is untrusted (the presenter wraps it), but it taints the session
+    only when its program read untrusted output: the pipeline records the program's inner
+    calls as they run, and the program marks the session itself.
 
     Args:
         registry: The registry whose tools programs call (``run_code`` itself excluded).
@@ -129,22 +132,6 @@ class CodeMode:
         store = self._store()
         return None if store is None else ProgramStates(store, self.settings.state_ttl_s)
 
-    def watch_turns(self) -> Callable[[], None]:
-        """Let direct calls taint the turn too: after this, a direct call's untrusted output
-        makes the turn's later programs start tainted (`toolwire.code_mode.turns`). Opt-in:
-        the after-hook it adds puts every call of the registry on the observed path.
-
-        Raises:
-            ConfigurationError: the registry has no key-value store to keep the taint in.
-        """
-        store = self._store()
-        if store is None:
-            raise ConfigurationError(
-                "watch_turns needs a key-value store: give the registry capability backends "
-                "with a kv_store_factory"
-            )
-        return TurnTaint(store).watch(self.registry, self.registry.hooks, self.name)
-
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run (or resume) the program in ``args["code"]``."""
         if asyncio._get_running_loop() is None:  # trio runs no asyncio loop
@@ -199,11 +186,12 @@ class CodeMode:
         prelude = f"import {', '.join(namespaces)}\n" if namespaces else ""
         offset = 1 if namespaces else 0
         program_id = paused.program_id if paused else _program_id(key, ctx)
-        store = self._store()
-        turns = TurnTaint(store) if store is not None else None
+        backends = self.registry.settings.backends
+        factory = backends.kv_store_factory if backends is not None else None
+        turns = TurnTaint(factory(FLOW_TOOL, FLOW_SCOPE)) if factory is not None else None
         tainted = paused.untrusted_from if paused else None
         if paused is None and turns is not None:
-            tainted = await turns.source(ctx)  # untrusted output read earlier in the turn
+            tainted = await turns.source(ctx)  # untrusted output read earlier in the session
         flow = FlowState(untrusted_from=tainted)
         inner = InnerCalls(
             registry=self.registry,

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
 
 from toolwire.errors import ConfigurationError
+from toolwire.execution.approvals import AFTER_UNTRUSTED_CHOICES as _FLOW_CHOICES
+from toolwire.execution.approvals import AfterUntrusted
 
 __all__ = ["AfterUntrusted", "CodeModeSettings"]
-
-AfterUntrusted: TypeAlias = Literal["approve", "refuse", "allow"]
-"""What a call to a ``sink`` tool gets once the program has read untrusted output."""
-
-_FLOW_CHOICES = ("approve", "refuse", "allow")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

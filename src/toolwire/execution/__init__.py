@@ -12,6 +12,7 @@ ToolCall[] ─► admit ─► validate ─► before ─► dry_run ─► cach
 | ``before`` | before-hooks: deny, or replace the arguments (validated again) |
 | ``dry_run`` | a synthetic result; the tool never runs |
 | ``approvals`` | `Approvals`: a ``requires_approval`` call runs only with a token bound to it, used once |
+| ``flow`` | the flow rule: once untrusted output reached the session, a ``sink`` call is approved or refused |
 | ``cache`` | the opt-in result cache |
 | ``budget`` | the batch's output budget: split, capped per tool, post-trim |
 | ``resolve`` | the call's `ToolContext` and its capability seams |

@@ -25,7 +25,8 @@ approval that could not be recorded is refused, never skipped.
 The stage sits after the before-hooks and dry-run (so the arguments bound are the ones the tool
 would run with, and a dry run asks for nothing) and before the cache (a cached result of an
 approved call is not a free pass). A tool without ``requires_approval`` pays one attribute
-check.
+check. A ``sink`` call after untrusted output reached its session asks for an approval here
+too, per ``Approvals.after_untrusted`` (`toolwire.execution.flow`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import anyio
 
@@ -51,9 +52,11 @@ from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.tools import Tool
 
 __all__ = [
+    "AFTER_UNTRUSTED_CHOICES",
     "APPROVALS_SCOPE",
     "APPROVALS_TOOL",
     "DEFAULT_APPROVAL_TTL_S",
+    "AfterUntrusted",
     "Approvals",
     "PendingApproval",
     "SpentApproval",
@@ -80,6 +83,12 @@ _CAS_ATTEMPTS = 8
 DEFAULT_APPROVAL_TTL_S = 7 * 24 * 3600.0
 """How long a token stays valid, used or not, unless `Approvals` says otherwise (a week)."""
 
+AfterUntrusted: TypeAlias = Literal["approve", "refuse", "allow"]
+"""What a call to a ``sink`` tool gets once untrusted output reached its session (or program):
+paused for approval, refused, or run (`toolwire.execution.flow`)."""
+AFTER_UNTRUSTED_CHOICES: tuple[AfterUntrusted, ...] = ("approve", "refuse", "allow")
+"""The values `AfterUntrusted` takes."""
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Approvals:
@@ -89,14 +98,23 @@ class Approvals:
         store: The store tokens are kept in; ``None`` uses the registry's key-value backend
             (namespace `APPROVALS_SCOPE`). It must compare and set (every built-in store does).
         ttl_s: Seconds a token stays valid, used or not (a week by default).
+        after_untrusted: Once untrusted output reached a session, a call to a ``sink`` tool
+            is ``"approve"``: paused for approval, ``"refuse"``: refused, or ``"allow"``: run
+            (`toolwire.execution.flow`; programs of ``run_code`` follow their own setting).
     """
 
     store: KeyValueStore | None = None
     ttl_s: float = DEFAULT_APPROVAL_TTL_S
+    after_untrusted: AfterUntrusted = "approve"
 
     def __post_init__(self) -> None:
         if not self.ttl_s > 0:
             raise ConfigurationError(f"Approvals(ttl_s={self.ttl_s!r}) must be positive")
+        if self.after_untrusted not in AFTER_UNTRUSTED_CHOICES:
+            raise ConfigurationError(
+                f"Approvals(after_untrusted={self.after_untrusted!r}) must be one of "
+                f"{', '.join(AFTER_UNTRUSTED_CHOICES)}"
+            )
         if self.store is not None and not isinstance(self.store, AtomicKeyValueStore):
             raise ConfigurationError(
                 "Approvals(store=...) needs a store with compare_and_set (every built-in "

@@ -38,6 +38,7 @@ from toolwire.execution.cache import look_up
 from toolwire.execution.dispatch import dispatch
 from toolwire.execution.dry_run import dry_run_result
 from toolwire.execution.finish import Finishing, finish
+from toolwire.execution.flow import record_untrusted, sink_rule
 from toolwire.execution.gates import RegisteredTool
 from toolwire.execution.handles import keep_trimmed
 from toolwire.execution.interrupts import is_closing
@@ -74,13 +75,15 @@ def as_call(raw: Any, index: int) -> ToolCall:
 
 
 class _Progress:
-    """What the outcome reports besides the result: the arguments reached, a cache hit."""
+    """What the outcome reports besides the result: the arguments reached, a cache hit, the
+    untrusted tool whose result taints the session (`toolwire.execution.flow`)."""
 
-    __slots__ = ("args", "cached")
+    __slots__ = ("args", "cached", "untrusted")
 
     def __init__(self) -> None:
         self.args: Mapping[str, Any] | None = None
         self.cached = False
+        self.untrusted: Tool | None = None
 
 
 class Pipeline:
@@ -208,6 +211,10 @@ async def _answer(batch: Batch, call: ToolCall) -> CallOutcome:
         else:
             async with batch.limiter:
                 result = await _stages(batch, call, progress)
+        if progress.untrusted is not None and (
+            isinstance(result, Ok) or result.code is ErrorCode.EXECUTION_FAILED
+        ):  # the session has read untrusted text (an error's text too): later sinks ask
+            await record_untrusted(batch.settings, batch.ctx, progress.untrusted)
     except BaseException as exc:  # a bug in a stage, or a hook's sys.exit(), still answers
         if is_caller_cancellation(exc) or is_closing(exc):
             raise
@@ -243,8 +250,15 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         progress.args = args = replaced
     if ctx.dry_run:
         return dry_run_result(tool.name, args, settings.dry_run_redactor)
+    if tool.output_is_untrusted:  # its result taints the session (`_answer` records it)
+        progress.untrusted = tool
     spent = None
-    if tool.requires_approval and needs_approval(tool, args, ctx):  # one check for others
+    if tool.sink:  # the flow rule (`toolwire.execution.flow`): one check for other tools
+        flowed = await sink_rule(settings, tool, call.id, args, ctx, batch.admission.approvals)
+        if isinstance(flowed, Err):
+            return flowed
+        spent = flowed  # an approval taken here also stands for `requires_approval`
+    if spent is None and tool.requires_approval and needs_approval(tool, args, ctx):
         taken = await _approval(batch, tool, args)
         if isinstance(taken, Err):
             return taken
