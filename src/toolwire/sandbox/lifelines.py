@@ -36,24 +36,28 @@ WATCHER = (
     "while read -r _; do :; done <&3; "  # end of file: toolwire closed it, or died
     "read -r me l </proc/self/stat; l=${l##*) }; set -- $l; "
     '[ "$2" = $$ ] || exit 0; '  # the launcher is gone: nothing is left to end
-    # stop PID: SIGSTOP, and wait until it is stopped (or gone): only then can it have no
-    # child on the way (a fork under way when the signal came still completes). sed reads
-    # /proc at once; the shell's read would take it a byte, and a whole regeneration, at a time
-    "stop() { kill -STOP $1 || return 0; n=0; while [ $n -lt 3000 ]; do "
-    "case $(sed -n 's/^State:[[:space:]]*//p' /proc/$1/status) in [TtZX]*|'') return 0;; "
+    # stop PID: SIGSTOP, and wait (a few seconds at most) until it is stopped or gone: only
+    # then can it have no child on the way (a fork under way when the signal came completes).
+    # sed reads /proc at once (the shell's read takes a byte, and a regeneration, at a time),
+    # under timeout where there is one: a read of a process being created was seen to hang
+    "t=; command -v timeout >/dev/null && t='timeout 2'; "
+    "stop() { kill -STOP $1 || return 0; n=0; while [ $n -lt 300 ]; do "
+    "case $($t sed -n 's/^State:[[:space:]]*//p' /proc/$1/status) in [TtZX]*|'') return 0;; "
     "esac; n=$((n + 1)); [ $n -lt 5 ] || sleep 0.01; done; }; "
     # kids PID: $k, its children; group PGID: $k, the processes of that process group
-    'kids() { k=$(sed -n "s/^\\([0-9]*\\) (.*) . $1 .*/\\1/p" /proc/[0-9]*/stat); }; '
-    'group() { k=$(sed -n "s/^\\([0-9]*\\) (.*) . [0-9]* $1 .*/\\1/p" /proc/[0-9]*/stat); }; '
+    'kids() { k=$($t sed -n "s/^\\([0-9]*\\) (.*) . $1 .*/\\1/p" /proc/[0-9]*/stat); }; '
+    'group() { k=$($t sed -n "s/^\\([0-9]*\\) (.*) . [0-9]* $1 .*/\\1/p" /proc/[0-9]*/stat); }; '
     # the launcher is frozen, not killed, until the end: bubblewrap dies with it
-    # (--die-with-parent), and so would leave a sandbox it has not yet armed the same way
-    "stop $$; group $$; for c in $k; do case $c in $$ | $me) continue ;; esac; "
-    'stop $c; kids $c; [ -z "$k" ] || kill -KILL $k; kill -KILL $c; done; kill -KILL $$; } &'
+    # (--die-with-parent), and so would leave a sandbox it has not yet armed the same way. Its
+    # process group holds bubblewrap and, until it calls setsid, the sandbox's pid 1
+    'stop $$; group $$; g=; for c in $k; do case $c in $$ | $me) ;; *) g="$g $c" ;; esac; done; '
+    'for c in $g; do stop $c; done; for c in $g; do kids $c; [ -z "$k" ] || kill -KILL $k; done; '
+    '[ -z "$g" ] || kill -KILL $g; kill -KILL $$; } &'
 )
 """The launcher's watcher (see the module docstring): its stdio closed, hang-ups ignored, it
-waits for end of file on the lifeline, then freezes the launcher, and for each other process of
-the launcher's process group (bubblewrap) freezes it and kills its children (the sandbox's pid
-1) and it; the launcher last."""
+waits for end of file on the lifeline, then freezes the launcher and the other processes of its
+process group (bubblewrap), kills their children (the sandbox's pid 1), then them, then the
+launcher."""
 
 
 class Lifeline:
