@@ -76,6 +76,7 @@ HELPERS: dict[str, str] = {
     "quota_tables": "quotas from toolwire.toml",
     "task_records": "part of tasks",
     "task_runner": "part of tasks",
+    "flow": "the sink rule after untrusted output (approvals)",
     "tracing": "OpenTelemetry wraps the batch and each call",
 }
 
