@@ -66,7 +66,9 @@ def http_protocol() -> type[asyncio.Protocol] | str:
 
 async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = None) -> None:
     """Serve ``registry`` on this process's stdin/stdout until the client disconnects (stdin
-    closes; calls in flight are aborted) or until cancelled.
+    closes: the requests read before are answered, the calls still running after the grace,
+    ``TOOLWIRE_STDIO_EOF_GRACE_S``, are aborted; `toolwire.mcp.stdio_lean.grace`) or until
+    cancelled (calls in flight are aborted).
 
     The lean loop (`toolwire.mcp.stdio_lean`) answers the handshake, ``tools/list`` and plain
     calls before the SDK is even imported, and hands the connection to the SDK server at the
@@ -74,12 +76,18 @@ async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = Non
     start)."""
     from toolwire.mcp.stdin_lines import stdin_lines
     from toolwire.mcp.stdio_lean import lean_stdio_applies, serve_lean_stdio
+    from toolwire.mcp.stdio_lean.grace import StdinEnd, eof_grace_s
 
+    grace_s = eof_grace_s()
     if lean_stdio_applies(options):
         async with stdin_lines() as lines:
-            if lines is not None and await serve_lean_stdio(registry, options, lines):
+            if lines is not None and await serve_lean_stdio(
+                registry, options, lines, grace_s=grace_s
+            ):
                 return
     from mcp.server.stdio import stdio_server
+
+    from toolwire.mcp.stdio_lean.sdk_streams import graceful_streams
 
     server = create_mcp_server(registry, options)
     _freeze_startup_objects()
@@ -87,6 +95,7 @@ async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = Non
         # stdio_server only iterates the lines it is given; ours never hold up cancellation.
         stdin = cast("anyio.AsyncFile[str] | None", lines)
         async with stdio_server(stdin=stdin) as (read, write):
+            read, write = graceful_streams(read, write, StdinEnd(grace_s))
             await server.run(read, write, server.create_initialization_options())
 
 

@@ -5,7 +5,8 @@ the SDK and what it imports (pydantic models of every protocol revision, starlet
 `serve_lean_stdio` answers the handshake, ``ping``, ``tools/list`` and plain ``tools/call``
 on the standard library (`LeanStdio`), on both protocol generations, with the answers the
 SDK server would give; the first message it does not answer itself hands the connection over
-to the SDK server (`hand_over`), which is imported only then.
+to the SDK server (`hand_over`), which is imported only then. When stdin ends, the requests
+read before it are answered before it returns (`toolwire.mcp.stdio_lean.grace`).
 
 ``TOOLWIRE_MCP_LEAN=0`` turns it off (the SDK serves from the first byte), as it does the
 HTTP fast path (`toolwire.mcp.lean`).
@@ -54,13 +55,19 @@ def lean_stdio_applies(options: ServeOptions | None) -> bool:
 
 
 async def serve_lean_stdio(
-    registry: ToolRegistry, options: ServeOptions | None, lines: MemoryObjectReceiveStream[str]
+    registry: ToolRegistry,
+    options: ServeOptions | None,
+    lines: MemoryObjectReceiveStream[str],
+    *,
+    grace_s: float | None = None,
 ) -> bool:
-    """Serve ``registry`` on stdin's ``lines`` and this process's stdout until stdin ends.
+    """Serve ``registry`` on stdin's ``lines`` and this process's stdout until stdin ends
+    and the calls in flight then are answered (within ``grace_s``; ``None``: `eof_grace_s`).
 
     Returns ``False``, having read nothing, when stdout is not fd 1 (the caller serves with
     the SDK then).
     """
+    from toolwire.mcp.stdio_lean.grace import StdinEnd, eof_grace_s
     from toolwire.mcp.stdio_lean.handover import hand_over
     from toolwire.mcp.stdio_lean.loop import LeanStdio
     from toolwire.mcp.stdio_lean.wire import LineWriter, claimed_stdout
@@ -70,6 +77,7 @@ async def serve_lean_stdio(
             return False
         writer = LineWriter(wire)
         lean = LeanStdio(registry, options, writer)
+        end = StdinEnd(eof_grace_s() if grace_s is None else grace_s)
         async with anyio.create_task_group() as group:
             group.start_soon(writer.run)
             group.start_soon(_freeze_startup_objects)
@@ -77,8 +85,9 @@ async def serve_lean_stdio(
                 async with lines:
                     async for line in lines:
                         if not await _took(lean, line, group):
-                            await hand_over(lean, line, lines, writer)
+                            await hand_over(lean, line, lines, writer, end)
                             break
+                await lean.finish_calls(end)  # stdin has ended
             finally:
                 lean.abort_calls()
                 lean.stop_announcing()

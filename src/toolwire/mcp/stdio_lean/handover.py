@@ -8,7 +8,8 @@ client sees each answer once. Its session then stands where the lean one stood: 
 negotiated revision, same client capabilities, same STALE_WRITE read records and session id,
 same presenter. Its messages go out through the lean loop's writer, after whatever the loop
 sent before; calls the loop started finish there (a ``notifications/cancelled`` naming one
-still reaches it).
+still reaches it). When stdin ends, the SDK server answers what it was asked before stopping,
+within the same grace as the loop's calls (`toolwire.mcp.stdio_lean.sdk_streams`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import anyio
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+    from toolwire.mcp.stdio_lean.grace import StdinEnd
     from toolwire.mcp.stdio_lean.loop import LeanStdio
     from toolwire.mcp.stdio_lean.wire import LineWriter
 
@@ -30,20 +32,27 @@ __all__ = ["hand_over"]
 
 
 async def hand_over(
-    lean: LeanStdio, pending: str, lines: MemoryObjectReceiveStream[str], writer: LineWriter
+    lean: LeanStdio,
+    pending: str,
+    lines: MemoryObjectReceiveStream[str],
+    writer: LineWriter,
+    end: StdinEnd,
 ) -> None:
     """Serve the rest of the connection with the SDK server (see the module doc); returns
-    when stdin ends.
+    when stdin has ended and the SDK server has answered what it was asked (or ``end``'s
+    grace is over).
 
     Args:
         lean: The loop that served the connection so far.
         pending: The line it did not answer.
         lines: The rest of stdin.
         writer: The wire.
+        end: When stdin ended (set here), and so the grace's deadline.
     """
     from mcp.server.stdio import stdio_server
 
     from toolwire.mcp.server import call_plumbing, create_mcp_server
+    from toolwire.mcp.stdio_lean.sdk_streams import graceful_streams
 
     lean.stop_announcing()
     server = create_mcp_server(lean.registry, replace(lean.options, presenter=lean.presenter))
@@ -60,21 +69,26 @@ async def hand_over(
         stdio_server(stdin=stdin, stdout=stdout) as (read, write),
         anyio.create_task_group() as group,
     ):
-        group.start_soon(_relay, lean, lines, feed)
-        await server.run(read, write, server.create_initialization_options())
+        group.start_soon(_relay, lean, lines, feed, end)
+        graceful_read, graceful_write = graceful_streams(read, write, end)
+        await server.run(graceful_read, graceful_write, server.create_initialization_options())
         group.cancel_scope.cancel()
 
 
 async def _relay(
-    lean: LeanStdio, lines: MemoryObjectReceiveStream[str], feed: MemoryObjectSendStream[str]
+    lean: LeanStdio,
+    lines: MemoryObjectReceiveStream[str],
+    feed: MemoryObjectSendStream[str],
+    end: StdinEnd,
 ) -> None:
-    """Pass stdin on to the SDK server; a cancellation of a lean call stays with the loop."""
+    """Pass stdin on to the SDK server; a cancellation of a lean call stays with the loop.
+    At stdin's end the grace starts (the loop's calls finish in `LeanStdio.finish_calls`)."""
     async with feed:
         async for line in lines:
             if "notifications/cancelled" in line and lean.cancel(line):
                 continue
             await feed.send(line)
-    lean.abort_calls()  # stdin ended: the client has gone
+        end.reached()
 
 
 class _SdkOut:

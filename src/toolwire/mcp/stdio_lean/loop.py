@@ -12,7 +12,9 @@ cancels one (its abort signal fires). After the handshake, a change of the regis
 announced with ``notifications/tools/list_changed``, as the SDK server does.
 
 The first message it does not answer itself is handed, with the rest of the stream, to the
-SDK server (`toolwire.mcp.stdio_lean.handover`); calls already running finish here.
+SDK server (`toolwire.mcp.stdio_lean.handover`); calls already running finish here. When stdin
+ends, `finish_calls` lets the calls in flight finish within the grace
+(`toolwire.mcp.stdio_lean.grace`), then aborts the rest and answers each ``Connection closed``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from toolwire.mcp.hangups import call_abort_signal
 from toolwire.mcp.replica_records import SessionReadRecords
 from toolwire.mcp.server import ServeOptions, _default_presenter, _to_mcp_result
 from toolwire.mcp.stdio_lean.answers import Answers
+from toolwire.mcp.stdio_lean.grace import CONNECTION_CLOSED
 from toolwire.mcp.stdio_lean.messages import (
     MODERN_VERSION,
     Message,
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
     from toolwire.context import ProgressEvent
+    from toolwire.mcp.stdio_lean.grace import StdinEnd
     from toolwire.mcp.stdio_lean.wire import LineWriter
     from toolwire.presenting import Presenter
     from toolwire.registry import ToolRegistry
@@ -56,6 +60,8 @@ logger = logging.getLogger("toolwire.mcp.stdio_lean")
 
 _LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 _INTERNAL_ERROR = {"code": -32603, "message": "Internal server error"}
+SETTLE_S = 5.0
+"""How long aborted calls get to unwind and send their ``Connection closed`` answers."""
 
 
 class LeanStdio:
@@ -84,7 +90,11 @@ class LeanStdio:
         self._answers = Answers.for_registry(registry, self.options)
         self._writer = writer
         self._version: str | None = None  # negotiated (handshake) or MODERN_VERSION
-        self._calls: dict[int | str, anyio.CancelScope] = {}
+        self._calls: dict[int | str, anyio.CancelScope] = {}  # the ones a cancel may name
+        self._closed: set[int | str] = set()  # aborted as stdin ended: answered an error
+        self._running = 0  # call tasks not yet over (a cancelled one unwinds)
+        self._quiet = anyio.Event()  # set while none is
+        self._quiet.set()
         self._peers = PeerCheck()
         self._base_ctx = ToolContext(  # as the SDK handler's (toolwire.mcp.server)
             session_id=self.sessions.process_id,
@@ -128,15 +138,29 @@ class LeanStdio:
             return False
         if isinstance(target, bool):
             return False
-        scope = self._calls.get(target)
+        scope = self._calls.pop(target, None)
         if scope is None:
             return False
-        scope.cancel()
+        scope.cancel()  # never answered, as the protocol says
         return True
 
+    async def finish_calls(self, end: StdinEnd) -> None:
+        """Stdin has ended: wait for the calls in flight until ``end``'s grace is over, then
+        abort those still running and let them answer ``Connection closed``."""
+        end.reached()
+        with anyio.move_on_after(end.left_s()):
+            await self._quiet.wait()
+        if self._running:
+            logger.warning("aborting %d call(s) still running after stdin ended", self._running)
+        self.abort_calls()
+        with anyio.move_on_after(SETTLE_S):
+            await self._quiet.wait()
+
     def abort_calls(self) -> None:
-        """Cancel every call still running (the client has gone)."""
-        for scope in list(self._calls.values()):
+        """Cancel every call still running (their abort signals fire); each is answered
+        ``Connection closed`` if the wire is still open."""
+        for request_id, scope in list(self._calls.items()):
+            self._closed.add(request_id)
             scope.cancel()
 
     def stop_announcing(self) -> None:
@@ -199,21 +223,35 @@ class LeanStdio:
             return False  # its peer (logs, sampling, elicitation, roots) is the SDK's
         scope = anyio.CancelScope()
         self._calls[message.request_id] = scope
+        self._running += 1
+        self._quiet = anyio.Event() if self._quiet.is_set() else self._quiet
         group.start_soon(self._call, message.request_id, call[0], call[1], scope)
         return True
 
     async def _call(
         self, request_id: int | str, name: str, arguments: dict[str, Any], scope: anyio.CancelScope
     ) -> None:
+        result: dict[str, Any] | None = None
         try:
             with scope:
                 result = await self._run(request_id, name, arguments)
+            closing = request_id in self._closed  # else a cancel is the client's: no answer
+            if result is not None and (closing or not scope.cancel_called):
                 await self._reply(request_id, result)
+            elif result is None and closing:
+                await self._writer.send(
+                    {"jsonrpc": "2.0", "id": request_id, "error": CONNECTION_CLOSED}
+                )
         except Exception:
             logger.exception("tools/call %s failed in the lean stdio loop", name)
             await self._writer.send({"jsonrpc": "2.0", "id": request_id, "error": _INTERNAL_ERROR})
         finally:
-            self._calls.pop(request_id, None)
+            if self._calls.get(request_id) is scope:
+                del self._calls[request_id]
+            self._closed.discard(request_id)
+            self._running -= 1
+            if not self._running:
+                self._quiet.set()
 
     async def _run(self, request_id: int | str, name: str, arguments: dict[str, Any]) -> Any:
         """One call, as the SDK handler runs it (same context, conversion and budget)."""
