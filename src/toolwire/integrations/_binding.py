@@ -10,7 +10,10 @@ four things must survive the trip, and they live here:
 - **the context**: a `ToolContext` for the run (session, turn, message count), with the
   session's STALE_WRITE read records kept between turns;
 - **presenting**: every outcome goes through a `Presenter` (redaction, the ingestion cap,
-  untrusted wrapping, result frames) before the model reads it.
+  untrusted wrapping, result frames) before the model reads it;
+- **tool search**: with deferred tools (`toolwire.tool_search`) and no provider, a step's
+  snapshot is the session's (the undeferred tools and what it found), and the calls run
+  against the session's snapshot, so a deferred tool it never found answers ``not_offered``.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from toolwire.formats._common import copy_schema
 from toolwire.formats._strict import strict_schema
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS, CallGatherer
 from toolwire.presenting import PresentedResult, Presenter, PresenterOptions
+from toolwire.principals import LOCAL, Principal
 from toolwire.providers.base import ProviderContext, ToolProvider
 from toolwire.providers.snapshot import ToolSnapshot, take_snapshot
 from toolwire.registry import ToolRegistry
@@ -143,12 +147,37 @@ class ToolBinding:
 
     # -- what the model sees ---------------------------------------------------------------
 
-    async def snapshot(self, *, iteration: int, session_id: str) -> ToolSnapshot | None:
-        """This step's snapshot of the provider's tools, or ``None`` without a provider."""
-        if self.provider is None:
-            return None
+    @property
+    def searching(self) -> bool:
+        """Whether the session's found tools decide what is offered: the registry defers
+        tools and no provider chooses them."""
+        return self.provider is None and bool(self.registry.deferred_names)
+
+    async def snapshot(
+        self, *, iteration: int, session_id: str, principal: Principal = LOCAL
+    ) -> ToolSnapshot | None:
+        """This step's snapshot of the provider's tools (with deferred tools and no provider,
+        the session's: `toolwire.tool_search.ToolSearch.snapshot`), else ``None``."""
         ctx = ProviderContext(iteration=max(iteration, 1), session_id=session_id)
+        if self.provider is None:
+            if not self.searching:
+                return None
+            taken: ToolSnapshot = await self.registry.tool_search.snapshot(ctx, principal=principal)
+            return taken
         return await take_snapshot(self.provider, ctx)
+
+    def deferred_tools(self) -> list[BoundTool]:
+        """The deferred tools (what a framework that fixes its tools up front must also hold,
+        to run the ones a session finds), in registry order."""
+        deferred = self.registry.deferred_names
+        return [self.bind(t) for t in self.registry.available() if t.name in deferred]
+
+    async def found(self, session_id: str, principal: Principal = LOCAL) -> frozenset[str]:
+        """The deferred tools the session has found (none without tool search)."""
+        if not self.searching:
+            return frozenset()
+        names: frozenset[str] = await self.registry.tool_search.found.get(session_id, principal)
+        return names
 
     def tools(self, snapshot: ToolSnapshot | None = None) -> list[BoundTool]:
         """The tools to show the model: the registry's definitions (its gates and order),
@@ -260,4 +289,9 @@ class ToolBinding:
         return BoundOutcome(outcome=outcome, presented=presented)
 
     async def _run_batch(self, calls: Sequence[ToolCall], ctx: ToolContext) -> list[CallOutcome]:
-        return await self.registry.execute_parallel(calls, ctx)
+        snapshot = None
+        if self.searching:  # a deferred tool runs only once the session has found it
+            snapshot = await self.snapshot(
+                iteration=ctx.current_turn, session_id=ctx.session_id, principal=ctx.principal
+            )
+        return await self.registry.execute_parallel(calls, ctx, snapshot=snapshot)

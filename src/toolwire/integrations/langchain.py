@@ -22,7 +22,10 @@ toolwire's background event loop (`toolwire.integrations._sync`):
 - a `ToolContext` from the run: session = the ``thread_id`` (the invocations of one thread
   share read records and todos), else a session of the graph invocation's own
   (``langgraph:<uuid>``; a direct call outside a graph is a run of its own); your base context
-  from ``context=`` (a `ToolContext`, or a function of the `RunnableConfig`).
+  from ``context=`` (a `ToolContext`, or a function of the `RunnableConfig`);
+- tool search: a model bound once sees the undeferred tools and ``tool_search``; with
+  ``deferred=True`` and `toolwire.integrations.langchain_search.ToolSearchMiddleware`, each
+  model call is bound to what its session has found too.
 
 Needs the ``langgraph`` extra (``pip install 'toolwire[langgraph]'``).
 """
@@ -198,6 +201,7 @@ def langchain_tools(
     working_dir: str | None = None,
     strict: bool | None = None,
     settle_ticks: int = DEFAULT_SETTLE_TICKS,
+    deferred: bool = False,
 ) -> list[ToolwireTool]:
     """The registry's tools (its definitions: gates and order) as LangChain tools.
 
@@ -210,6 +214,9 @@ def langchain_tools(
         strict: Strict schemas: ``None`` where the meaning is kept, ``False`` never, ``True``
             always (raises `ConfigurationError` for a tool that cannot be strict).
         settle_ticks: See `toolwire.integrations._gathering`.
+        deferred: Also the deferred tools (`toolwire.tool_search`), after the others: give
+            them all to the agent, so its tool node can run what a session finds, and let
+            `toolwire.integrations.langchain_search` choose what each model call is shown.
     """
     binding = ToolBinding(
         registry,
@@ -219,7 +226,9 @@ def langchain_tools(
         strict=strict,
         settle_ticks=settle_ticks,
     )
-    return [_tool(binding, bound, context) for bound in binding.tools()]
+    offered = binding.tools()
+    extra = binding.deferred_tools() if deferred else []
+    return [_tool(binding, bound, context) for bound in [*offered, *extra]]
 
 
 def tool_context(

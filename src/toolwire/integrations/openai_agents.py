@@ -21,7 +21,10 @@ Each registry tool becomes a `FunctionTool` with the same guarantees as the othe
   share their read records and todo list), else a session of the run's own
   (``openai-agents:<uuid>``, one per ``Runner.run``); turn = the model requests so far, message
   count = the turn's input items; your base context from ``context=`` (a `ToolContext`, or a
-  function of the SDK's tool context), or the run's context object when it is a `ToolContext`.
+  function of the SDK's tool context), or the run's context object when it is a `ToolContext`;
+- tool search: the deferred tools (`toolwire.tool_search`) are in the list too, each enabled
+  (the SDK's ``is_enabled``, asked every turn) once the run's session has found it with
+  ``tool_search``; a call the session may not make answers ``not_offered`` all the same.
 
 Needs the ``openai-agents`` extra (``pip install 'toolwire[openai-agents]'``).
 """
@@ -29,7 +32,8 @@ Needs the ``openai-agents`` extra (``pip install 'toolwire[openai-agents]'``).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Hashable
+import weakref
+from collections.abc import Awaitable, Callable, Hashable
 from typing import Any, TypeAlias
 
 from toolwire.calls import ToolCall
@@ -40,6 +44,7 @@ from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
 from toolwire.integrations._run_sessions import RunSessions
 from toolwire.presenting import Presenter
+from toolwire.principals import Principal
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
 
@@ -116,9 +121,15 @@ def function_tools(
         strict=strict,
         settle_ticks=settle_ticks,
     )
-    return [
+    tools = [
         _function_tool(binding, bound, context, failure_error_function) for bound in binding.tools()
     ]
+    if binding.searching:  # each turn offers the deferred tools its run's session found
+        for bound in binding.deferred_tools():
+            tool = _function_tool(binding, bound, context, failure_error_function)
+            tool.is_enabled = _found_in_run(binding, bound.name)
+            tools.append(tool)
+    return tools
 
 
 def tool_context(
@@ -131,13 +142,44 @@ def tool_context(
     run_config = run.run_config
     session = run_config.group_id if run_config is not None and run_config.group_id else None
     turn_input = run.turn_input
-    return binding.context(
+    ctx = binding.context(
         base,
         session_id=session or _RUN_SESSIONS.session(run.usage),
         platform="openai-agents",
         current_turn=run.usage.requests or 1,
         message_count=len(turn_input) if isinstance(turn_input, list) else None,
     )
+    _remember_session(run.usage, ctx)
+    return ctx
+
+
+_CALLED_AS: dict[int, tuple[weakref.ref[Any], str, Principal]] = {}
+"""The session and principal of each live run's calls, by its ``Usage`` (one per run): what
+its deferred tools' ``is_enabled`` reads (the SDK hands that no run config)."""
+
+
+def _remember_session(usage: Any, ctx: ToolContext) -> None:
+    key = id(usage)
+    try:
+        ref = weakref.ref(usage, lambda _: _CALLED_AS.pop(key, None))
+    except TypeError:  # pragma: no cover - the SDK's Usage takes weak references
+        return
+    _CALLED_AS[key] = (ref, ctx.session_id, ctx.principal)
+
+
+def _found_in_run(
+    binding: ToolBinding, name: str
+) -> Callable[[agents.RunContextWrapper[Any], Any], Awaitable[bool]]:
+    """A deferred tool's ``is_enabled``: whether the run's session has found it (a run
+    whose tools have not run yet has found nothing)."""
+
+    async def enabled(run: agents.RunContextWrapper[Any], agent: Any) -> bool:
+        known = _CALLED_AS.get(id(run.usage))
+        if known is None or known[0]() is not run.usage:
+            return False
+        return name in await binding.found(known[1], known[2])
+
+    return enabled
 
 
 _RUN_SESSIONS = RunSessions("openai-agents")

@@ -125,8 +125,10 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """This step's tools: the provider's snapshot (or the registry's), as definitions."""
         tool_ctx = self.tool_context(ctx)
-        snapshot = await self.binding.snapshot(
-            iteration=tool_ctx.current_turn, session_id=tool_ctx.session_id
+        snapshot = await self.binding.snapshot(  # with tool search: what the session found
+            iteration=tool_ctx.current_turn,
+            session_id=tool_ctx.session_id,
+            principal=tool_ctx.principal,
         )
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for bound in self.binding.tools(snapshot):
