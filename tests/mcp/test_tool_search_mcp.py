@@ -24,7 +24,7 @@ import pytest
 from mcp_helpers import SERVERS, WAIT_S, stdio_config
 from principal_serving import ACCEPT, CAPS, LEGACY, MODERN, Client, decode, served, text_of
 
-from toolwire import ToolContext, ToolRegistry
+from toolwire import ToolContext, ToolRegistry, define_tool
 from toolwire.backends.kv import create_kv_backend
 from toolwire.config import load_config
 from toolwire.mcp import McpProvider, ServeOptions, bridge_into
@@ -34,6 +34,9 @@ from toolwire.mcp.auth.settings import AuthSettings
 from toolwire.mcp.auth.tokens import TokenStore
 from toolwire.mcp.lean import LEAN_ENV
 from toolwire.providers import ProviderContext
+from toolwire.results import ToolResult
+from toolwire.tool_search import DeferralRules, ToolSearch
+from toolwire.toolbox import memory_tools, todo_tools
 
 pytestmark = pytest.mark.anyio
 
@@ -269,3 +272,42 @@ async def test_defer_loading_defers_a_bridged_servers_tools(tmp_path: Path) -> N
         )
         assert outcome.result.ok, outcome.result
         stop()
+
+
+def _crowd() -> ToolRegistry:
+    """Built-in todo and memory tools, 2,000 tools of the user's and ``create_issue``; past
+    50 tools everything but the todo tools is deferred."""
+    registry = _registry()
+    kept = [t.name for t in todo_tools()]
+    registry.register_all([*todo_tools(), *memory_tools()])
+    registry.register_all(
+        define_tool(
+            name=f"inventory_{i}",
+            description=f"Count the widgets of warehouse {i} by colour and size.",
+            schema={"type": "object", "properties": {"bin": {"type": "string"}}},
+            execute=_never,
+        )
+        for i in range(2000)
+    )
+    ToolSearch(registry, rules=DeferralRules(max_tools=50, keep=kept))
+    return registry
+
+
+async def _never(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    raise AssertionError("a deferred tool ran")
+
+
+async def test_two_thousand_tools_offer_tool_search_and_what_is_kept(lean: bool) -> None:
+    async with (
+        served(_crowd(), ServeOptions()) as url,
+        httpx.AsyncClient(timeout=WAIT_S) as http,
+    ):
+        raw = Raw(http, url)
+        listed = _names((await raw.modern("tools/list"))["result"])
+        assert listed == {"tool_search", *(t.name for t in todo_tools())}
+        assert _refused((await raw.modern("tools/call", CREATE))["result"])
+        found = (await raw.modern("tools/call", SEARCH))["result"]
+        assert found["structuredContent"]["tools"][0]["name"] == "create_issue"
+        called = (await raw.modern("tools/call", CREATE))["result"]
+        assert "created 'Crash on login'" in text_of(called)
+        assert _refused((await raw.modern("tools/call", {"name": "inventory_7"}))["result"])
