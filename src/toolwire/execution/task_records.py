@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ __all__ = [
     "TaskStatus",
     "from_record",
     "lost_after",
+    "new_task",
     "pending_task",
     "to_record",
     "update_record",
@@ -73,6 +75,21 @@ class TaskInfo:
     def done(self) -> bool:
         """Whether the task has ended."""
         return self.status != "working"
+
+
+def new_task(tool_name: str, call_id: str, session_id: str, ttl_s: float) -> TaskInfo:
+    """A ``working`` task with a fresh id (``task-`` and 24 hex digits), created now."""
+    now = time.time()
+    return TaskInfo(
+        task_id=f"task-{secrets.token_hex(12)}",
+        tool_name=tool_name,
+        call_id=call_id,
+        session_id=session_id,
+        status="working",
+        created_at=now,
+        updated_at=now,
+        ttl_s=ttl_s,
+    )
 
 
 def pending_task(outcome: CallOutcome) -> str | None:

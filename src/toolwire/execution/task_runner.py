@@ -15,7 +15,6 @@ import contextvars
 import json
 import logging
 import math
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeAlias
@@ -28,6 +27,7 @@ from toolwire.execution.task_records import (
     TASKS_SCOPE,
     TASKS_TOOL,
     TaskInfo,
+    new_task,
     to_record,
     update_record,
     with_end,
@@ -43,10 +43,12 @@ DEFAULT_HAND_OFF_S = 5.0
 """How long a ``long_running`` tool's call is waited for before it becomes a task."""
 
 StoreFactory: TypeAlias = Callable[[str, str], KeyValueStore]
+"""A registry's ``kv_store_factory``: a store for (tool name, scope)."""
 Work: TypeAlias = Callable[[AbortSignal], Awaitable[ToolResult]]
 """The rest of a call, run with the abort signal it should follow."""
 
 CANCELLED = "cancelled by registry.tasks.cancel"
+"""The abort reason of a task `toolwire.execution.tasks.Tasks.cancel` stopped."""
 
 
 class RunningTask:
@@ -128,17 +130,7 @@ class TaskRunner:
     ) -> ToolResult:
         """Run ``work`` in the background; its result when it ends within ``hand_off_s``,
         else the pending result of the task it became."""
-        now = time.time()
-        info = TaskInfo(
-            task_id=f"task-{secrets.token_hex(12)}",
-            tool_name=tool_name,
-            call_id=call_id,
-            session_id=session_id,
-            status="working",
-            created_at=now,
-            updated_at=now,
-            ttl_s=self.ttl_s,
-        )
+        info = new_task(tool_name, call_id, session_id, self.ttl_s)
         running = RunningTask(info, AbortSignal())
         self._running[info.task_id] = running
         unsubscribe = caller_signal.subscribe(

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
-import time
 
 import anyio
 
@@ -34,6 +32,7 @@ from toolwire.execution.task_records import (
     TaskInfo,
     TaskStatus,
     from_record,
+    new_task,
     pending_task,
     to_record,
     update_record,
@@ -126,17 +125,7 @@ class Tasks(TaskRunner):
     ) -> TaskInfo:
         """Record a task that ended before it started (a refused call), for a caller that
         asked for a task whatever happens (MCP's task-augmented ``tools/call``)."""
-        now = time.time()
-        info = TaskInfo(
-            task_id=f"task-{secrets.token_hex(12)}",
-            tool_name=tool_name,
-            call_id=call_id,
-            session_id=session_id,
-            status="working",
-            created_at=now,
-            updated_at=now,
-            ttl_s=self.ttl_s,
-        )
+        info = new_task(tool_name, call_id, session_id, self.ttl_s)
         done = with_end(info, result)
         await self.store.set(done.task_id, json.dumps(to_record(done, result)), self.ttl_s)
         return done
