@@ -379,13 +379,15 @@ def test_a_lean_call_finishes_after_the_handover_and_is_answered_once(
 def test_the_client_going_away_aborts_lean_calls(
     wires: Callable[..., Wire], tmp_path: Path
 ) -> None:
-    wire = wires()
+    wire = wires(TOOLWIRE_STDIO_EOF_GRACE_S="0")  # no grace for calls in flight at EOF
     wire.handshake()
     wire.send(call(2, "slow", tag="gone"))
     wire.answer(1)
     threading.Event().wait(0.2)  # let the call start (the marker proves it ran and was aborted)
     assert wire.finish() == 0
     assert _marker(tmp_path / "gone").startswith("cancelled")
+    closed = [m for m in wire.seen if m.get("id") == 2]  # answered (test_stdio_eof.py)
+    assert [m["error"]["message"] for m in closed] == ["Connection closed"]
 
 
 def test_a_change_of_the_tools_is_announced_after_the_handshake(
