@@ -77,7 +77,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolwire.backends.secrets import secrets_env_table
 from toolwire.config_code import CodeSettings, code_table
@@ -95,6 +95,10 @@ from toolwire.mcp.settings import McpServerConfig
 from toolwire.safety.protected_paths import protected_paths
 from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
 from toolwire.tool_modules import ToolModule, tools_table
+
+if TYPE_CHECKING:
+    from toolwire.code_mode.settings import CodeModeSettings
+    from toolwire.execution.approvals import AfterUntrusted
 
 __all__ = ["CONFIG_FILE_NAME", "DEFAULT_STORE_URL", "ToolwireConfig", "load_config"]
 
@@ -172,6 +176,10 @@ class ToolwireConfig:
             ``docs/toolbox.md``); ``None``: the environment's or DuckDuckGo.
         code: The ``[code]`` table: the code tools' checker timeouts
             (`toolwire.config_code`); ``None``: the defaults.
+        after_untrusted: ``[flow] after_untrusted``: a ``sink`` call once untrusted output
+            reached its session (`toolwire.config_code_mode`).
+        code_mode: ``[code_mode]``: ``run_code``'s limits when it is served (``enabled =
+            true``); ``None``: not served.
         result_handles: Keep trimmed results whole behind handles (``[result_handles]``
             ``ttl_s``, ``max_chars_per_session``; see ``docs/result-handles.md``); ``None``:
             plain trims.
@@ -215,6 +223,8 @@ class ToolwireConfig:
     agents: Mapping[str, Any] | None = None
     web_search: Mapping[str, Any] | None = None
     code: CodeSettings | None = None
+    after_untrusted: AfterUntrusted = "approve"
+    code_mode: CodeModeSettings | None = None
     result_handles: ResultHandles | None = None
     quotas: Quotas | None = None
     replicas: Mapping[str, Any] | None = None
@@ -309,6 +319,7 @@ def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     tables = {*_SECTIONS, "agents", "web_search", "code", "quotas", "replicas", "secrets"}
+    tables |= {"flow", "code_mode"}
     check_keys(data, tables, (), at)
     values: dict[str, Any] = {}
     agents = data.get("agents")
@@ -323,6 +334,10 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         values["web_search"] = web_search
     if "code" in data:  # [code]: the code tools' checker timeouts
         values["code"] = code_table(data["code"], at)
+    if "flow" in data or "code_mode" in data:  # [flow], [code_mode]: run_code and sinks
+        from toolwire.config_code_mode import code_mode_tables
+
+        values.update(code_mode_tables(data, at))
     replicas = data.get("replicas")
     if replicas is not None:  # its keys are checked where serving starts (toolwire.replicas)
         if not isinstance(replicas, dict):

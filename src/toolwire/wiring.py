@@ -25,6 +25,7 @@ import anyio
 
 from toolwire.config import ToolwireConfig
 from toolwire.errors import ConfigurationError, ProviderError
+from toolwire.execution.approvals import Approvals
 from toolwire.execution.hooks import HookRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.tool_modules import host_files, register_user_tools
@@ -187,6 +188,7 @@ def create_registry(
         hooks=hooks,
         result_handles=config.result_handles,  # [result_handles]: trimmed results kept whole
         quotas=config.quotas,  # [[quotas]]: limits checked before each call runs
+        approvals=Approvals(after_untrusted=config.after_untrusted),  # [flow]: sink calls
     )
     kinds = registry.backends.kind_backends if registry.backends else {}
     for name in ("browser", "archive"):  # closing the registry closes Chromium, the archive
@@ -236,6 +238,10 @@ async def open_registry(
             bridge_into(registry, provider)
             wired.mcp_providers.append(provider)
         await _wait_all(wired.mcp_providers, connect_timeout_s)
+        if config.code_mode is not None:  # [code_mode]: last, so its stubs list every tool
+            from toolwire.code_mode import run_code_tool
+
+            registry.register(run_code_tool(registry, config.code_mode))
         yield wired
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import secrets
 from typing import Any
 
@@ -44,6 +43,7 @@ from toolwire.code_mode.turns import TurnTaint
 from toolwire.code_mode.workers import MontyWorkers, load_monty
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission
+from toolwire.execution.approvals import waiting_call
 from toolwire.execution.batch import current_batch, track_current_batch
 from toolwire.execution.flow import FLOW_SCOPE, FLOW_TOOL, RecordsOwnTaint
 from toolwire.registry import ToolRegistry
@@ -311,13 +311,16 @@ def _finished(ended: Finished, program: Program, cost_usd: float | None) -> Tool
 
 def _approval_required(waiting: tuple[Approval, ...]) -> Err:
     lines = [
-        f"{item.call.tool_name}({json.dumps(item.call.args, ensure_ascii=False, default=str)})"
-        + (" after the program read untrusted output" if item.why == "untrusted_to_sink" else "")
-        + f" (approval token {item.token})"
+        waiting_call(
+            item.call.tool_name,
+            item.call.args,
+            item.token,
+            " after the program read untrusted output" if item.why == "untrusted_to_sink" else "",
+        )
         for item in waiting
     ]
     return Err(
-        "The program is paused: its call "
+        "The program is paused: its "
         + "; ".join(lines)
         + " requires approval before it runs; the user must approve it, then the same "
         "run_code call resumes the program where it stopped",

@@ -68,6 +68,7 @@ __all__ = [
     "pending_approval",
     "require_approval",
     "take_approval",
+    "waiting_call",
 ]
 
 logger = logging.getLogger("toolwire.execution.approvals")
@@ -79,6 +80,8 @@ APPROVALS_SCOPE = f"tool:{APPROVALS_TOOL}"
 
 _TOKEN = re.compile(r"apr-([0-9a-f]{16})-[0-9a-f]{24}")
 _IN_MESSAGE = re.compile(r"\(approval token (apr-[0-9a-f]{16}-[0-9a-f]{24})\)")
+_WAITING = re.compile(r"call ([A-Za-z0-9_.\-]{1,128})\(")
+_JSON = json.JSONDecoder()
 _CAS_ATTEMPTS = 8
 DEFAULT_APPROVAL_TTL_S = 7 * 24 * 3600.0
 """How long a token stays valid, used or not, unless `Approvals` says otherwise (a week)."""
@@ -129,14 +132,18 @@ class PendingApproval:
     Attributes:
         token: Pass it in ``execute_parallel(..., approvals=[token])`` to run the call.
         tool_call_id: The call's id.
-        tool_name: The tool.
+        tool_name: The tool the approval is for: the outcome's, or the call waiting inside it
+            (a paused ``run_code`` program's sink call, named by `waiting_call`).
         args: The validated arguments the approval is bound to.
+        via: The outcome's tool when the approval is for a call waiting inside it (send that
+            call again with the token), else ``None``.
     """
 
     token: str
     tool_call_id: str
     tool_name: str
     args: Mapping[str, Any]
+    via: str | None = None
 
 
 def pending_approval(outcome: CallOutcome) -> PendingApproval | None:
@@ -144,6 +151,15 @@ def pending_approval(outcome: CallOutcome) -> PendingApproval | None:
     result = outcome.result
     if not isinstance(result, Err) or result.reason != "approval_required":
         return None
+    inner = _waiting(result.error)
+    if inner is not None:  # a call waiting inside this one: the human approves that call
+        return PendingApproval(
+            token=inner[2],
+            tool_call_id=outcome.tool_call_id,
+            tool_name=inner[0],
+            args=inner[1],
+            via=outcome.name,
+        )
     found = _IN_MESSAGE.search(result.error)
     if found is None:
         return None
@@ -153,6 +169,32 @@ def pending_approval(outcome: CallOutcome) -> PendingApproval | None:
         tool_name=outcome.name,
         args=dict(outcome.args or {}),
     )
+
+
+def waiting_call(tool_name: str, args: Mapping[str, Any], token: str, note: str = "") -> str:
+    """How a call that waits for approval inside another (a paused program) is named in the
+    outer call's message, so `pending_approval` reads the waiting call, not the outer one."""
+    shown = json.dumps(dict(args), ensure_ascii=False, default=str)
+    return f"call {tool_name}({shown}){note} (approval token {token})"
+
+
+def _waiting(message: str) -> tuple[str, dict[str, Any], str] | None:
+    """The first `waiting_call` of ``message`` (its tool, arguments and token), when it comes
+    before any token. Read left to right, the arguments as one JSON value: text inside them
+    (what a page told the model to send) cannot pose as the call or its token."""
+    named = _WAITING.search(message)
+    if named is None or -1 < message.find("(approval token") < named.start():
+        return None  # no waiting call, or one after a token: text of some arguments
+    try:
+        args, end = _JSON.raw_decode(message, named.end())
+    except ValueError:
+        return None
+    if not isinstance(args, dict) or not message.startswith(")", end):
+        return None
+    token = _IN_MESSAGE.search(message, end)
+    if token is None or message.find("(approval token", end) != token.start():
+        return None
+    return named.group(1), args, token.group(1)
 
 
 def normalise_approvals(approvals: Iterable[str | PendingApproval] | None) -> tuple[str, ...]:

@@ -250,19 +250,14 @@ async def _stages(batch: Batch, call: ToolCall, progress: _Progress) -> ToolResu
         progress.args = args = replaced
     if ctx.dry_run:
         return dry_run_result(tool.name, args, settings.dry_run_redactor)
-    if tool.output_is_untrusted:  # its result taints the session (`_answer` records it)
-        progress.untrusted = tool
-    spent = None
-    if tool.sink:  # the flow rule (`toolwire.execution.flow`): one check for other tools
-        flowed = await sink_rule(settings, tool, call.id, args, ctx, batch.admission.approvals)
-        if isinstance(flowed, Err):
-            return flowed
-        spent = flowed  # an approval taken here also stands for `requires_approval`
-    if spent is None and tool.requires_approval and needs_approval(tool, args, ctx):
-        taken = await _approval(batch, tool, args)
-        if isinstance(taken, Err):
-            return taken
-        spent = taken  # given back if a later stage refuses the call before it runs
+    progress.untrusted = tool if tool.output_is_untrusted else None  # `_answer` records it
+    spent: Err | SpentApproval | None = None  # given back if a later stage refuses the call
+    if tool.sink:  # the flow rule, then `requires_approval`: one check for other tools
+        spent = await _sink_approval(batch, tool, call.id, args)
+    elif tool.requires_approval and needs_approval(tool, args, ctx):
+        spent = await _approval(batch, tool, args)
+    if isinstance(spent, Err):
+        return spent
     budget = call_budget(batch.per_call_budget, tool.max_result_chars)
     cache_key = None
     if tool.cache is not None:
@@ -337,6 +332,18 @@ def _short_finish(
         return _keep_trimmed(settings, tool, own, result, budget)
     own = own or plain_call_context(batch.ctx, call_id, budget)
     return finish(settings, Finishing(tool, call_id, args, own, budget, 0.0, cache_key), result)
+
+
+async def _sink_approval(
+    batch: Batch, tool: Tool, call_id: str, args: Mapping[str, Any]
+) -> Err | SpentApproval | None:
+    """A sink's approval stage: the flow rule (`toolwire.execution.flow`), then the tool's
+    own ``requires_approval``; an approval the flow rule took stands for both."""
+    tokens = batch.admission.approvals
+    flowed = await sink_rule(batch.settings, tool, call_id, args, batch.ctx, tokens)
+    if flowed is None and tool.requires_approval and needs_approval(tool, args, batch.ctx):
+        return await _approval(batch, tool, args)
+    return flowed
 
 
 async def _approval(batch: Batch, tool: Tool, args: Mapping[str, Any]) -> Err | SpentApproval:
