@@ -18,15 +18,11 @@ from toolwire.execution.admit import OPEN, Admission
 from toolwire.execution.approvals import Approvals, PendingApproval, normalise_approvals
 from toolwire.execution.cache import ResultCache
 from toolwire.execution.effects import Effects
-from toolwire.execution.gates import (
-    FilterOptions,
-    RegisteredTool,
-    coerce_filter_options,
-)
+from toolwire.execution.gates import FilterOptions, RegisteredTool, coerce_filter_options
 from toolwire.execution.handles import ResultHandles, check_handles
 from toolwire.execution.hooks import HookRegistry
 from toolwire.execution.quotas import Quotas
-from toolwire.execution.settings import DEFAULT_TIMEOUT_S, PipelineSettings
+from toolwire.execution.settings import DEFAULT_TIMEOUT_S
 from toolwire.execution.tasks import Tasks
 from toolwire.execution.tracing import PipelineTracer
 from toolwire.providers.base import ProviderContext
@@ -100,7 +96,7 @@ class ToolRegistry(SettingsView):
     ) -> None:
         check_options(max_concurrency, default_timeout_s, definition_order, provider_id)
         check_handles(result_handles, backends.kv_store_factory if backends else None)
-        self._settings: PipelineSettings = pipeline_settings(
+        self._settings = pipeline_settings(
             backends=backends,
             reducers=reducers,
             hooks=hooks,
