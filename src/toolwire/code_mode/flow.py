@@ -13,10 +13,11 @@ be following instructions an attacker wrote, so a later call to a sink is, per
 This is the coarse, program-level half of CaMeL's and FIDES' information-flow control and the
 "at most two of: untrusted input, private data, outside communication" rule of Meta's "Agents
 Rule of Two": the taint is one bit for the whole program, set by any untrusted result, never
-cleared, and carried to the turn's later programs (`toolwire.code_mode.turns`). It cannot tell
-which value came from where (a sink call whose arguments hold no untrusted byte is still
-stopped), it does not check the model's direct sink calls, and a tool that exfiltrates but is
-not declared ``sink`` is not stopped.
+cleared, and started from the session's (`toolwire.code_mode.turns`). The model's direct sink
+calls meet the same rule in the pipeline (`toolwire.execution.flow`), which leaves the calls a
+program makes to the program. It cannot tell which value came from where (a sink call whose
+arguments hold no untrusted byte is still stopped), and a tool that exfiltrates but is not
+declared ``sink`` is not stopped.
 """
 
 from __future__ import annotations
