@@ -3,10 +3,10 @@
 A registry with deferred tools (`toolwire.tool_search`) lists ``tool_search`` and the undeferred
 tools; what ``tool_search`` finds in a session is listed, and callable, in that session only,
 for the principal that found it (`toolwire.tool_search.ToolSearch.snapshot`). The server's
-``tools/list`` asks `definitions`, its ``tools/call`` runs a deferred tool through `snapshot`
-(the registry's one gate: a tool the session did not find answers ``not_offered``), and a
-``tool_search`` call that found something tells a handshake-era client
-``notifications/tools/list_changed`` (`found_something`).
+``tools/list`` asks `SessionTools.tools`, its ``tools/call`` runs a deferred tool against
+`SessionTools.gate` (the session's snapshot, the registry's one gate: a tool the session did
+not find answers ``not_offered``), and a ``tool_search`` call that found something tells a
+handshake-era client ``notifications/tools/list_changed`` (`announce_found`).
 
 Such a listing differs per session, so its 2026-07-28 cache hint says so (`PER_SESSION_CACHE`: a
 client re-asks instead of keeping it, and no shared cache serves it to another client). A
