@@ -158,3 +158,39 @@ def test_a_bad_grace_is_refused_at_start(tmp_path: Path, value: str) -> None:
     assert code == 2
     assert answers == {}
     assert GRACE_ENV in stderr
+
+
+@pytest.mark.parametrize(
+    ("tool", "served_by"), [("nap", "lean"), ("peer_nap", "lean"), ("nap", "sdk")]
+)
+def test_a_client_that_has_gone_gets_no_grace(tmp_path: Path, tool: str, served_by: str) -> None:
+    """Nobody reads stdout any more (the client was killed): the call is aborted at once, not
+    after the grace (600 s here: only a hang would reach it)."""
+    (tmp_path / "eoftools.py").write_text(TOOLS)
+    (tmp_path / "markers").mkdir()
+    env = {**SERVED_BY[served_by], GRACE_ENV: "600", "EOF_MARKERS": str(tmp_path / "markers")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "toolwire", "serve", "--stdio", "--tools", "eoftools.py"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **env},
+    )
+    try:
+        assert server.stdin is not None
+        assert server.stdout is not None
+        for message in [INITIALIZE, INITIALIZED, call(2, tool, seconds=600, tag="gone")]:
+            server.stdin.write(json.dumps(message).encode() + b"\n")
+        server.stdin.write(json.dumps(tools_list(3)).encode() + b"\n")
+        server.stdin.flush()
+        while json.loads(server.stdout.readline()).get("id") != 3:
+            pass  # the call has been read (and started) by now
+        server.stdout.close()  # the client goes away
+        server.stdin.close()
+        assert server.wait(timeout=WAIT_S) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert (tmp_path / "markers" / "gone").read_text().startswith("aborted: ")

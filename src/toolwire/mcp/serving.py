@@ -76,7 +76,7 @@ async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = Non
     start)."""
     from toolwire.mcp.stdin_lines import stdin_lines
     from toolwire.mcp.stdio_lean import lean_stdio_applies, serve_lean_stdio
-    from toolwire.mcp.stdio_lean.grace import StdinEnd, eof_grace_s
+    from toolwire.mcp.stdio_lean.grace import StdinEnd, eof_grace_s, watched_stdout
 
     grace_s = eof_grace_s()
     if lean_stdio_applies(options):
@@ -91,12 +91,16 @@ async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = Non
 
     server = create_mcp_server(registry, options)
     _freeze_startup_objects()
-    async with stdin_lines() as lines:
-        # stdio_server only iterates the lines it is given; ours never hold up cancellation.
-        stdin = cast("anyio.AsyncFile[str] | None", lines)
-        async with stdio_server(stdin=stdin) as (read, write):
-            read, write = graceful_streams(read, write, StdinEnd(grace_s))
-            await server.run(read, write, server.create_initialization_options())
+    with watched_stdout() as wire_fd:  # taken before stdio_server points fd 1 at stderr
+        async with stdin_lines() as lines:
+            # stdio_server only iterates the lines it is given; ours never hold up cancellation.
+            stdin = cast("anyio.AsyncFile[str] | None", lines)
+            try:
+                async with stdio_server(stdin=stdin) as (read, write):
+                    read, write = graceful_streams(read, write, StdinEnd(grace_s, wire_fd))
+                    await server.run(read, write, server.create_initialization_options())
+            except* BrokenPipeError:  # the client has gone: its last answers had no reader
+                logger.info("the stdio client closed stdout before its last answers")
 
 
 def _freeze_startup_objects() -> None:

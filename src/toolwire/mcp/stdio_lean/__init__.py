@@ -77,7 +77,7 @@ async def serve_lean_stdio(
             return False
         writer = LineWriter(wire)
         lean = LeanStdio(registry, options, writer)
-        end = StdinEnd(eof_grace_s() if grace_s is None else grace_s)
+        end = StdinEnd(eof_grace_s() if grace_s is None else grace_s, wire.fileno())
         async with anyio.create_task_group() as group:
             group.start_soon(writer.run)
             group.start_soon(_freeze_startup_objects)

@@ -147,9 +147,7 @@ class LeanStdio:
     async def finish_calls(self, end: StdinEnd) -> None:
         """Stdin has ended: wait for the calls in flight until ``end``'s grace is over, then
         abort those still running and let them answer ``Connection closed``."""
-        end.reached()
-        with anyio.move_on_after(end.left_s()):
-            await self._quiet.wait()
+        await end.wait_for(self._quiet)
         if self._running:
             logger.warning("aborting %d call(s) still running after stdin ended", self._running)
         self.abort_calls()

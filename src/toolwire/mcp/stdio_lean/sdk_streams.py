@@ -71,8 +71,7 @@ class _Unanswered:
 
     async def wait(self, end: StdinEnd) -> None:
         """Until every request is answered or the grace is over."""
-        with anyio.move_on_after(end.left_s()):
-            await self._none.wait()
+        await end.wait_for(self._none)
 
 
 class _GracefulRead:
@@ -94,7 +93,6 @@ class _GracefulRead:
         try:
             item = await self._inner.receive()
         except anyio.EndOfStream:
-            self._end.reached()
             await self._unanswered.wait(self._end)
             raise
         if not isinstance(item, Exception):
