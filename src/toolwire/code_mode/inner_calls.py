@@ -144,7 +144,7 @@ class InnerCalls:
             for call in to_run
         ]
         adm = self._admission
-        with judged_by_program(frozenset(call.id for call in calls)):  # judged above
+        with judged_by_program(self._ctx, frozenset(call.id for call in calls)):  # judged above
             outcomes = await self._registry.execute_parallel(
                 calls,
                 self._ctx,

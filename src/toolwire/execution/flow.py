@@ -65,7 +65,9 @@ FLOW_SCOPE = f"tool:{FLOW_TOOL}"
 TAINT_TTL_S = 24 * 3600.0
 """How long a session stays tainted without `clear_untrusted` (a day)."""
 
-_JUDGED: ContextVar[frozenset[str]] = ContextVar("toolwire_flow_judged", default=frozenset())
+_JUDGED: ContextVar[tuple[ToolContext, frozenset[str]] | None] = ContextVar(
+    "toolwire_flow_judged", default=None
+)
 
 
 class RecordsOwnTaint:
@@ -123,10 +125,12 @@ async def clear_untrusted(settings: PipelineSettings, ctx: ToolContext) -> None:
 
 
 @contextmanager
-def judged_by_program(call_ids: frozenset[str]) -> Iterator[None]:
-    """Within this block, the calls ``call_ids`` were already judged by a program's own flow
-    policy (`toolwire.code_mode.flow`): the pipeline does not judge them again."""
-    token = _JUDGED.set(call_ids)
+def judged_by_program(ctx: ToolContext, call_ids: frozenset[str]) -> Iterator[None]:
+    """Within this block, the calls ``call_ids`` of a batch run with ``ctx`` (this very object:
+    a call some tool of the batch makes in turn runs with another) were already judged by a
+    program's own flow policy (`toolwire.code_mode.flow`): the pipeline does not judge them
+    again."""
+    token = _JUDGED.set((ctx, call_ids))
     try:
         yield
     finally:
@@ -144,7 +148,8 @@ async def sink_rule(
     """The rule for a call to a ``sink`` tool: ``None`` (run it), the approval it used up,
     or the answer (``approval_required``, ``untrusted_flow``, ``flow_store_missing``)."""
     policy = flow_policy(settings)
-    if policy == "allow" or call_id in _JUDGED.get():
+    judged = _JUDGED.get()
+    if policy == "allow" or (judged is not None and judged[0] is ctx and call_id in judged[1]):
         return None
     store = _store(settings)
     if store is None:
