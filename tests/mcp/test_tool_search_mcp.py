@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import mcp_types as mt
 import pytest
+from mcp.client import Client as SdkClient
 from mcp_helpers import SERVERS, WAIT_S, stdio_config
 from principal_serving import ACCEPT, CAPS, LEGACY, MODERN, Client, decode, served, text_of
 
@@ -311,3 +313,24 @@ async def test_two_thousand_tools_offer_tool_search_and_what_is_kept(lean: bool)
         called = (await raw.modern("tools/call", CREATE))["result"]
         assert "created 'Crash on login'" in text_of(called)
         assert _refused((await raw.modern("tools/call", {"name": "inventory_7"}))["result"])
+
+
+async def test_a_task_runs_a_deferred_tool_only_once_its_session_found_it(lean: bool) -> None:
+    async with (
+        served(_registry(), ServeOptions()) as url,
+        SdkClient(url, mode="legacy", read_timeout_seconds=WAIT_S) as client,  # 2025-11-25
+    ):
+
+        async def task_text() -> str:
+            params = {**CREATE, "task": {"ttl": 60_000}}
+            raw = await client.session._dispatcher.send_raw_request("tools/call", params, {})
+            task = mt.CreateTaskResult.model_validate(raw).task
+            request = mt.GetTaskPayloadRequest(
+                params=mt.GetTaskPayloadRequestParams(task_id=task.task_id)
+            )
+            result = await client.session.send_request(request, mt.CallToolResult)
+            return "".join(b.text for b in result.content if isinstance(b, mt.TextContent))
+
+        assert "not offered" in await task_text()
+        await client.call_tool("tool_search", {"query": "open a ticket"})
+        assert "created 'Crash on login'" in await task_text()

@@ -51,10 +51,11 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolwire.calls import CallOutcome, make_outcome
+from toolwire.calls import CallOutcome, ToolCall, make_outcome
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.execution.tasks import TaskInfo, pending_task
 from toolwire.mcp.auth.principals import request_principal
+from toolwire.mcp.session_tools import SessionTools
 from toolwire.mcp.task_extension import (
     EXTENSION_AD,
     TASKS_EXTENSION,
@@ -119,6 +120,7 @@ class _TaskMethods:
         self.context_for = context_for
         self.present = present
         self.records = TaskRecords(registry.tasks)  # owner and arguments, on the task store
+        self.view = SessionTools(registry)  # the deferred tools each session found
 
     async def middleware(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -183,10 +185,13 @@ class _TaskMethods:
         session_id = self.session_of(ctx)
         arguments = params.arguments or {}
         call_id = f"task-call-{ctx.request_id}" if ctx.request_id is not None else "task-call"
-        tool_ctx = self.context_for(session_id, request_principal(ctx.request)).derive(
+        principal = request_principal(ctx.request)
+        tool_ctx = self.context_for(session_id, principal).derive(
             abort_signal=AbortSignal(), hand_off_s=0.0
         )
-        outcome = await self.registry.execute(params.name, arguments, tool_ctx, call_id=call_id)
+        gate = await self.view.gate(params.name, session_id, principal)  # found deferred tools
+        call = ToolCall(id=call_id, name=params.name, args=arguments)
+        (outcome,) = await self.registry.execute_parallel([call], tool_ctx, snapshot=gate)
         task_id = pending_task(outcome)
         tasks = self.registry.tasks
         if task_id is not None:
