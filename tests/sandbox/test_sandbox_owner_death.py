@@ -70,9 +70,10 @@ def sandboxed(pids: list[int]) -> list[int]:
 
 
 async def ended(tag: str) -> bool:
-    """Whether no sandboxed process holding ``tag`` is left (waits up to ``SETTLE_S``)."""
+    """Whether no sandboxed process holding ``tag`` is left once everything holding it has
+    ended, or ``SETTLE_S`` has passed (a sandbox may still be starting when the owner dies)."""
     with anyio.move_on_after(SETTLE_S):
-        while sandboxed(running_with(tag)):
+        while running_with(tag):
             await anyio.sleep(0.05)
     return not sandboxed(running_with(tag))
 

@@ -36,13 +36,13 @@ WATCHER = (
     "while read -r _; do :; done <&3; "  # end of file: toolwire closed it, or died
     "read -r me l </proc/self/stat; l=${l##*) }; set -- $l; "
     '[ "$2" = $$ ] || exit 0; '  # the launcher is gone: nothing is left to end
-    # stop PID: SIGSTOP, and wait (a few seconds at most) until it is stopped or gone: only
+    # stop PID: SIGSTOP, and wait (about a second at most) until it is stopped or gone: only
     # then can it have no child on the way (a fork under way when the signal came completes).
     # sed reads /proc at once (the shell's read takes a byte, and a regeneration, at a time),
     # under timeout where there is one: a read of a process being created was seen to hang
     "t=; command -v timeout >/dev/null && t='timeout 2'; "
-    "stop() { kill -STOP $1 || return 0; n=0; while [ $n -lt 300 ]; do "
-    "case $($t sed -n 's/^State:[[:space:]]*//p' /proc/$1/status) in [TtZX]*|'') return 0;; "
+    "stop() { kill -STOP $1 || return 0; n=0; while [ $n -lt 100 ]; do "
+    "case $(sed -n 's/^State:[[:space:]]*//p' /proc/$1/status) in [TtZX]*|'') return 0;; "
     "esac; n=$((n + 1)); [ $n -lt 5 ] || sleep 0.01; done; }; "
     # kids PID: $k, its children; group PGID: $k, the processes of that process group
     'kids() { k=$($t sed -n "s/^\\([0-9]*\\) (.*) . $1 .*/\\1/p" /proc/[0-9]*/stat); }; '
