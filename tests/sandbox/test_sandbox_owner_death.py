@@ -27,9 +27,8 @@ it builds the sandbox, as the command starts, after."""
 TRIES = 2
 SETTLE_S = 60.0
 """How long what is left of a sandbox may take to end once its owner is dead: usually well under
-a second; on a loaded VM whose RCU grace periods took seconds, a sandbox caught mounting (and
-the watcher reading its ``/proc`` entries) took up to about half a minute. A survivor runs for
-300 s."""
+a second; on a loaded VM a launcher caught joining its cgroup v1 group sat in the kernel for
+seconds (an RCU grace period). A survivor runs for 300 s."""
 
 
 def owner(mode: str, tag: str, logs: Path) -> subprocess.Popen[bytes]:
