@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 
 from toolwire.sandbox.egress import EgressLimits, EgressProxy
 
-ANSWERS = {200, 400, 403, 408, 431, 502, 503, 504}
-"""Every status the proxy may give (200 only for the canary it allows)."""
+ANSWERS = {200, 400, 403, 408, 431, 501, 502, 503, 504}
+"""Every status the proxy may give (200 and 501 only from the canary it allows: the canary's
+http.server answers 501 to a method it has no handler for, such as ``PRI`` or ``get``, and the
+proxy passes that answer on)."""
 
 
 class _Errors(logging.Handler):
