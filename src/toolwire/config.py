@@ -81,7 +81,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from toolwire.backends.secrets import secrets_env_table
 from toolwire.config_code import CodeSettings, code_table
+from toolwire.config_env import env_overrides
 from toolwire.config_files import Located, check_keys, read_toml_file
+from toolwire.config_roots import check_sandbox
+from toolwire.config_tables import (
+    absolute_sqlite,
+    cors_origins_value,
+    mcp_server_table,
+    resolved_paths,
+    result_handles_table,
+    sandbox_table,
+)
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import ResultHandles
@@ -89,18 +99,22 @@ from toolwire.execution.quota_tables import quotas_from_tables
 from toolwire.execution.quotas import Quotas
 from toolwire.mcp.auth.env import auth_settings_from_config
 from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.cors import check_cors_origins
 from toolwire.mcp.identity import IDENTITY_KEYS, ServerIdentity, identity_from_table
 from toolwire.mcp.settings import McpServerConfig
-from toolwire.safety.protected_paths import protected_paths
-from toolwire.sandbox.settings import SANDBOX_MODES, TABLE_KEYS, SandboxSettings, sandbox_settings
+from toolwire.sandbox.settings import TABLE_KEYS, SandboxSettings
 from toolwire.tool_modules import ToolModule, tools_table
 
 if TYPE_CHECKING:
     from toolwire.code_mode.settings import CodeModeSettings
     from toolwire.execution.approvals import AfterUntrusted
 
-__all__ = ["CONFIG_FILE_NAME", "DEFAULT_STORE_URL", "ToolwireConfig", "load_config"]
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "DEFAULT_STORE_URL",
+    "ToolwireConfig",
+    "check_sandbox",
+    "load_config",
+]
 
 CONFIG_FILE_NAME = "toolwire.toml"
 DEFAULT_STORE_URL = "sqlite:///.toolwire/state.db"
@@ -124,10 +138,6 @@ _SECTIONS = {
     "auth": {"tokens", "token_cache_s", "oauth"},  # checked in toolwire.mcp.auth.settings
     "mcp": {"servers"},
 }
-_SERVER_KEYS = {
-    "command", "args", "env", "cwd", "url", "headers", "result_limit_chars", "timeout_s",
-    "connect_timeout_s", "ping_interval_s", "tools", "protocol", "pin", "defer_loading",
-}  # fmt: skip
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -234,7 +244,7 @@ class ToolwireConfig:
     def __post_init__(self) -> None:
         if not self.sandbox_read and not self.sandbox_write:
             object.__setattr__(self, "sandbox_write", (os.path.abspath(self.base_dir),))
-        object.__setattr__(self, "store_url", _absolute_sqlite(self.store_url, self.base_dir))
+        object.__setattr__(self, "store_url", absolute_sqlite(self.store_url, self.base_dir))
 
     @property
     def sandbox_roots(self) -> tuple[tuple[str, str], ...]:
@@ -271,50 +281,13 @@ def load_config(
         data, located = read_toml_file(file)
         base = file.resolve().parent
     values = _from_file(data, located, base)
-    values.update(_from_env(env, base))
+    values.update(env_overrides(env, base))
     values["auth"] = auth_settings_from_config(data.get("auth"), env, located.error)
     if (mode := values.pop("sandbox_mode", None)) is not None:
         values["sandbox"] = replace(values.get("sandbox", SandboxSettings()), mode=mode)
     roots_named = "sandbox_write" in values or "sandbox_read" in values
     config = ToolwireConfig(base_dir=str(base), source=str(file) if file else None, **values)
     return replace(config, warnings=check_sandbox(config, named=roots_named))
-
-
-def check_sandbox(config: ToolwireConfig, *, named: bool) -> tuple[str, ...]:
-    """Refuse sandbox roots that cannot be meant; return the warnings for doubtful ones.
-
-    Args:
-        config: The configuration.
-        named: Whether the roots were named (file or ``$TOOLWIRE_SANDBOX_ROOTS``) rather than
-            defaulted to the directory toolwire was started in.
-
-    Raises:
-        ConfigurationError: a root is ``/`` (the whole disk), does not exist, or is not a
-            directory.
-    """
-    where = "[sandbox] roots" if named else "the directory toolwire was started in"
-    for root, _ in config.sandbox_roots:
-        path = Path(root)
-        if path == Path(path.anchor):
-            raise ConfigurationError(
-                f"the sandbox root is {root}, the whole disk (from {where}); start toolwire in "
-                "your project's directory, or name the directories tools may use in "
-                "toolwire.toml under [sandbox] roots"
-            )
-        if not path.exists():
-            raise ConfigurationError(
-                f"sandbox root {root} does not exist (from {where}); create it or fix the path"
-            )
-        if not path.is_dir():
-            raise ConfigurationError(f"sandbox root {root} is not a directory (from {where})")
-    home = Path.home().resolve()
-    if named or not any(Path(root) == home for root, _ in config.sandbox_roots):
-        return ()
-    return (
-        f"the sandbox root is your home directory {home}, because toolwire was started there: "
-        "tools can read and write all of it. Start toolwire in a project directory, or name "
-        "the home directory in toolwire.toml under [sandbox] roots to keep it.",
-    )
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
@@ -352,13 +325,15 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         check_keys(table, keys, (section,), at)
     sandbox = data.get("sandbox", {})
     if "roots" in sandbox:
-        values["sandbox_write"] = _paths(at.strings(sandbox["roots"], ("sandbox", "roots")), base)
+        values["sandbox_write"] = resolved_paths(
+            at.strings(sandbox["roots"], ("sandbox", "roots")), base
+        )
     if "read_only" in sandbox:
         read_only = at.strings(sandbox["read_only"], ("sandbox", "read_only"))
-        values["sandbox_read"] = _paths(read_only, base)
+        values["sandbox_read"] = resolved_paths(read_only, base)
         values.setdefault("sandbox_write", ())
     if TABLE_KEYS & set(sandbox):
-        values["sandbox"] = _sandbox_settings(sandbox, at)
+        values["sandbox"] = sandbox_table(sandbox, at)
     network = data.get("network", {})
     for key, name in (("allow", "network_allow"), ("deny", "network_deny")):
         if key in network:
@@ -382,7 +357,7 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
             tools["result_budget_chars"], budget_key, minimum=1
         )
     if "result_handles" in data:
-        values["result_handles"] = _result_handles(data["result_handles"], at)
+        values["result_handles"] = result_handles_table(data["result_handles"], at)
     if "quotas" in data:
         values["quotas"] = quotas_from_tables(data["quotas"], at.error)
     serve = data.get("serve", {})
@@ -414,138 +389,12 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
             raise at.error(("serve", "tools_list_ttl_s"), f"expected seconds >= 0, got {ttl!r}")
         values["tools_list_ttl_s"] = float(ttl)
     if "cors_origins" in serve:
-        values["cors_origins"] = _cors_origins(serve["cors_origins"], at)
+        values["cors_origins"] = cors_origins_value(serve["cors_origins"], at)
     values["serve_identity"] = identity_from_table(serve, at.error)
     servers = data.get("mcp", {}).get("servers", {})
     if not isinstance(servers, dict):
         raise at.error(("mcp", "servers"), "expected a table of servers ([mcp.servers.<name>])")
-    values["mcp_servers"] = tuple(_server(name, spec, at, base) for name, spec in servers.items())
+    values["mcp_servers"] = tuple(
+        mcp_server_table(name, spec, at, base) for name, spec in servers.items()
+    )
     return values
-
-
-def _sandbox_settings(table: dict[str, Any], at: Located) -> SandboxSettings:
-    options: dict[str, Any] = {}
-    for key in sorted(TABLE_KEYS & set(table)):
-        where = ("sandbox", key)
-        if key == "mode":
-            mode = at.string(table[key], where)
-            if mode not in SANDBOX_MODES:
-                raise at.error(where, f"expected one of {list(SANDBOX_MODES)}, got {mode!r}")
-            options[key] = mode
-        elif key in ("protected", "unprotect"):  # checked by toolwire.safety.protected_paths
-            options[key] = at.strings(table[key], where)
-            try:
-                protected_paths(**{"add" if key == "protected" else "remove": options[key]})
-            except ConfigurationError as exc:
-                raise at.error(where, str(exc).split(": ", 1)[-1]) from None
-        else:
-            options[key] = at.integer(table[key], where, minimum=0)
-    return sandbox_settings(options)
-
-
-def _server(name: str, spec: Any, at: Located, base: Path) -> McpServerConfig:
-    key = ("mcp", "servers", name)
-    if not isinstance(spec, dict):
-        raise at.error(key, "expected a table")
-    check_keys(spec, _SERVER_KEYS, key, at)
-    options: dict[str, Any] = {}
-    for item, value in spec.items():
-        where = (*key, item)
-        if item in ("args", "tools"):
-            options[item] = at.strings(value, where)
-        elif item in ("env", "headers"):
-            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-                raise at.error(where, "expected a table of strings")
-            options[item] = dict(value)
-        elif item in ("timeout_s", "connect_timeout_s", "ping_interval_s"):
-            options[item] = at.number(value, where)
-        elif item == "result_limit_chars":
-            options[item] = at.integer(value, where, minimum=1)
-        elif item == "cwd":
-            options[item] = str(base / at.string(value, where))
-        elif item == "defer_loading":  # its tools are found by tool_search first
-            options[item] = at.boolean(value, where)
-        else:
-            options[item] = at.string(value, where)
-    try:
-        return McpServerConfig(name=name, **options)
-    except ConfigurationError as exc:
-        raise at.error(key, str(exc)) from None
-
-
-def _from_env(env: Mapping[str, str], base: Path) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    if roots := env.get("TOOLWIRE_SANDBOX_ROOTS"):
-        values["sandbox_write"] = _paths([p for p in roots.split(os.pathsep) if p], base)
-        values["sandbox_read"] = ()
-    for variable, name in (
-        ("TOOLWIRE_NETWORK_ALLOW", "network_allow"),
-        ("TOOLWIRE_NETWORK_DENY", "network_deny"),
-        ("TOOLWIRE_TOOLSETS", "toolsets"),
-    ):
-        if (raw := env.get(variable)) is not None:
-            values[name] = tuple(item.strip() for item in raw.split(",") if item.strip())
-    if mode := env.get("TOOLWIRE_SANDBOX_MODE"):
-        if mode not in SANDBOX_MODES:
-            raise ConfigurationError(
-                f"$TOOLWIRE_SANDBOX_MODE: expected one of {list(SANDBOX_MODES)}, got {mode!r}"
-            )
-        values["sandbox_mode"] = mode
-    if url := env.get("TOOLWIRE_STORE_URL"):
-        values["store_url"] = url
-    if host := env.get("TOOLWIRE_HOST"):
-        values["http_host"] = host
-    for variable, name, low, high in (
-        ("TOOLWIRE_RESULT_BUDGET_CHARS", "result_budget_chars", 1, None),
-        ("TOOLWIRE_PORT", "http_port", 0, 65535),
-    ):
-        if (raw := env.get(variable)) is not None:
-            values[name] = _env_int(variable, raw, low, high)
-    return values
-
-
-def _env_int(variable: str, raw: str, low: int, high: int | None) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigurationError(f"${variable}: expected an integer, got {raw!r}") from None
-    if value < low or (high is not None and value > high):
-        bounds = f">= {low}" if high is None else f"between {low} and {high}"
-        raise ConfigurationError(f"${variable}: must be {bounds}, got {value}")
-    return value
-
-
-def _paths(items: tuple[str, ...] | list[str], base: Path) -> tuple[str, ...]:
-    return tuple(str((base / Path(item).expanduser()).resolve()) for item in items)
-
-
-def _absolute_sqlite(url: str, base_dir: str) -> str:
-    """``sqlite:///rel.db`` → ``sqlite:////<base_dir>/rel.db``; other URLs unchanged."""
-    if not url.lower().startswith("sqlite:///") or url.startswith("sqlite:////"):
-        return url
-    relative = url[len("sqlite:///") :]
-    return "sqlite:///" + str((Path(base_dir) / relative).resolve())
-
-
-def _cors_origins(value: Any, at: Located) -> tuple[str, ...]:
-    """``[serve] cors_origins``: browser origins, checked as `ServeOptions` checks them."""
-    key = ("serve", "cors_origins")
-    origins = at.strings(value, key)
-    try:
-        check_cors_origins(origins)
-    except ConfigurationError as error:
-        raise at.error(key, str(error).removeprefix("cors_origins: ")) from None
-    return origins
-
-
-def _result_handles(table: dict[str, Any], at: Located) -> ResultHandles:
-    """``[result_handles]``: the table's presence turns handles on; its keys tune them."""
-    settings: dict[str, Any] = {}
-    if "ttl_s" in table:
-        settings["ttl_s"] = at.number(table["ttl_s"], ("result_handles", "ttl_s"))
-    if "max_chars_per_session" in table:
-        key = ("result_handles", "max_chars_per_session")
-        settings["max_chars_per_session"] = at.integer(
-            table["max_chars_per_session"], key, minimum=1
-        )
-    return ResultHandles(**settings)
