@@ -55,7 +55,8 @@ from toolwire.backends.background_process import (
     kill_live_groups,
     pump_output,
 )
-from toolwire.backends.process_logs import RotatingLog, line_matcher, read_from, tail_lines
+from toolwire.backends.log_watch import watch_logs
+from toolwire.backends.process_logs import RotatingLog, tail_generations
 from toolwire.backends.processes import GROUP_CONTROL, ProcessControl, scrubbed_env
 from toolwire.errors import CapabilityError, ConfigurationError
 
@@ -336,15 +337,7 @@ class ProcessManager:
         """
         entry = self._entry(process_id, owner)
         path = os.path.join(entry.info.log_dir, f"{stream}.log")
-        return await anyio.to_thread.run_sync(self._tail, path, lines)
-
-    def _tail(self, path: str, lines: int) -> list[str]:
-        found: list[str] = []
-        for candidate in (path, *(f"{path}.{g}" for g in range(1, self.log_backups + 1))):
-            if len(found) >= lines:
-                break
-            found = tail_lines(candidate, lines - len(found)) + found
-        return found[-lines:] if lines > 0 else []
+        return await anyio.to_thread.run_sync(tail_generations, path, lines, self.log_backups)
 
     async def watch(
         self,
@@ -364,42 +357,7 @@ class ProcessManager:
             LookupError: unknown id.
             re.error: a ``/regex/`` pattern does not compile.
         """
-        entry = self._entry(process_id, owner)
-        matchers = [line_matcher(p) for p in patterns]
-        offsets = dict.fromkeys(streams, 0)
-        partial = dict.fromkeys(streams, b"")
-        with anyio.move_on_after(max(timeout_s, 0.0)):
-            while True:
-                ended = (
-                    entry.snapshot().status != "running"
-                    and entry.pump is not None
-                    and not entry.pump.is_alive()
-                )
-                for stream in streams:
-                    path = os.path.join(entry.info.log_dir, f"{stream}.log")
-                    data, offsets[stream] = await anyio.to_thread.run_sync(
-                        read_from, path, offsets[stream]
-                    )
-                    chunk = partial[stream] + data
-                    *complete, partial[stream] = chunk.split(b"\n")
-                    if ended and partial[stream]:
-                        complete.append(partial[stream])
-                        partial[stream] = b""
-                    for raw in complete:
-                        line = raw.decode("utf-8", errors="replace").rstrip("\r")
-                        for pattern, test in zip(patterns, matchers, strict=True):
-                            if test(line):
-                                return WatchResult(
-                                    matched=True,
-                                    pattern=pattern,
-                                    stream=stream,
-                                    line=line,
-                                    process=entry.snapshot(),
-                                )
-                if ended:
-                    break
-                await anyio.sleep(_POLL_S * 2)
-        return WatchResult(matched=False, process=entry.snapshot())
+        return await watch_logs(self._entry(process_id, owner), patterns, timeout_s, streams)
 
     def kill_all_now(self) -> None:
         """``SIGKILL`` every group this manager started, at once, without waiting.

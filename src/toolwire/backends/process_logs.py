@@ -11,7 +11,14 @@ import os
 import re
 from collections.abc import Callable
 
-__all__ = ["TAIL_WINDOW_BYTES", "RotatingLog", "line_matcher", "read_from", "tail_lines"]
+__all__ = [
+    "TAIL_WINDOW_BYTES",
+    "RotatingLog",
+    "line_matcher",
+    "read_from",
+    "tail_generations",
+    "tail_lines",
+]
 
 TAIL_WINDOW_BYTES = 1 << 20
 """Bytes read from the end of a log for a tail, or per read when following."""
@@ -103,3 +110,14 @@ def tail_lines(path: str, count: int) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines[-count:] if count > 0 else []
+
+
+def tail_generations(path: str, lines: int, backups: int) -> list[str]:
+    """The last ``lines`` lines of the log at ``path``, reaching into its older generations
+    (``path.1`` ... ``path.<backups>``) when the current one holds fewer."""
+    found: list[str] = []
+    for candidate in (path, *(f"{path}.{g}" for g in range(1, backups + 1))):
+        if len(found) >= lines:
+            break
+        found = tail_lines(candidate, lines - len(found)) + found
+    return found[-lines:] if lines > 0 else []
