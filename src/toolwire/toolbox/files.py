@@ -125,7 +125,9 @@ def _read_error(path: str, exc: OSError) -> Err:
     capabilities=[fs_reach(read="from-personality")],
     max_result_chars=READ_FILE_MAX_CHARS,
     output_is_untrusted=True,
-    annotations=ToolAnnotations(title="Read file", read_only=True, idempotent=True),
+    annotations=ToolAnnotations(
+        title="Read file", read_only=True, idempotent=True, open_world=False
+    ),
 )
 async def read_file(
     ctx: ToolContext, path: str, start_line: int | None = None, end_line: int | None = None
@@ -179,7 +181,9 @@ async def read_file(
 @tool(
     toolset="file",
     capabilities=[fs_reach(read="from-personality", write="from-personality")],
-    annotations=ToolAnnotations(title="Write file", destructive=True, idempotent=True),
+    annotations=ToolAnnotations(
+        title="Write file", destructive=True, idempotent=True, open_world=False
+    ),
 )
 async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:
     """Create or overwrite a text file with `content` (parent directories are created).

@@ -74,7 +74,7 @@ def _ambiguous(path: str, text: str, matches: list[int]) -> Err:
 @tool(
     toolset="file",
     capabilities=[fs_reach(read="from-personality", write="from-personality")],
-    annotations=ToolAnnotations(title="Patch file", destructive=True),
+    annotations=ToolAnnotations(title="Patch file", destructive=True, open_world=False),
 )
 async def patch_file(ctx: ToolContext, path: str, old_text: str, new_text: str) -> ToolResult:
     """Replace one exact occurrence of `old_text` with `new_text` in a text file.

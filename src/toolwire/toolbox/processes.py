@@ -143,7 +143,9 @@ def process_tools() -> list[Tool]:
     @tool(
         toolset="process",
         capabilities=caps,
-        annotations=ToolAnnotations(title="List background processes", read_only=True),
+        annotations=ToolAnnotations(
+            title="List background processes", read_only=True, open_world=False
+        ),
     )
     async def process_list(ctx: ToolContext) -> ToolResult:
         """List your background processes: id, status, pid, age, name and command."""
@@ -163,7 +165,9 @@ def process_tools() -> list[Tool]:
         capabilities=caps,
         max_result_chars=64_000,
         output_is_untrusted=True,
-        annotations=ToolAnnotations(title="Background process logs", read_only=True),
+        annotations=ToolAnnotations(
+            title="Background process logs", read_only=True, open_world=False
+        ),
     )
     async def process_logs(
         ctx: ToolContext,
@@ -199,7 +203,9 @@ def process_tools() -> list[Tool]:
     @tool(
         toolset="process",
         capabilities=caps,
-        annotations=ToolAnnotations(title="Stop background process", destructive=True),
+        annotations=ToolAnnotations(
+            title="Stop background process", destructive=True, open_world=False
+        ),
     )
     async def process_stop(ctx: ToolContext, process_id: str) -> ToolResult:
         """Stop a background process and everything it started (SIGTERM, then SIGKILL after 5 s).
@@ -224,7 +230,9 @@ def process_tools() -> list[Tool]:
         toolset="process",
         capabilities=caps,
         timeout_s=MAX_TIMEOUT_S + 30,
-        annotations=ToolAnnotations(title="Wait for background process", read_only=True),
+        annotations=ToolAnnotations(
+            title="Wait for background process", read_only=True, open_world=False
+        ),
     )
     async def process_wait(ctx: ToolContext, process_id: str, timeout_s: float = 30) -> ToolResult:
         """Wait until a background process ends, at most `timeout_s` seconds (0-600).
@@ -252,7 +260,9 @@ def process_tools() -> list[Tool]:
         max_result_chars=4096,
         output_is_untrusted=True,
         timeout_s=MAX_TIMEOUT_S + 30,
-        annotations=ToolAnnotations(title="Watch background process output", read_only=True),
+        annotations=ToolAnnotations(
+            title="Watch background process output", read_only=True, open_world=False
+        ),
     )
     async def process_watch(
         ctx: ToolContext,

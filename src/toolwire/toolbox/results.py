@@ -41,7 +41,9 @@ __all__ = ["read_result", "result_tools"]
     capabilities=[storage("tool-private")],
     toolset="results",
     output_is_untrusted=True,
-    annotations=ToolAnnotations(title="Read a kept result", read_only=True, idempotent=True),
+    annotations=ToolAnnotations(
+        title="Read a kept result", read_only=True, idempotent=True, open_world=False
+    ),
 )
 async def read_result(
     handle: Annotated[str, Field(min_length=1, max_length=64)],

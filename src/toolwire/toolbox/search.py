@@ -192,7 +192,9 @@ def _matches(pattern: str, root: str, walk: _Walk) -> str:
     capabilities=[fs_reach(read="from-personality")],
     max_result_chars=20_000,
     output_is_untrusted=True,
-    annotations=ToolAnnotations(title="Search files", read_only=True, idempotent=True),
+    annotations=ToolAnnotations(
+        title="Search files", read_only=True, idempotent=True, open_world=False
+    ),
 )
 async def search_files(
     ctx: ToolContext,

@@ -119,7 +119,7 @@ def _store(ctx: ToolContext, tool_name: str) -> KeyValueStore | Err:
     toolset="todo",
     capabilities=[shared_storage(group="todo")],
     max_result_chars=8_000,
-    annotations=ToolAnnotations(title="Write the todo list", read_only=False),
+    annotations=ToolAnnotations(title="Write the todo list", read_only=False, open_world=False),
 )
 async def todo_write(
     ctx: ToolContext, items: Annotated[list[TodoItem], Field(max_length=MAX_TODOS)]
@@ -149,7 +149,7 @@ async def todo_write(
     toolset="todo",
     capabilities=[shared_storage(group="todo")],
     max_result_chars=8_000,
-    annotations=ToolAnnotations(title="Read the todo list", read_only=True),
+    annotations=ToolAnnotations(title="Read the todo list", read_only=True, open_world=False),
 )
 async def todo_read(ctx: ToolContext) -> ToolResult:
     """Show this session's todo list with each item's status."""

@@ -96,7 +96,9 @@ def _kanban_create(max_cards: int) -> Tool:
         toolset="kanban",
         capabilities=[shared_storage(group="kanban")],
         max_result_chars=2_000,
-        annotations=ToolAnnotations(title="Create a kanban card", read_only=False),
+        annotations=ToolAnnotations(
+            title="Create a kanban card", read_only=False, open_world=False
+        ),
     )
     async def kanban_create(
         ctx: ToolContext,
@@ -143,7 +145,7 @@ def _kanban_get(max_cards: int) -> Tool:
         capabilities=[shared_storage(group="kanban")],
         output_is_untrusted=True,
         max_result_chars=12_000,
-        annotations=ToolAnnotations(title="Show a kanban card", read_only=True),
+        annotations=ToolAnnotations(title="Show a kanban card", read_only=True, open_world=False),
     )
     async def kanban_get(ctx: ToolContext, card_id: str) -> ToolResult:
         """Show one card in full: title, column, assignee, labels, rev, recent moves, body.
@@ -168,7 +170,7 @@ def _kanban_update(max_cards: int) -> Tool:
         toolset="kanban",
         capabilities=[shared_storage(group="kanban")],
         max_result_chars=2_000,
-        annotations=ToolAnnotations(title="Edit a kanban card", read_only=False),
+        annotations=ToolAnnotations(title="Edit a kanban card", read_only=False, open_world=False),
     )
     async def kanban_update(
         ctx: ToolContext,
@@ -222,7 +224,7 @@ def _kanban_move(max_cards: int) -> Tool:
         toolset="kanban",
         capabilities=[shared_storage(group="kanban")],
         max_result_chars=2_000,
-        annotations=ToolAnnotations(title="Move a kanban card", read_only=False),
+        annotations=ToolAnnotations(title="Move a kanban card", read_only=False, open_world=False),
     )
     async def kanban_move(
         ctx: ToolContext, card_id: str, column: Column, expected_rev: int | None = None
@@ -253,7 +255,7 @@ def _kanban_list(max_cards: int) -> Tool:
         capabilities=[shared_storage(group="kanban")],
         output_is_untrusted=True,
         max_result_chars=20_000,
-        annotations=ToolAnnotations(title="List kanban cards", read_only=True),
+        annotations=ToolAnnotations(title="List kanban cards", read_only=True, open_world=False),
     )
     async def kanban_list(
         ctx: ToolContext,

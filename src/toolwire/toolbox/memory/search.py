@@ -43,7 +43,7 @@ def render_hits(query: str, scope: str, hits: list[ArchiveHit]) -> str:
     capabilities=[archive()],
     output_is_untrusted=True,
     max_result_chars=10_000,
-    annotations=ToolAnnotations(title="Search past sessions", read_only=True),
+    annotations=ToolAnnotations(title="Search past sessions", read_only=True, open_world=False),
 )
 async def session_search(
     ctx: ToolContext, query: str, limit: Annotated[int, Field(ge=1, le=50)] = 10

@@ -153,7 +153,9 @@ def _memory_read(limits: MemoryLimits) -> Tool:
         capabilities=[shared_storage(group="memory")],
         output_is_untrusted=True,
         max_result_chars=20_000,
-        annotations=ToolAnnotations(title="Read long-term memory", read_only=True),
+        annotations=ToolAnnotations(
+            title="Read long-term memory", read_only=True, open_world=False
+        ),
     )
     async def memory_read(ctx: ToolContext, key: str | None = None) -> ToolResult:
         """Read your long-term memory notes, kept across sessions.
@@ -195,7 +197,9 @@ def _memory_write(limits: MemoryLimits) -> Tool:
         toolset="memory",
         capabilities=[shared_storage(group="memory")],
         max_result_chars=2_000,
-        annotations=ToolAnnotations(title="Write long-term memory", read_only=False),
+        annotations=ToolAnnotations(
+            title="Write long-term memory", read_only=False, open_world=False
+        ),
     )
     async def memory_write(
         ctx: ToolContext,
