@@ -10,10 +10,11 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import anyio
+
+from toolwire.mcp.read_streams import ForwardingReadStream
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
@@ -25,17 +26,14 @@ if TYPE_CHECKING:
 __all__ = ["open_transport"]
 
 
-class _WatchedReadStream:
+class _WatchedReadStream(ForwardingReadStream):
     """Forwards a transport's read stream and sets ``ended`` when it ends or breaks."""
 
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], ended: anyio.Event) -> None:
-        self._inner = inner
-        self._ended = ended
+    ENDS = (anyio.EndOfStream, anyio.ClosedResourceError)
 
-    @property
-    def last_context(self) -> Any:
-        """The sender's contextvars snapshot, when the inner stream records one."""
-        return getattr(self._inner, "last_context", None)
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], ended: anyio.Event) -> None:
+        super().__init__(inner)
+        self._ended = ended
 
     async def receive(self) -> SessionMessage | Exception:
         try:
@@ -47,27 +45,6 @@ class _WatchedReadStream:
     async def aclose(self) -> None:
         self._ended.set()
         await self._inner.aclose()
-
-    def __aiter__(self) -> _WatchedReadStream:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _WatchedReadStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 @asynccontextmanager

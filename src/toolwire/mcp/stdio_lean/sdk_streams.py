@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
+from toolwire.mcp.read_streams import ForwardingReadStream
+
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.shared.message import SessionMessage
@@ -74,20 +76,15 @@ class _Unanswered:
         await end.wait_for(self._none)
 
 
-class _GracefulRead:
+class _GracefulRead(ForwardingReadStream):
     """The read stream: counts requests; holds stdin's end back (module doc)."""
 
     def __init__(
         self, inner: ReadStream[SessionMessage | Exception], unanswered: _Unanswered, end: StdinEnd
     ) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._unanswered = unanswered
         self._end = end
-
-    @property
-    def last_context(self) -> Any:
-        """The sender's contextvars snapshot, when the inner stream records one."""
-        return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> SessionMessage | Exception:
         try:
@@ -98,30 +95,6 @@ class _GracefulRead:
         if not isinstance(item, Exception):
             _count(item.message, self._unanswered)
         return item
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> _GracefulRead:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _GracefulRead:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def _count(message: Any, unanswered: _Unanswered) -> None:

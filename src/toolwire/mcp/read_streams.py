@@ -1,0 +1,70 @@
+"""`ForwardingReadStream`: an MCP read stream that forwards another, for wrappers to refine.
+
+The SDK's sessions and dispatchers take a read stream: ``receive``, ``aclose``, async
+iteration, ``async with``, and the sender's contextvars snapshot (``last_context``) when the
+stream records one. A wrapper that only changes what ``receive`` does (the client transports
+watch for the server's end, `toolwire.mcp.transports`; the stdio server holds stdin's end
+back, `toolwire.mcp.stdio_lean.sdk_streams`) subclasses this and overrides ``receive``.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import anyio
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from mcp.shared._stream_protocols import ReadStream
+    from mcp.shared.message import SessionMessage
+
+__all__ = ["ForwardingReadStream"]
+
+
+class ForwardingReadStream:
+    """Forwards every operation to ``inner``.
+
+    Attributes:
+        ENDS: What ``receive`` may raise that ends an ``async for`` over the stream.
+    """
+
+    ENDS: ClassVar[tuple[type[Exception], ...]] = (anyio.EndOfStream,)
+
+    def __init__(self, inner: ReadStream[SessionMessage | Exception]) -> None:
+        self._inner = inner
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's contextvars snapshot, when the inner stream records one."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        """The next message (or the exception the transport read) from ``inner``."""
+        return await self._inner.receive()
+
+    async def aclose(self) -> None:
+        """Close ``inner``."""
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except self.ENDS:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
