@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from toolwire.backends.browser import BrowserBackend, chromium_args, find_chromium  # noqa: E402
-from toolwire.backends.resolver import CapabilityBackends  # noqa: E402
+from toolwire.capabilities.kinds.browser import BrowserBackend, chromium_args, find_chromium  # noqa: E402
+from toolwire.capabilities.resolver import CapabilityBackends  # noqa: E402
+from toolwire.capabilities.seams import NetworkPolicy  # noqa: E402
 from toolwire.context import ToolContext  # noqa: E402
 from toolwire.registry import ToolRegistry  # noqa: E402
 from toolwire.results import Ok  # noqa: E402
-from toolwire.seams import NetworkPolicy  # noqa: E402
 from toolwire.toolbox.browser import browser_tools  # noqa: E402
 
 PAGES = {

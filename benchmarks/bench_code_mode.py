@@ -27,15 +27,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import ToolCall
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.code_mode import CodeModeSettings
 from toolwire.code_mode.run_code import CodeMode
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.presenting import present
 from toolwire.registry import ToolRegistry
+from toolwire.stores.sqlite import SqliteKeyValueBackend
 
 N_CUSTOMERS = 20
 

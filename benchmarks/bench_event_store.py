@@ -1,4 +1,5 @@
-"""What keeping SSE events costs (`toolwire.mcp.event_store`), beside the store's own ``set``.
+"""What keeping SSE events costs (`toolwire.mcp.server.event_store`), beside the store's own
+``set``.
 
 Each SSE event of a 2025-11-25 session served over HTTP is one `SessionEventStore.store_event`
 (a ``set``, plus a ``delete`` once a stream passes its cap); a client that resumes costs one
@@ -19,9 +20,9 @@ import anyio
 from mcp.server.streamable_http import EventMessage
 from mcp_types.jsonrpc import JSONRPCResponse
 
-from toolwire.backends.kv import MemoryKeyValueBackend, SqliteKeyValueBackend
-from toolwire.backends.kv.base import KeyValueBackend
-from toolwire.mcp.event_store import EVENTS_SCOPE, EVENTS_TOOL, KvEventStore
+from toolwire.mcp.server.event_store import EVENTS_SCOPE, EVENTS_TOOL, KvEventStore
+from toolwire.stores import MemoryKeyValueBackend, SqliteKeyValueBackend
+from toolwire.stores.base import KeyValueBackend
 
 EVENTS = 2000
 STREAM = 20

@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from toolwire.backends.kv import (
+from toolwire.stores import (
     KeyValueBackend,
     PostgresKeyValueBackend,
     RedisKeyValueBackend,

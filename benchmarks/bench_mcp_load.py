@@ -34,7 +34,9 @@ HERE = Path(__file__).resolve()
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"
 SERVER_CPU, WRK_CPU = "1", "0"
-COALESCE_ENV = "TOOLWIRE_MCP_HTTP_COALESCE"  # toolwire.mcp.coalesce (the driver imports none)
+COALESCE_ENV = (
+    "TOOLWIRE_MCP_HTTP_COALESCE"  # toolwire.mcp.server.fast_http.coalesce (the driver imports none)
+)
 _LOOP_ENV = "BENCH_MCP_LOOP"  # set for the server processes: "uvloop" (SDK) or "asyncio"
 ACCEPT = "application/json, text/event-stream"
 CALL = {"name": "add", "arguments": {"a": 2, "b": 3}}
@@ -68,7 +70,7 @@ def serve(kind: str, transport: str, port: int) -> None:
 
         registry = ToolRegistry()
         registry.register(add)
-        from toolwire.mcp.serving import event_loop_options
+        from toolwire.mcp.server.serving import event_loop_options
 
         kind_of: Literal["stdio", "http"] = "http" if transport == "http" else "stdio"
         loop = event_loop_options(kind_of) if os.environ.get(_LOOP_ENV) != "asyncio" else {}

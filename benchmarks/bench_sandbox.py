@@ -8,8 +8,9 @@ percentile in milliseconds:
 - ``local``: `LocalProcessBackend`, no sandbox (the baseline);
 - ``sandbox``: `SandboxedProcessBackend` with a read-write root (mounts, namespaces, the pids
   cgroup where there is one, the limits);
-- ``sandbox + network, socat``: the same with a network reach: an egress listener opened and
-  closed, and socat started inside the sandbox before the command (`toolwire.sandbox.relays`);
+- ``sandbox + network, socat``: the same with a network reach: an egress listener opened and closed,
+  and socat started inside the sandbox before the command
+  (`toolwire.capabilities.kinds.process.sandbox.relays`);
 - ``sandbox + network, relay.py``: the same with the Python relay (the fallback without socat).
 
 Target (issue 21): a sandboxed command with network reach costs at most 2x one without it.
@@ -32,10 +33,10 @@ import anyio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from toolwire.backends.process_backends import LocalProcessBackend, ProcessBackend  # noqa: E402
-from toolwire.backends.processes import scrubbed_env  # noqa: E402
-from toolwire.sandbox import Confinement, NetworkReach, probe_bubblewrap  # noqa: E402
-from toolwire.seams import NetworkPolicy  # noqa: E402
+from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, ProcessBackend  # noqa: E402
+from toolwire.capabilities.kinds.process.runner import scrubbed_env  # noqa: E402
+from toolwire.capabilities.kinds.process.sandbox import Confinement, NetworkReach, probe_bubblewrap  # noqa: E402
+from toolwire.capabilities.seams import NetworkPolicy  # noqa: E402
 
 TARGET = 2.0
 
@@ -73,7 +74,7 @@ async def main(repeats: int) -> None:
     if not probe.usable:
         print(f"skipped: {probe.reason}")
         return
-    from toolwire.sandbox.backend import SandboxedProcessBackend
+    from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
 
     work = tempfile.mkdtemp(prefix="toolwire-bench-")
     plain = Confinement(read_roots=(work,), write_roots=(work,))

@@ -30,10 +30,10 @@ from typing import Any
 import anyio
 
 from toolwire import ToolCall, ToolContext, ToolRegistry, tool
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.approvals import Approvals
 from toolwire.execution.handles import ResultHandles
+from toolwire.stores import MemoryKeyValueBackend
 from toolwire.tools import Tool
 
 CALLS = 20_000

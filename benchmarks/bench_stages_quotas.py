@@ -35,11 +35,11 @@ from typing import Any
 import anyio
 
 from toolwire import ToolCall, ToolContext, ToolRegistry, tool
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.effects import Effects
 from toolwire.execution.quotas import Quota, Quotas
 from toolwire.execution.tasks import Tasks
+from toolwire.stores import MemoryKeyValueBackend
 from toolwire.tools import Tool
 
 CALLS = 20_000

@@ -5,7 +5,7 @@ Rows, measured interleaved in one run (each server pinned to one core with ``tas
 
 - the SDK's ``MCPServer`` (``bench_mcp_load.py --serve sdk``): the baseline;
 - toolwire's ``serve_registry`` with the same tool, with the lean stdio loop
-  (`toolwire.mcp.stdio_lean`) and without it (``TOOLWIRE_MCP_LEAN=0``);
+  (`toolwire.mcp.server.fast_stdio`) and without it (``TOOLWIRE_MCP_LEAN=0``);
 - ``toolwire serve --stdio`` with its default configuration (39 built-in tools, the SQLite
   store, the sandbox probe), with and without the lean loop.
 

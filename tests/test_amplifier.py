@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.amplifier import AmplifierResult, from_amplifier, to_amplifier
+from toolwire.integrations.amplifier_results import AmplifierResult, from_amplifier, to_amplifier
 from toolwire.results import Err, ErrorCode, Ok
 
 

@@ -12,14 +12,6 @@ from typing import Protocol
 
 import pytest
 
-from toolwire.backends.resolver import (
-    BACKEND_SETUP_HINTS,
-    CapabilityBackends,
-    CapabilityScope,
-    ResolvedCapabilities,
-    missing_backends,
-    resolve_capabilities,
-)
 from toolwire.capabilities import (
     FS_REACH,
     KINDS,
@@ -33,6 +25,14 @@ from toolwire.capabilities import (
     kind_name,
     process,
     storage,
+)
+from toolwire.capabilities.resolver import (
+    BACKEND_SETUP_HINTS,
+    CapabilityBackends,
+    CapabilityScope,
+    ResolvedCapabilities,
+    missing_backends,
+    resolve_capabilities,
 )
 from toolwire.context import ToolContext
 from toolwire.decorator import tool

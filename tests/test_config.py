@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolwire.config import DEFAULT_STORE_URL, ToolwireConfig, load_config
-from toolwire.config_files import key_line
+from toolwire.config.files import key_line
 from toolwire.errors import ConfigurationError
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolwire._moved import install as _install_moved_modules
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities import ToolCapabilities
 from toolwire.context import AbortSignal, Audience, ProgressEvent, ToolContext
@@ -32,11 +33,10 @@ from toolwire.tools import CachePolicy, Tool, ToolAnnotations, define_tool
 from toolwire.version import __version__
 
 if TYPE_CHECKING:
-    from toolwire.backends.background import ProcessManager
-    from toolwire.backends.defaults import create_backends
-    from toolwire.backends.kv import KeyValueBackend, create_kv_backend
-    from toolwire.backends.process_backends import LocalProcessBackend, ProcessBackend
-    from toolwire.backends.resolver import CapabilityBackends, CapabilityScope
+    from toolwire.capabilities.defaults import create_backends
+    from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, ProcessBackend
+    from toolwire.capabilities.kinds.process.background import ProcessManager
+    from toolwire.capabilities.resolver import CapabilityBackends, CapabilityScope
     from toolwire.config import ToolwireConfig, load_config
     from toolwire.mcp import McpProvider, McpServerConfig, ServeOptions, serve_registry
     from toolwire.presenting import Presenter, PresenterOptions, present
@@ -53,21 +53,22 @@ if TYPE_CHECKING:
         take_snapshot,
     )
     from toolwire.reducers import default_reducers
+    from toolwire.stores import KeyValueBackend, create_kv_backend
     from toolwire.toolbox import command_guard_hook, default_tools
     from toolwire.wiring import create_registry, open_registry
 
 # Heavier parts load on first use, so `import toolwire` stays cheap.
 _LAZY: dict[str, str] = {
-    "CapabilityBackends": "toolwire.backends.resolver",
-    "CapabilityScope": "toolwire.backends.resolver",
-    "KeyValueBackend": "toolwire.backends.kv",
-    "LocalProcessBackend": "toolwire.backends.process_backends",
+    "CapabilityBackends": "toolwire.capabilities.resolver",
+    "CapabilityScope": "toolwire.capabilities.resolver",
+    "KeyValueBackend": "toolwire.stores",
+    "LocalProcessBackend": "toolwire.capabilities.kinds.process.backends",
     "McpProvider": "toolwire.mcp",
     "McpServerConfig": "toolwire.mcp",
     "Presenter": "toolwire.presenting",
     "PresenterOptions": "toolwire.presenting",
-    "ProcessBackend": "toolwire.backends.process_backends",
-    "ProcessManager": "toolwire.backends.background",
+    "ProcessBackend": "toolwire.capabilities.kinds.process.backends",
+    "ProcessManager": "toolwire.capabilities.kinds.process.background",
     "ProviderContext": "toolwire.providers",
     "ServeOptions": "toolwire.mcp",
     "ToolProvider": "toolwire.providers",
@@ -76,8 +77,8 @@ _LAZY: dict[str, str] = {
     "cached": "toolwire.providers",
     "combined": "toolwire.providers",
     "command_guard_hook": "toolwire.toolbox",
-    "create_backends": "toolwire.backends.defaults",
-    "create_kv_backend": "toolwire.backends.kv",
+    "create_backends": "toolwire.capabilities.defaults",
+    "create_kv_backend": "toolwire.stores",
     "create_registry": "toolwire.wiring",
     "default_reducers": "toolwire.reducers",
     "default_tools": "toolwire.toolbox",
@@ -94,6 +95,7 @@ _LAZY: dict[str, str] = {
 
 
 __getattr__, __dir__ = _lazy_exports("toolwire", _LAZY, globals())
+_install_moved_modules()  # 0.1 module paths import as their new homes, with a warning
 
 
 __all__ = [

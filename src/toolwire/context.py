@@ -16,9 +16,7 @@ import anyio
 import anyio.from_thread
 from anyio.lowlevel import EventLoopToken, current_token
 
-from toolwire.errors import AbortedError
-from toolwire.principals import LOCAL, Principal
-from toolwire.seams import (
+from toolwire.capabilities.seams import (
     KeyValueStore,
     NetworkPolicy,
     ReadRecord,
@@ -28,6 +26,8 @@ from toolwire.seams import (
     ScopedProcess,
     ScopedSecrets,
 )
+from toolwire.errors import AbortedError
+from toolwire.principals import LOCAL, Principal
 
 __all__ = [
     "DEFAULT_RESULT_BUDGET_CHARS",

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from toolwire.calls import CallOutcome, ToolCall
+from toolwire.capabilities.seams import Attachment
 from toolwire.cleanups import Cleanup, Cleanups
 from toolwire.context import ToolContext
 from toolwire.deferred_tools import Deferral, DeferredTools
@@ -28,11 +29,10 @@ from toolwire.execution.tracing import PipelineTracer
 from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import ToolSnapshot
 from toolwire.registry_settings import DEFAULT, SettingsView, check_options, pipeline_settings
-from toolwire.seams import Attachment
 from toolwire.tools import Tool
 
 if TYPE_CHECKING:
-    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.capabilities.resolver import CapabilityBackends
     from toolwire.reducers.registry import ReducerRegistry
 
 __all__ = ["DEFAULT_TIMEOUT_S", "ToolDefinition", "ToolRegistry"]

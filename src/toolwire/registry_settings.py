@@ -17,7 +17,7 @@ from toolwire.execution.tasks import Tasks
 from toolwire.execution.tracing import BatchRunner, PipelineTracer
 
 if TYPE_CHECKING:
-    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.capabilities.resolver import CapabilityBackends
     from toolwire.execution.approvals import Approvals
     from toolwire.execution.effects import Effects
     from toolwire.execution.handles import ResultHandles

@@ -32,8 +32,8 @@ from toolwire.tool_modules import host_files, register_user_tools
 from toolwire.tools import Tool
 
 if TYPE_CHECKING:
-    from toolwire.backends.resolver import CapabilityBackends
-    from toolwire.mcp.client import McpProvider
+    from toolwire.capabilities.resolver import CapabilityBackends
+    from toolwire.mcp.client.provider import McpProvider
 
 __all__ = ["BUILTIN_TOOLSETS", "Wired", "builtin_tools", "create_registry", "open_registry"]
 
@@ -73,12 +73,12 @@ def create_backends_for(
     Raises:
         ConfigurationError: a bad ``[agents]`` table, or a tool module that cannot be imported.
     """
-    from toolwire.backends.defaults import create_backends
-    from toolwire.backends.secret_env import DEFAULT_ENV_SECRETS
+    from toolwire.capabilities.defaults import create_backends
+    from toolwire.capabilities.kinds.secrets.env import DEFAULT_ENV_SECRETS
 
     kind_backends = _browser_backend()
     if config.agents is not None:
-        from toolwire.agents import delegation_from_config
+        from toolwire.capabilities.kinds.subagent import delegation_from_config
 
         kind_backends["subagent"] = delegation_from_config(config.agents, hooks=hooks)
 
@@ -108,7 +108,7 @@ def _browser_backend() -> dict[str, object]:
 
     if importlib.util.find_spec("playwright") is None:
         return {}
-    from toolwire.backends.browser import BrowserBackend
+    from toolwire.capabilities.kinds.browser import BrowserBackend
 
     return {"browser": BrowserBackend()}
 
@@ -217,8 +217,8 @@ async def open_registry(
     connect; one that does not is logged and keeps retrying in the background, and its tools
     appear in the registry once it connects.
     """
-    from toolwire.mcp.bridge import bridge_into
-    from toolwire.mcp.pinning import DefinitionPins
+    from toolwire.mcp.client.bridge import bridge_into
+    from toolwire.mcp.client.pinning import DefinitionPins
 
     async with AsyncExitStack() as stack:
         backends = create_backends_for(config)
@@ -231,7 +231,9 @@ async def open_registry(
         if config.mcp_servers:
             _require_mcp_sdk()
         for server in config.mcp_servers:
-            from toolwire.mcp.client import McpProvider  # the SDK: only with servers to bridge
+            from toolwire.mcp.client.provider import (
+                McpProvider,  # the SDK: only with servers to bridge
+            )
 
             provider = McpProvider(server, pins=pins)
             provider = await stack.enter_async_context(provider.running())

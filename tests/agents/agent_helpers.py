@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 from model_server import ModelServer
 
-from toolwire.agents import ChatCompletionsRunner, ModelPrice, RetryPolicy
+from toolwire.capabilities.kinds.subagent import ChatCompletionsRunner, ModelPrice, RetryPolicy
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.decorator import tool
 from toolwire.registry import ToolRegistry

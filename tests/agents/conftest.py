@@ -20,9 +20,9 @@ from agent_helpers import (
 )
 from model_server import ModelServer, running_model_server
 
-from toolwire.agents import Delegation
-from toolwire.backends.resolver import CapabilityBackends
-from toolwire.backends.secrets import EnvSecretsResolver
+from toolwire.capabilities.kinds.secrets.resolvers import EnvSecretsResolver
+from toolwire.capabilities.kinds.subagent import Delegation
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.toolbox import default_tools

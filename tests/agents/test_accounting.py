@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.agents import (
+from toolwire.capabilities.kinds.subagent import (
     ChatCompletionsRunner,
     Delegation,
     ModelPrice,
@@ -17,10 +17,10 @@ from toolwire.agents import (
     cost_of,
     price_table,
 )
-from toolwire.agents.chat_client import retry_after_seconds
-from toolwire.agents.chat_runner import chat_usage
+from toolwire.capabilities.kinds.subagent.chat_client import retry_after_seconds
+from toolwire.capabilities.kinds.subagent.chat_runner import chat_usage
+from toolwire.capabilities.kinds.subagent.seam import SubagentUsage, agent_depth, depth_agent_id
 from toolwire.errors import ConfigurationError
-from toolwire.seams.subagent import SubagentUsage, agent_depth, depth_agent_id
 
 
 class EchoRunner:

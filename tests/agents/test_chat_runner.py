@@ -15,7 +15,7 @@ import pytest
 from agent_helpers import API_KEY, RegistryFactory, runner_for
 from model_server import ModelServer, Reply, completion, tool_call
 
-from toolwire.agents import ChatCompletionsRunner, RetryPolicy
+from toolwire.capabilities.kinds.subagent import ChatCompletionsRunner, RetryPolicy
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 

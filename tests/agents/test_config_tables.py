@@ -7,7 +7,11 @@ from typing import Any
 
 import pytest
 
-from toolwire.agents import ChatCompletionsRunner, ModelPrice, delegation_from_config
+from toolwire.capabilities.kinds.subagent import (
+    ChatCompletionsRunner,
+    ModelPrice,
+    delegation_from_config,
+)
 from toolwire.errors import ConfigurationError
 
 EXAMPLE = """

@@ -12,10 +12,10 @@ from agent_helpers import Blocker, RegistryFactory
 from model_server import ModelServer, Recorded, completion, tool_call
 
 from toolwire.calls import ToolCall
+from toolwire.capabilities.kinds.subagent.seam import SubagentReport
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.execution.hooks import BeforeCall, BeforeDecision, HookRegistry, deny
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams.subagent import SubagentReport
 
 pytestmark = pytest.mark.anyio
 

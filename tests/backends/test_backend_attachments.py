@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.attachments import (
+from toolwire.capabilities.kinds.attachments.filtered import (
     FilteredAttachments,
     attachment_path,
     attachment_read_dirs,
 )
+from toolwire.capabilities.seams import Attachment, ScopedAttachments
 from toolwire.errors import CapabilityError
-from toolwire.seams import Attachment, ScopedAttachments
 
 pytestmark = pytest.mark.anyio
 

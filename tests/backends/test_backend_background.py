@@ -15,30 +15,30 @@ import anyio
 import pytest
 from process_helpers import alive, all_dead, read_pids
 
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.process_backends import (
+from toolwire.capabilities import ToolCapabilities, process
+from toolwire.capabilities.kinds.process.backends import (
     LocalProcessBackend,
     ProcessBackend,
     WrapperProcessBackend,
 )
-from toolwire.backends.resolver import (
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.resolver import (
     BACKEND_SETUP_HINTS,
     CapabilityBackends,
     CapabilityScope,
     missing_backends,
     resolve_capabilities,
 )
-from toolwire.capabilities import ToolCapabilities, process
-from toolwire.context import ToolContext
-from toolwire.errors import BinaryNotAllowedError, CapabilityError, ConfigurationError
-from toolwire.registry import ToolRegistry
-from toolwire.results import Err, Ok
-from toolwire.seams import (
+from toolwire.capabilities.seams import (
     BackgroundProcess,
     BackgroundProcesses,
     ProcessResult,
     ScopedProcess,
 )
+from toolwire.context import ToolContext
+from toolwire.errors import BinaryNotAllowedError, CapabilityError, ConfigurationError
+from toolwire.registry import ToolRegistry
+from toolwire.results import Err, Ok
 from toolwire.toolbox import process_tools, terminal_tools
 
 pytestmark = pytest.mark.anyio
@@ -278,10 +278,8 @@ async def test_closing_the_backends_kills_every_process_group_grandchildren_incl
 
 
 # The script starts a process tree, drops its manager unclosed, collects it and exits.
-DROPPED_MANAGER = """
-import gc, sys
-import anyio
-from toolwire.backends.background import ProcessManager
+DROPPED_MANAGER = """ import gc, sys import anyio from
+toolwire.capabilities.kinds.process.background import ProcessManager
 
 async def main() -> None:
     manager = ProcessManager(sys.argv[1], stop_grace_s=1.0)

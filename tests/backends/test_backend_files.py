@@ -13,9 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fifo_helpers import no_reader_holds, rescued
-from toolwire.backends.files import MAX_SYMLINK_HOPS, ReachScopedFs, canonical_path
+from toolwire.capabilities.kinds.fs_reach.scoped import (
+    MAX_SYMLINK_HOPS,
+    ReachScopedFs,
+    canonical_path,
+)
+from toolwire.capabilities.seams import DirEntry, ScopedFs
 from toolwire.errors import ConfigurationError, PathNotReachableError
-from toolwire.seams import DirEntry, ScopedFs
 
 pytestmark = pytest.mark.anyio
 

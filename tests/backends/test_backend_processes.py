@@ -10,11 +10,11 @@ import anyio
 import pytest
 from process_helpers import all_dead, read_pids
 
-from toolwire.backends.processes import TIMEOUT_EXIT_CODE, run_process, scrubbed_env
-from toolwire.backends.scoped_processes import LocalScopedProcess
+from toolwire.capabilities.kinds.process.runner import TIMEOUT_EXIT_CODE, run_process, scrubbed_env
+from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess
+from toolwire.capabilities.seams import ScopedProcess
 from toolwire.context import AbortSignal
 from toolwire.errors import AbortedError, BinaryNotAllowedError
-from toolwire.seams import ScopedProcess
 
 pytestmark = pytest.mark.anyio
 

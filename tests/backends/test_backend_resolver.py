@@ -7,30 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.attachments import FilteredAttachments
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.defaults import create_backends
-from toolwire.backends.files import ReachScopedFs
-from toolwire.backends.kv import MemoryKeyValueBackend, ScopedKeyValueStore
-from toolwire.backends.network import HostScopedFetch, SafeFetcher
-from toolwire.backends.process_backends import LocalProcessBackend
-from toolwire.backends.resolver import (
-    BACKEND_SETUP_HINTS,
-    CapabilityBackends,
-    CapabilityScope,
-    DefaultTtlStore,
-    FsReach,
-    ResolvedCapabilities,
-    missing_backends,
-    resolve_capabilities,
-)
-from toolwire.backends.scoped_processes import LocalScopedProcess, OwnedBackgroundProcesses
-from toolwire.backends.secrets import (
-    ChainSecretsResolver,
-    DeclaredSecrets,
-    EnvSecretsResolver,
-    VaultSecretsResolver,
-)
 from toolwire.capabilities import (
     StorageScope,
     ToolCapabilities,
@@ -41,9 +17,33 @@ from toolwire.capabilities import (
     secrets,
     storage,
 )
+from toolwire.capabilities.defaults import create_backends
+from toolwire.capabilities.kinds.attachments.filtered import FilteredAttachments
+from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.network import HostScopedFetch, SafeFetcher
+from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess, OwnedBackgroundProcesses
+from toolwire.capabilities.kinds.secrets.resolvers import (
+    ChainSecretsResolver,
+    DeclaredSecrets,
+    EnvSecretsResolver,
+    VaultSecretsResolver,
+)
+from toolwire.capabilities.resolver import (
+    BACKEND_SETUP_HINTS,
+    CapabilityBackends,
+    CapabilityScope,
+    DefaultTtlStore,
+    FsReach,
+    ResolvedCapabilities,
+    missing_backends,
+    resolve_capabilities,
+)
+from toolwire.capabilities.seams import Attachment, KeyValueStore, NetworkPolicy
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.errors import AbortedError, ConfigurationError, PathNotReachableError
-from toolwire.seams import Attachment, KeyValueStore, NetworkPolicy
+from toolwire.stores import MemoryKeyValueBackend, ScopedKeyValueStore
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.backends.secrets import (
+from toolwire.capabilities.kinds.secrets.resolvers import (
     DEFAULT_ENV_SECRETS,
     ChainSecretsResolver,
     DeclaredSecrets,
@@ -20,8 +20,8 @@ from toolwire.backends.secrets import (
     is_ref_permitted,
     validate_ref,
 )
+from toolwire.capabilities.seams import ScopedSecrets
 from toolwire.errors import SecretNotDeclaredError
-from toolwire.seams import ScopedSecrets
 
 pytestmark = pytest.mark.anyio
 

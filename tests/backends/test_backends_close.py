@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.capability_backends import CapabilityBackends
-from toolwire.backends.defaults import create_backends
+from toolwire.capabilities.backends import CapabilityBackends
+from toolwire.capabilities.defaults import create_backends
 
 
 class _Recording:

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.defaults import create_backends
-from toolwire.backends.secret_env import EnvSecretsResolver, check_env_name, secret_env_name
-from toolwire.backends.secrets import (
+from toolwire.capabilities.defaults import create_backends
+from toolwire.capabilities.kinds.secrets.env import (
+    EnvSecretsResolver,
+    check_env_name,
+    secret_env_name,
+)
+from toolwire.capabilities.kinds.secrets.resolvers import (
     ChainSecretsResolver,
     DeclaredSecrets,
     VaultSecretsResolver,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from service_checks import missing_here
-from toolwire.sandbox import probe_bubblewrap
+from toolwire.capabilities.kinds.process.sandbox import probe_bubblewrap
 
 TOOLWIRE = Path(sys.executable).with_name("toolwire")
 PYPROJECT = '[project]\nname = "outside"\nversion = "0"\n\n[tool.ruff.lint]\nselect = ["F"]\n'

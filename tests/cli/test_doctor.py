@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from service_checks import IN_CI
+from toolwire.capabilities.kinds.process.sandbox.settings import SandboxSettings
 from toolwire.cli import doctor_checks
 from toolwire.cli.app import app
 from toolwire.cli.doctor_checks import (
@@ -28,7 +29,6 @@ from toolwire.cli.doctor_checks import (
 )
 from toolwire.config import ToolwireConfig
 from toolwire.mcp.settings import McpServerConfig
-from toolwire.sandbox.settings import SandboxSettings
 
 runner = CliRunner()
 

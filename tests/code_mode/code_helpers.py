@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.code_mode import CodeModeSettings, run_code_tool
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok
+from toolwire.stores.sqlite import SqliteKeyValueBackend
 from toolwire.tools import Tool
 
 pytest.importorskip("pydantic_monty")

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 from code_helpers import ctx, error_of, registry_with, run, value_of
 
-from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.code_mode import CodeMode, CodeModeSettings
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
@@ -23,6 +22,7 @@ from toolwire.execution.approvals import pending_approval
 from toolwire.execution.flow import clear_untrusted
 from toolwire.registry import ToolRegistry
 from toolwire.results import Ok
+from toolwire.stores.sqlite import SqliteKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

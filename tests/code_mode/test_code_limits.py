@@ -10,14 +10,14 @@ import anyio
 import pytest
 from code_helpers import error_of, registry_with, run, value_of
 
-from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.code_mode import CodeModeSettings, run_code_tool
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.execution.handles import ResultHandles
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
+from toolwire.stores.sqlite import SqliteKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -13,11 +13,11 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.code_mode import run_code_tool
 from toolwire.decorator import tool
 from toolwire.registry import ToolRegistry
+from toolwire.stores.sqlite import SqliteKeyValueBackend
 from toolwire.telemetry import ToolTelemetry
 
 pytestmark = pytest.mark.anyio

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import ConfigurationError
@@ -23,6 +22,7 @@ from toolwire.execution.flow import clear_untrusted
 from toolwire.principals import Principal
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok
+from toolwire.stores.sqlite import SqliteKeyValueBackend
 from toolwire.tools import Tool
 
 pytestmark = pytest.mark.anyio

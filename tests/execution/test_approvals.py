@@ -13,9 +13,8 @@ from exec_helpers import Calls, ctx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome, ToolCall
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import ConfigurationError, ToolDefinitionError
@@ -29,6 +28,7 @@ from toolwire.execution.approvals import (
 from toolwire.execution.cache import canonical_args
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok
+from toolwire.stores import MemoryKeyValueBackend
 from toolwire.tools import Tool
 
 pytestmark = pytest.mark.anyio

@@ -17,12 +17,12 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "backends" / "kv"))
 from exec_helpers import Calls, ctx
 from kv_targets import KINDS, KvTarget, on_loops, open_target
 
-from toolwire.backends.kv import KeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.approvals import pending_approval
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok
+from toolwire.stores import KeyValueBackend
 
 pytestmark = [
     pytest.mark.anyio,

@@ -13,14 +13,14 @@ from exec_helpers import Calls, ctx
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import ToolCall
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError, ToolDefinitionError
 from toolwire.execution.effects import EFFECTS_SCOPE, EFFECTS_TOOL, Effects
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.stores import MemoryKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -12,8 +12,7 @@ from exec_helpers import Calls, ctx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import ConfigurationError
@@ -28,7 +27,8 @@ from toolwire.execution.hooks import AfterCall
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.toolbox.results import read_result
+from toolwire.stores import MemoryKeyValueBackend
+from toolwire.toolbox.kept_results import read_result
 
 pytestmark = pytest.mark.anyio
 

@@ -18,14 +18,14 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "backends" / "kv"))
 from exec_helpers import ctx
 from kv_targets import KINDS, KvTarget, on_loops, open_target
 
-from toolwire.backends.kv import KeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import ToolCall
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.execution.handles import ResultHandles, find_handle
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
-from toolwire.toolbox.results import read_result
+from toolwire.stores import KeyValueBackend
+from toolwire.toolbox.kept_results import read_result
 from toolwire.tools import define_tool
 
 pytestmark = [

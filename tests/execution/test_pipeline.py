@@ -13,10 +13,10 @@ import anyio.lowlevel
 import pytest
 from exec_helpers import Calls, ctx, registry_with, returning, run
 
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities import attachments, network, storage
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import Attachment, NetworkPolicy
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.errors import AbortedError
 from toolwire.execution.finish import REDUCE_OFF_LOOP_CHARS
@@ -24,7 +24,7 @@ from toolwire.execution.hooks import replace_args
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import Attachment, NetworkPolicy
+from toolwire.stores import MemoryKeyValueBackend
 from toolwire.tools import define_tool
 
 QTY = {
@@ -515,7 +515,7 @@ async def test_a_tool_that_declares_nothing_gets_no_seams_from_the_callers_conte
 
 @pytest.mark.anyio
 async def test_the_personality_network_policy_on_the_context_reaches_the_resolver() -> None:
-    from toolwire.backends.network import SafeFetcher
+    from toolwire.capabilities.kinds.network import SafeFetcher
 
     async def hosts(args: dict[str, Any], context: ToolContext) -> ToolResult:
         return Ok(repr(getattr(context.scoped_fetch, "allowed_hosts", None)))

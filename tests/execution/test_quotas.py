@@ -12,14 +12,14 @@ from exec_helpers import Calls, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import ToolCall
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.quotas import QUOTAS_SCOPE, QUOTAS_TOOL, Quota, Quotas
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
+from toolwire.stores import MemoryKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -18,15 +18,15 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "backends" / "kv"))
 from exec_helpers import Calls, ctx
 from kv_targets import KINDS, KvTarget, on_loops, open_target
 
-from toolwire.backends.kv import KeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import CallOutcome, ToolCall
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import AtomicKeyValueStore
 from toolwire.context import ToolContext
 from toolwire.execution.quota_slots import claim_slot
 from toolwire.execution.quotas import Quota, Quotas
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
-from toolwire.seams import AtomicKeyValueStore
+from toolwire.stores import KeyValueBackend
 
 pytestmark = [
     pytest.mark.anyio,

@@ -11,15 +11,15 @@ import anyio
 import pytest
 from exec_helpers import Calls, ctx
 
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import ToolCall
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError, ToolDefinitionError
 from toolwire.execution.hooks import AfterCall
 from toolwire.execution.tasks import TASKS_SCOPE, TASKS_TOOL, Tasks, pending_task
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
+from toolwire.stores import MemoryKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -20,12 +20,12 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "backends" / "kv"))
 from exec_helpers import Calls, ctx
 from kv_targets import KINDS, KvTarget, on_loops, open_target
 
-from toolwire.backends.kv import KeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.execution.tasks import TASKS_SCOPE, TASKS_TOOL, Tasks, pending_task
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
+from toolwire.stores import KeyValueBackend
 
 pytestmark = [
     pytest.mark.anyio,

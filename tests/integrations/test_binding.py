@@ -8,9 +8,9 @@ import pytest
 from integration_helpers import RecordingRegistry, pick, shout
 
 from toolwire import ToolCall, ToolContext, ToolRegistry, static_tools
+from toolwire.capabilities.seams import ReadRecord
 from toolwire.errors import ConfigurationError
 from toolwire.integrations import ToolBinding
-from toolwire.seams import ReadRecord
 
 pytestmark = pytest.mark.anyio
 

@@ -1,5 +1,5 @@
-"""A tool that reaches its MCP client only through a helper looked up at run time, so nothing
-in its code or module names the peer (`toolwire.mcp.lean.peer` learns it when it is used)."""
+"""A tool that reaches its MCP client only through a helper looked up at run time, so nothing in its
+code or module names the peer (`toolwire.mcp.server.fast_http.peer` learns it when it is used)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from toolwire.tools import Tool
 
 
 async def _log_through_a_helper(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    module = importlib.import_module("toolwire.mcp.peer")
+    module = importlib.import_module("toolwire.mcp.server.peer")
     client = getattr(module, "current_" + "peer")()
     if client is not None:
         await client.log("info", "through a helper")

@@ -16,19 +16,19 @@ import httpx
 from mcp_helpers import WAIT_S
 
 from toolwire import ToolContext, ToolRegistry, define_tool, ok
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.kv import create_kv_backend
-from toolwire.backends.process_backends import LocalProcessBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.handles import ResultHandles
 from toolwire.mcp import ServeOptions, serve_http
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.server_auth import open_server_auth
-from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.auth.tokens import TokenStore
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.server_auth import open_server_auth
+from toolwire.mcp.server.auth.settings import AuthSettings
+from toolwire.mcp.server.auth.tokens import TokenStore
 from toolwire.results import ToolResult
+from toolwire.stores import create_kv_backend
 from toolwire.toolbox import memory_tools, process_tools, todo_tools
-from toolwire.toolbox.results import read_result
+from toolwire.toolbox.kept_results import read_result
 
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"

@@ -23,7 +23,7 @@ from mcp_helpers import (
 
 from toolwire.errors import ProviderError
 from toolwire.mcp import McpServerConfig
-from toolwire.mcp.connection import McpConnection
+from toolwire.mcp.client.connection import McpConnection
 
 pytestmark = pytest.mark.anyio
 

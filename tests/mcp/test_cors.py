@@ -11,14 +11,14 @@ import pytest
 from http_serving import HEADERS, serving
 from mcp_helpers import WAIT_S
 
-from toolwire.backends.kv import create_kv_backend
 from toolwire.config import load_config
 from toolwire.errors import ConfigurationError
 from toolwire.mcp import ServeOptions
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.server_auth import open_server_auth
-from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.auth.tokens import TokenStore
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.server_auth import open_server_auth
+from toolwire.mcp.server.auth.settings import AuthSettings
+from toolwire.mcp.server.auth.tokens import TokenStore
+from toolwire.stores import create_kv_backend
 
 pytestmark = pytest.mark.anyio
 

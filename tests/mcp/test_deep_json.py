@@ -28,10 +28,11 @@ import pytest
 from mcp_helpers import SERVERS, WAIT_S
 
 from toolwire import ToolRegistry, tool
-from toolwire.mcp import ServeOptions, serve_http, wire_json
-from toolwire.mcp.json_depth import MAX_DEPTH, too_deep
-from toolwire.mcp.lean import LEAN_ENV
-from toolwire.mcp.stdio_lean.messages import read_message
+from toolwire.mcp import ServeOptions, serve_http
+from toolwire.mcp.server import wire_json
+from toolwire.mcp.server.fast_http import LEAN_ENV
+from toolwire.mcp.server.fast_stdio.messages import read_message
+from toolwire.mcp.server.json_depth import MAX_DEPTH, too_deep
 
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"

@@ -15,11 +15,11 @@ from mcp.server.streamable_http import EventMessage
 from mcp_types.jsonrpc import JSONRPCNotification, JSONRPCResponse
 
 from toolwire import ToolRegistry
-from toolwire.backends.kv import MemoryKeyValueBackend, SqliteKeyValueBackend
-from toolwire.backends.kv.base import KeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.event_store import EVENTS_SCOPE, EVENTS_TOOL, KvEventStore
+from toolwire.mcp.server.event_store import EVENTS_SCOPE, EVENTS_TOOL, KvEventStore
+from toolwire.stores import MemoryKeyValueBackend, SqliteKeyValueBackend
+from toolwire.stores.base import KeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -16,8 +16,8 @@ from http_serving import HEADERS, HOLD_CALL, Gate, open_session, serving, sessio
 from mcp_helpers import WAIT_S
 
 from toolwire.mcp import ServeOptions
-from toolwire.mcp.lean import LEAN_ENV
-from toolwire.mcp.resumable import RESUMABLE_SINCE, RETRY_INTERVAL_MS
+from toolwire.mcp.server.fast_http import LEAN_ENV
+from toolwire.mcp.server.resumable import RESUMABLE_SINCE, RETRY_INTERVAL_MS
 
 pytestmark = pytest.mark.anyio
 

@@ -1,5 +1,5 @@
-"""The fast path (`toolwire.mcp.lean`): the same answers as the SDK path, and everything else
-still reaches the SDK.
+"""The fast path (`toolwire.mcp.server.fast_http`): the same answers as the SDK path, and everything
+else still reaches the SDK.
 
 Two `serve_http` servers of the same registry run side by side, one with the fast path and
 one without (``TOOLWIRE_MCP_LEAN=0``); raw requests on both revisions must get the same
@@ -24,8 +24,8 @@ from mcp_helpers import WAIT_S
 
 from toolwire import ToolRegistry, tool
 from toolwire.mcp import ServeOptions, serve_http
-from toolwire.mcp.lean import LEAN_ENV, LeanFront, parse_lean_request
-from toolwire.mcp.peer import PeerUnavailableError, current_peer
+from toolwire.mcp.server.fast_http import LEAN_ENV, LeanFront, parse_lean_request
+from toolwire.mcp.server.peer import PeerUnavailableError, current_peer
 
 pytestmark = pytest.mark.anyio
 
@@ -424,10 +424,10 @@ async def test_a_session_tool_using_its_peer_is_learned(monkeypatch: pytest.Monk
 
 
 async def test_a_body_cut_short_goes_to_the_sdk_as_it_was_read() -> None:
-    from toolwire.mcp.hangups import HangupWatcher
-    from toolwire.mcp.lean import LeanPath
-    from toolwire.mcp.server import create_mcp_server
-    from toolwire.mcp.sessions import BoundedSessionManager
+    from toolwire.mcp.server.fast_http import LeanPath
+    from toolwire.mcp.server.hangups import HangupWatcher
+    from toolwire.mcp.server.server import create_mcp_server
+    from toolwire.mcp.server.sessions import BoundedSessionManager
 
     server = create_mcp_server(_registry())
     sessions = BoundedSessionManager(server, idle_timeout_s=60, max_sessions=4)

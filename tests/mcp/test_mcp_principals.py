@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from principal_serving import BIG_TEXT, text_of, two_principals
 
-from toolwire.mcp.lean import LEAN_ENV
-from toolwire.mcp.result_resources import RESOURCE_NOT_FOUND, RESULT_URI_PREFIX
+from toolwire.mcp.server.fast_http import LEAN_ENV
+from toolwire.mcp.server.result_resources import RESOURCE_NOT_FOUND, RESULT_URI_PREFIX
 
 pytestmark = pytest.mark.anyio
 

@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import SERVERS, HttpServer, start_http_server, stop
 
-from toolwire.mcp.task_client import TasksClientExtension
+from toolwire.mcp.client.tasks import TasksClientExtension
 from toolwire.mcp.task_extension import (
     TASKS_EXTENSION,
     CancelTaskRequest,

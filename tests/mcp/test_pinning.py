@@ -1,6 +1,6 @@
-"""Definition pinning (`toolwire.mcp.pinning`): against the SDK's own server over stdio, whose
-``note`` tool reads its description from ``$GAPS_NOTE_TEXT`` (so a restart can change it), with
-the pins in a real SQLite store shared by the runs, and through ``toolwire mcp``."""
+"""Definition pinning (`toolwire.mcp.client.pinning`): against the SDK's own server over stdio,
+whose ``note`` tool reads its description from ``$GAPS_NOTE_TEXT`` (so a restart can change it),
+with the pins in a real SQLite store shared by the runs, and through ``toolwire mcp``."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp_helpers import SERVERS, stdio_config
 
-from toolwire.backends.kv import MemoryKeyValueBackend, SqliteKeyValueBackend
 from toolwire.errors import ConfigurationError
 from toolwire.mcp import McpProvider
-from toolwire.mcp.pinning import DefinitionPins, definition_hash
+from toolwire.mcp.client.pinning import DefinitionPins, definition_hash
 from toolwire.mcp.settings import McpServerConfig
+from toolwire.stores import MemoryKeyValueBackend, SqliteKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -18,16 +18,16 @@ from mcp_helpers import SDK_SERVER, WAIT_S, stdio_config
 from revision_serving import sdk_client, served
 
 from toolwire import ToolContext, ToolRegistry, define_tool, ok
-from toolwire.backends.kv import create_kv_backend
 from toolwire.errors import ConfigurationError
 from toolwire.mcp import McpProvider, ServeOptions
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.server_auth import open_server_auth
-from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.auth.tokens import TokenStore
-from toolwire.mcp.bridge import bridge_into
+from toolwire.mcp.client.bridge import bridge_into
 from toolwire.mcp.revision import listing_cache_hints
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.server_auth import open_server_auth
+from toolwire.mcp.server.auth.settings import AuthSettings
+from toolwire.mcp.server.auth.tokens import TokenStore
 from toolwire.results import ToolResult
+from toolwire.stores import create_kv_backend
 
 pytestmark = pytest.mark.anyio
 

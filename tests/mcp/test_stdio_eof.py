@@ -1,8 +1,7 @@
-"""Stdin's end on ``toolwire serve --stdio`` (`toolwire.mcp.stdio_lean.grace`): every request
-written before the client closed stdin is answered before the process exits 0, on the lean
-loop, after its handover to the SDK server and with the SDK serving from the start; a call
-still running when the grace is over is aborted (its abort signal fires) and answered with an
-error.
+"""Stdin's end on ``toolwire serve --stdio`` (`toolwire.mcp.server.fast_stdio.grace`): every request
+written before the client closed stdin is answered before the process exits 0, on the lean loop,
+after its handover to the SDK server and with the SDK serving from the start; a call still running
+when the grace is over is aborted (its abort signal fires) and answered with an error.
 
 Regression: a ``tools/call`` piped just before stdin closed got no answer (the lean loop and
 the SDK's dispatcher both cancelled the calls in flight at EOF), and the process exited 0.
@@ -19,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from toolwire.mcp.stdio_lean.grace import GRACE_ENV
+from toolwire.mcp.server.fast_stdio.grace import GRACE_ENV
 
 TOOLS = '''
 import os

@@ -1,5 +1,5 @@
-"""The lean stdio loop (`toolwire.mcp.stdio_lean`): the same answers as the SDK server, the SDK
-imported only when a message needs it, and a handover that loses nothing and answers nothing
+"""The lean stdio loop (`toolwire.mcp.server.fast_stdio`): the same answers as the SDK server, the
+SDK imported only when a message needs it, and a handover that loses nothing and answers nothing
 twice; with raw JSON lines and with the SDK's own client, on both protocol generations."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_helpers import SERVERS, WAIT_S
 from mcp_types import version as sdk_versions
 
-from toolwire.mcp.stdio_lean import messages
+from toolwire.mcp.server.fast_stdio import messages
 
 LEAN_SERVER = SERVERS / "lean_server.py"
 MODERN = "2026-07-28"
@@ -441,7 +441,8 @@ async def test_the_sdk_client_is_served_lean_then_handed_over(mode: str, tmp_pat
 
 def test_the_stdio_path_imports_no_sdk_and_no_http_stack() -> None:
     code = (
-        "import sys, toolwire.cli.serve, toolwire.mcp.serving, toolwire.mcp.stdio_lean.loop;"
+        "import sys, toolwire.cli.serve, toolwire.mcp.server.serving;"
+        "import toolwire.mcp.server.fast_stdio.loop;"
         "print(sorted({m.split('.')[0] for m in sys.modules}"
         " & {'mcp', 'mcp_types', 'starlette', 'uvicorn', 'httpx', 'sse_starlette'}))"
     )

@@ -19,8 +19,8 @@ from mcp_helpers import SERVERS, WAIT_S, stdio_config, wait_until
 from toolwire import Err, Ok, ToolContext
 from toolwire.context import AbortSignal, ProgressEvent
 from toolwire.mcp import McpProvider
-from toolwire.mcp.client_handlers import ClientHandlers
-from toolwire.mcp.task_client import TasksClientExtension
+from toolwire.mcp.client.handlers import ClientHandlers
+from toolwire.mcp.client.tasks import TasksClientExtension
 from toolwire.results import ErrorCode, ToolResult
 
 pytestmark = pytest.mark.anyio

@@ -1,4 +1,4 @@
-"""`toolwire.mcp.task_records`: a task's owner and arguments on the task store (a real SQLite
+"""`toolwire.mcp.server.task_records`: a task's owner and arguments on the task store (a real SQLite
 store in a temporary directory), and the principal a request is served for."""
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.backends.kv import SqliteKeyValueBackend
 from toolwire.execution.tasks import TASKS_SCOPE, TASKS_TOOL, Tasks
-from toolwire.mcp.task_records import (
+from toolwire.mcp.server.task_records import (
     ARGUMENTS_KEPT_CHARS,
     TaskRecord,
     TaskRecords,
@@ -24,6 +23,7 @@ from toolwire.mcp.task_records import (
 )
 from toolwire.principals import Principal
 from toolwire.safety.untrusted import source_label
+from toolwire.stores import SqliteKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -27,16 +27,16 @@ from mcp_helpers import SERVERS, WAIT_S, stdio_config
 from principal_serving import ACCEPT, CAPS, LEGACY, MODERN, Client, decode, served, text_of
 
 from toolwire import ToolContext, ToolRegistry, define_tool
-from toolwire.backends.kv import create_kv_backend
 from toolwire.config import load_config
 from toolwire.mcp import McpProvider, ServeOptions, bridge_into
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.server_auth import open_server_auth
-from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.auth.tokens import TokenStore
-from toolwire.mcp.lean import LEAN_ENV
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.server_auth import open_server_auth
+from toolwire.mcp.server.auth.settings import AuthSettings
+from toolwire.mcp.server.auth.tokens import TokenStore
+from toolwire.mcp.server.fast_http import LEAN_ENV
 from toolwire.providers import ProviderContext
 from toolwire.results import ToolResult
+from toolwire.stores import create_kv_backend
 from toolwire.tool_search import DeferralRules, ToolSearch
 from toolwire.toolbox import memory_tools, todo_tools
 

@@ -1,4 +1,4 @@
-"""`toolwire.mcp.wire_json` answers as `json` does, with or without `orjson`."""
+"""`toolwire.mcp.server.wire_json` answers as `json` does, with or without `orjson`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.mcp import wire_json
+from toolwire.mcp.server import wire_json
 
 _SCALARS = (
     st.none()
@@ -106,7 +106,7 @@ def test_values_json_cannot_carry_raise_type_error() -> None:
 def test_without_orjson_the_standard_library_answers() -> None:
     script = (
         "import sys; sys.modules['orjson'] = None\n"
-        "from toolwire.mcp import wire_json\n"
+        "from toolwire.mcp.server import wire_json\n"
         "assert wire_json.loads(b'{\"a\": [1, 2.5]}') == {'a': [1, 2.5]}\n"
         "assert wire_json.dumps({'a': 'é'}) == '{\"a\":\"é\"}'.encode()\n"
         "print(wire_json.loads.__name__)\n"

@@ -1,4 +1,4 @@
-"""One socket write per answer (`toolwire.mcp.coalesce`).
+"""One socket write per answer (`toolwire.mcp.server.fast_http.coalesce`).
 
 The wrapper is checked on real loopback connections (what leaves, in what order, and when),
 through a recording layer over the real transport that counts the writes reaching it; then
@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_helpers import WAIT_S
 
-from toolwire.mcp.coalesce import COALESCE_ENV, CoalescingTransport
-from toolwire.mcp.coalesce_protocol import CoalescingHttpToolsProtocol
-from toolwire.mcp.serving import http_protocol
+from toolwire.mcp.server.fast_http.coalesce import COALESCE_ENV, CoalescingTransport
+from toolwire.mcp.server.fast_http.coalesce_protocol import CoalescingHttpToolsProtocol
+from toolwire.mcp.server.serving import http_protocol
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from service_checks import require_service
-from toolwire.backends.kv import KeyValueBackend, create_kv_backend
+from toolwire.stores import KeyValueBackend, create_kv_backend
 
 __all__ = ["STORES", "shared_store_url", "store_backend"]
 

@@ -11,13 +11,13 @@ import pytest
 from stores import unique
 
 from toolwire import ToolContext
-from toolwire.backends.kv import KeyValueBackend, create_kv_backend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.registry import ToolRegistry
 from toolwire.replicas import ElsewhereError, ReplicaSettings, ReplicaState
 from toolwire.replicas.claims import SessionClaims
 from toolwire.results import Err, ErrorCode, Ok
-from toolwire.seams import NetworkPolicy
+from toolwire.stores import KeyValueBackend, create_kv_backend
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "toolbox" / "browser"))
 from browser_site import require_chromium
@@ -66,7 +66,7 @@ async def test_browser_tools_of_a_session_another_replica_holds_answer_not_avail
     store: KeyValueBackend,
 ) -> None:
     require_chromium()
-    from toolwire.backends.browser import BrowserBackend
+    from toolwire.capabilities.kinds.browser import BrowserBackend
     from toolwire.toolbox.browser import browser_tools
 
     a, b = _replica(store, unique("a")), _replica(store, unique("b"))

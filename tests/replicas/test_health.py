@@ -21,8 +21,8 @@ from stores import unique
 
 from service_checks import require_service
 from subprocesses import stop_process
-from toolwire.backends.kv import create_kv_backend
-from toolwire.mcp.health import HEALTH_PATH, health_route
+from toolwire.mcp.server.health import HEALTH_PATH, health_route
+from toolwire.stores import create_kv_backend
 
 START_TIMEOUT_S = 60.0
 WAIT_S = 20.0

@@ -10,12 +10,12 @@ import anyio
 import pytest
 from stores import STORES, store_backend, unique
 
-from toolwire.backends.kv import KeyValueBackend
-from toolwire.backends.kv.memory import MemoryKeyValueBackend
-from toolwire.backends.kv.redis import RedisKeyValueBackend
 from toolwire.errors import ConfigurationError
 from toolwire.replicas import ReplicaSettings, ReplicaState
 from toolwire.replicas.directory import DIRECTORY_KEY, HEARTBEATS_TOOL
+from toolwire.stores import KeyValueBackend
+from toolwire.stores.memory import MemoryKeyValueBackend
+from toolwire.stores.redis import RedisKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -10,12 +10,12 @@ import pytest
 from stores import unique
 
 from toolwire import ToolContext
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.kv import create_kv_backend
+from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.config import ToolwireConfig
 from toolwire.registry import ToolRegistry
 from toolwire.replicas import ElsewhereError, ReplicaSettings, ReplicaState, ResourceOwner, owner_of
 from toolwire.results import Err, ErrorCode, Ok
+from toolwire.stores import create_kv_backend
 from toolwire.wiring import create_registry
 
 pytestmark = pytest.mark.anyio

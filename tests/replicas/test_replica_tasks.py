@@ -31,9 +31,9 @@ from stores import shared_store_url, unique
 from two_replicas import Replica, two_replicas
 
 from toolwire import ToolContext, define_tool, ok
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.tokens import TokenStore
-from toolwire.mcp.task_client import TasksClientExtension
+from toolwire.mcp.client.tasks import TasksClientExtension
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.tokens import TokenStore
 from toolwire.mcp.task_extension import (
     CancelTaskRequest,
     CreateTaskResult,

@@ -12,8 +12,8 @@ import pytest
 from stores import STORES, shared_store_url, unique
 from two_replicas import call, initialize, rpc, two_replicas
 
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.tokens import TokenStore
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.tokens import TokenStore
 
 pytestmark = pytest.mark.anyio
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from stores import shared_store_url, unique
 
-from toolwire.backends.kv import create_kv_backend
-from toolwire.backends.kv.redis import DEFAULT_KEY_PREFIX, RedisKeyValueBackend
 from toolwire.errors import ConfigurationError
 from toolwire.replicas import ReplicaSettings, ReplicaState
+from toolwire.stores import create_kv_backend
+from toolwire.stores.redis import DEFAULT_KEY_PREFIX, RedisKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

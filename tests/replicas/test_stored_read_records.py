@@ -14,14 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stores import STORES, store_backend, unique
 
-from toolwire.backends.capability_backends import CapabilityBackends
-from toolwire.backends.kv import KeyValueBackend, create_kv_backend
+from toolwire.capabilities.backends import CapabilityBackends
+from toolwire.capabilities.seams import ReadRecord
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.replicas import StoredReadRecords
 from toolwire.replicas.read_records import LocalReadRecords, TrackedRecords
 from toolwire.results import Err, ErrorCode, Ok
-from toolwire.seams import ReadRecord
+from toolwire.stores import KeyValueBackend, create_kv_backend
 from toolwire.toolbox import default_tools
 
 pytestmark = pytest.mark.anyio

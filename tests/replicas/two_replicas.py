@@ -17,9 +17,9 @@ import httpx
 from toolwire import ToolContext, define_tool, ok
 from toolwire.config import ToolwireConfig
 from toolwire.mcp import ServeOptions, serve_http
-from toolwire.mcp.auth.server_auth import ServerAuth, server_auth_for
-from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.peer import current_peer
+from toolwire.mcp.server.auth.server_auth import ServerAuth, server_auth_for
+from toolwire.mcp.server.auth.settings import AuthSettings
+from toolwire.mcp.server.peer import current_peer
 from toolwire.registry import ToolRegistry
 from toolwire.replicas import ReplicaSettings, ReplicaState
 from toolwire.results import ToolResult

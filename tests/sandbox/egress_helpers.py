@@ -41,8 +41,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from service_checks import missing_here
-from toolwire.backends.network import StaticResolver
-from toolwire.seams import NetworkPolicy
+from toolwire.capabilities.kinds.network import StaticResolver
+from toolwire.capabilities.seams import NetworkPolicy
 
 """As in ``tests/conftest.py``: a missing command fails the test in CI, skips it elsewhere."""
 

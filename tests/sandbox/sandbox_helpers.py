@@ -26,16 +26,20 @@ import anyio
 import pytest
 
 from service_checks import missing_here
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.network import StaticResolver
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.network import StaticResolver
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.kinds.process.sandbox import (
+    BubblewrapProbe,
+    SandboxLimits,
+    probe_bubblewrap,
+)
+from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
 from toolwire.safety.protected_paths import ProtectedPaths
-from toolwire.sandbox import BubblewrapProbe, SandboxLimits, probe_bubblewrap
-from toolwire.sandbox.backend import SandboxedProcessBackend
-from toolwire.seams import NetworkPolicy
 from toolwire.toolbox import process_tools, terminal_tools
 from toolwire.tools import Tool
 

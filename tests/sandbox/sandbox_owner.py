@@ -18,9 +18,9 @@ import sys
 
 import anyio
 
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.processes import scrubbed_env
-from toolwire.sandbox.backend import SandboxedProcessBackend
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.kinds.process.runner import scrubbed_env
+from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
 
 RACES = 30
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.sandbox.egress.headers import ambiguous_framing, end_to_end, has_body
+from toolwire.capabilities.kinds.process.sandbox.egress.headers import (
+    ambiguous_framing,
+    end_to_end,
+    has_body,
+)
 
 HOP_BY_HOP = {
     b"connection",

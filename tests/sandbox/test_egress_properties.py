@@ -17,7 +17,7 @@ from egress_helpers import EgressCanary, raw_exchange, running_canary, status_an
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolwire.sandbox.egress import EgressLimits, EgressProxy
+from toolwire.capabilities.kinds.process.sandbox.egress import EgressLimits, EgressProxy
 
 ANSWERS = {200, 400, 403, 408, 431, 501, 502, 503, 504}
 """Every status the proxy may give (200 and 501 only from the canary it allows: the canary's

@@ -24,9 +24,9 @@ from egress_helpers import (
     status_and_code,
 )
 
-from toolwire.backends.network import StaticResolver
-from toolwire.sandbox.egress import EgressListener, EgressProxy
-from toolwire.seams import NetworkPolicy
+from toolwire.capabilities.kinds.network import StaticResolver
+from toolwire.capabilities.kinds.process.sandbox.egress import EgressListener, EgressProxy
+from toolwire.capabilities.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
 

@@ -22,9 +22,13 @@ from egress_helpers import (
     status_and_code,
 )
 
+from toolwire.capabilities.kinds.process.sandbox.egress import (
+    EgressLimits,
+    EgressListener,
+    EgressProxy,
+)
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import ConfigurationError
-from toolwire.sandbox.egress import EgressLimits, EgressListener, EgressProxy
-from toolwire.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
 
@@ -326,7 +330,7 @@ def test_without_the_web_extra_the_import_says_what_to_install() -> None:
         "import sys\n"
         "sys.modules['h11'] = None\n"
         "try:\n"
-        "    import toolwire.sandbox.egress\n"
+        "    import toolwire.capabilities.kinds.process.sandbox.egress\n"
         "except Exception as exc:\n"
         "    print(type(exc).__name__, exc)\n"
     )

@@ -29,10 +29,10 @@ from egress_helpers import (
     status_and_code,
 )
 
-from toolwire.sandbox import relay as relay_module
-from toolwire.sandbox.egress import EgressProxy
-from toolwire.sandbox.relay import parse_listen
-from toolwire.sandbox.relays import socat_arguments
+from toolwire.capabilities.kinds.process.sandbox import relay as relay_module
+from toolwire.capabilities.kinds.process.sandbox.egress import EgressProxy
+from toolwire.capabilities.kinds.process.sandbox.relay import parse_listen
+from toolwire.capabilities.kinds.process.sandbox.relays import socat_arguments
 
 RELAY = Path(relay_module.__file__)
 PYTHON = shutil.which("python3") or sys.executable

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from sandbox_helpers import ctx_for, ok, sandboxed_registry
 
-from toolwire.backends.capability_backends import CapabilityBackends, CapabilityScope, FsReach
-from toolwire.backends.process_backends import LocalProcessBackend, WrapperProcessBackend
-from toolwire.backends.resolver import resolve_capabilities
-from toolwire.backends.scoped_processes import LocalScopedProcess
 from toolwire.capabilities import ToolCapabilities, fs_reach, network, process
+from toolwire.capabilities.backends import CapabilityBackends, CapabilityScope, FsReach
+from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, WrapperProcessBackend
+from toolwire.capabilities.kinds.process.sandbox import Confinement, NetworkReach
+from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess
+from toolwire.capabilities.resolver import resolve_capabilities
+from toolwire.capabilities.seams import NetworkPolicy, ProcessResult
 from toolwire.registry import ToolRegistry
-from toolwire.sandbox import Confinement, NetworkReach
-from toolwire.seams import NetworkPolicy, ProcessResult
 from toolwire.toolbox import terminal_tools
 
 pytestmark = pytest.mark.anyio

@@ -7,10 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import toolwire.sandbox
+import toolwire.capabilities.kinds.process.sandbox
 
-INSIDE = str(Path(toolwire.sandbox.__file__).resolve().parent / "inside.py")
-RELAY = str(Path(toolwire.sandbox.__file__).resolve().parent / "relay.py")
+INSIDE = str(
+    Path(toolwire.capabilities.kinds.process.sandbox.__file__).resolve().parent / "inside.py"
+)
+RELAY = str(
+    Path(toolwire.capabilities.kinds.process.sandbox.__file__).resolve().parent / "relay.py"
+)
 
 
 def _inside(*args: str) -> subprocess.CompletedProcess[str]:

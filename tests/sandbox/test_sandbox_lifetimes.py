@@ -25,12 +25,12 @@ from sandbox_helpers import (  # noqa: F401  (bwrap is a fixture)
     terminal,
 )
 
+from toolwire.capabilities.kinds.process.sandbox import SandboxLimits, probe_bubblewrap
+from toolwire.capabilities.kinds.process.sandbox.cgroups import PidsCgroups
+from toolwire.capabilities.kinds.process.sandbox.launch import nproc_launcher
+from toolwire.capabilities.kinds.process.sandbox.probe import bwrap_namespace_flags
 from toolwire.context import AbortSignal
 from toolwire.results import Ok
-from toolwire.sandbox import SandboxLimits, probe_bubblewrap
-from toolwire.sandbox.cgroups import PidsCgroups
-from toolwire.sandbox.launch import nproc_launcher
-from toolwire.sandbox.probe import bwrap_namespace_flags
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("bwrap")]
 

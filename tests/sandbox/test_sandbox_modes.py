@@ -10,28 +10,28 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import ctx_for, err, ok
 
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.defaults import create_backends
-from toolwire.backends.process_backends import LocalProcessBackend
-from toolwire.backends.resolver import CapabilityBackends
-from toolwire.config import load_config
-from toolwire.context import ProgressEvent
-from toolwire.errors import ConfigurationError
-from toolwire.registry import ToolRegistry
-from toolwire.results import ErrorCode
-from toolwire.sandbox import (
+from toolwire.capabilities.defaults import create_backends
+from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.kinds.process.sandbox import (
     BubblewrapProbe,
     SandboxLimits,
     SandboxSettings,
     probe_bubblewrap,
     sandbox_settings,
 )
-from toolwire.sandbox.backend import SandboxedProcessBackend
-from toolwire.sandbox.modes import (
+from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
+from toolwire.capabilities.kinds.process.sandbox.modes import (
     UnavailableProcessBackend,
     create_process_backend,
     sandbox_status,
 )
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.config import load_config
+from toolwire.context import ProgressEvent
+from toolwire.errors import ConfigurationError
+from toolwire.registry import ToolRegistry
+from toolwire.results import ErrorCode
 from toolwire.toolbox import process_tools, terminal_tools
 
 pytestmark = pytest.mark.anyio
@@ -42,7 +42,9 @@ NO_BWRAP = BubblewrapProbe(usable=False, reason="bwrap is not installed (a test 
 @pytest.fixture
 def without_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
     """This machine as one where bubblewrap cannot run (the probe's answer, not the binary)."""
-    monkeypatch.setattr("toolwire.sandbox.modes.probe_bubblewrap", lambda: NO_BWRAP)
+    monkeypatch.setattr(
+        "toolwire.capabilities.kinds.process.sandbox.modes.probe_bubblewrap", lambda: NO_BWRAP
+    )
 
 
 @pytest.fixture

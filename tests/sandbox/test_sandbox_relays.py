@@ -18,15 +18,20 @@ import pytest
 from egress_helpers import CANARY_HOST, require_command, running_canary
 from sandbox_helpers import marker
 
-from toolwire.backends.network import StaticResolver
-from toolwire.backends.processes import scrubbed_env
+from toolwire.capabilities.kinds.network import StaticResolver
+from toolwire.capabilities.kinds.process.runner import scrubbed_env
+from toolwire.capabilities.kinds.process.sandbox import (
+    BubblewrapProbe,
+    Confinement,
+    NetworkReach,
+    SandboxLimits,
+)
+from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
+from toolwire.capabilities.kinds.process.sandbox.probe import bwrap_namespace_flags
+from toolwire.capabilities.kinds.process.sandbox.relays import socat_relay
+from toolwire.capabilities.seams import NetworkPolicy, ProcessResult
 from toolwire.context import AbortSignal
 from toolwire.errors import ConfigurationError
-from toolwire.sandbox import BubblewrapProbe, Confinement, NetworkReach, SandboxLimits
-from toolwire.sandbox.backend import SandboxedProcessBackend
-from toolwire.sandbox.probe import bwrap_namespace_flags
-from toolwire.sandbox.relays import socat_relay
-from toolwire.seams import NetworkPolicy, ProcessResult
 
 pytestmark = pytest.mark.usefixtures("bwrap")
 

@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 from ts_helpers import catalogue, make
 
-from toolwire.backends.kv.sqlite import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import ToolCall
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.principals import Principal
 from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import NOT_OFFERED, take_snapshot
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok
+from toolwire.stores.sqlite import SqliteKeyValueBackend
 from toolwire.tool_search import ToolSearch
 
 pytestmark = pytest.mark.anyio

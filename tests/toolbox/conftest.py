@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.toolbox import default_tools

@@ -11,15 +11,15 @@ from pathlib import Path
 import asyncpg
 
 from service_checks import require_service
-from toolwire.backends.archive import SessionArchive
-from toolwire.backends.kv import (
+from toolwire.capabilities.kinds.archive import SessionArchive
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.registry import ToolRegistry
+from toolwire.stores import (
     KeyValueBackend,
     PostgresKeyValueBackend,
     RedisKeyValueBackend,
     SqliteKeyValueBackend,
 )
-from toolwire.backends.resolver import CapabilityBackends
-from toolwire.registry import ToolRegistry
 from toolwire.tools import Tool
 
 STORE_KINDS = ("sqlite", "redis", "postgres")

@@ -14,15 +14,15 @@ import anyio
 import pytest
 from toolbox_helpers import error_of, run
 
-from toolwire.agents import Delegation, SubagentJob, SubagentStopped
-from toolwire.backends.resolver import CapabilityBackends
-from toolwire.backends.secrets import EnvSecretsResolver
 from toolwire.calls import ToolCall
-from toolwire.capabilities.kinds.subagent import SUBAGENT
+from toolwire.capabilities.kinds.secrets.resolvers import EnvSecretsResolver
+from toolwire.capabilities.kinds.subagent import Delegation, SubagentJob, SubagentStopped
+from toolwire.capabilities.kinds.subagent.kind import SUBAGENT
+from toolwire.capabilities.kinds.subagent.seam import SubagentReport, SubagentUsage
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
-from toolwire.seams.subagent import SubagentReport, SubagentUsage
 from toolwire.toolbox import default_tools, delegation_tools
 from toolwire.toolbox.delegation import task
 

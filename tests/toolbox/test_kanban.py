@@ -10,10 +10,10 @@ import pytest
 from kv_stores import STORE_KINDS, open_store, store_registry
 from toolbox_helpers import error_of, ok_value, run
 
-from toolwire.backends.kv import KeyValueBackend
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
+from toolwire.stores import KeyValueBackend
 from toolwire.toolbox.kanban import kanban_tools
 
 pytestmark = pytest.mark.anyio

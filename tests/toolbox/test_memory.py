@@ -10,11 +10,11 @@ import pytest
 from kv_stores import STORE_KINDS, open_store, store_registry
 from toolbox_helpers import error_of, ok_value, run
 
-from toolwire.backends.kv import KeyValueBackend
 from toolwire.context import ToolContext
 from toolwire.presenting import present
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
+from toolwire.stores import KeyValueBackend
 from toolwire.toolbox.memory import MemoryLimits, memory_tools
 
 pytestmark = pytest.mark.anyio
@@ -198,7 +198,7 @@ async def test_an_unreadable_memory_is_refused_not_overwritten(
 
 
 async def test_read_and_write_share_notes_on_a_store_that_isolates_tools(tmp_path: Path) -> None:
-    from toolwire.backends.kv import SqliteKeyValueBackend
+    from toolwire.stores import SqliteKeyValueBackend
 
     async with SqliteKeyValueBackend(tmp_path / "iso.db", isolate_tools=True) as isolated:
         registry = store_registry(isolated, memory_tools())

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from kv_stores import store_registry
 from toolbox_helpers import run
 
-from toolwire.backends.kv import MemoryKeyValueBackend
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, Ok
+from toolwire.stores import MemoryKeyValueBackend
 from toolwire.toolbox.memory import MemoryLimits, memory_tools
 
 LIMITS = MemoryLimits(max_entry_chars=60, max_scope_chars=150, max_entries=3)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends, CapabilityScope, resolve_capabilities
 from toolwire.capabilities import SHARED_STORAGE, ToolCapabilities, shared_storage
+from toolwire.capabilities.resolver import CapabilityBackends, CapabilityScope, resolve_capabilities
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError, ToolDefinitionError
+from toolwire.stores import MemoryKeyValueBackend
 from toolwire.toolbox.memory.scopes import board_scope_id, memory_scope_id
 
 pytestmark = pytest.mark.anyio

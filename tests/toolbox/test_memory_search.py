@@ -13,12 +13,12 @@ from kv_stores import POSTGRES_DSN
 from toolbox_helpers import error_of, ok_value, run
 
 from service_checks import require_service
-from toolwire.backends.archive import (
+from toolwire.capabilities.kinds.archive import (
     PostgresSessionArchive,
     SessionArchive,
     SqliteSessionArchive,
 )
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.presenting import present
 from toolwire.registry import ToolRegistry

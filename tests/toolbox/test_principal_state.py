@@ -14,17 +14,17 @@ import pytest
 from toolbox_helpers import error_of, ok_value, run
 
 from toolwire import Principal, ToolContext, ToolRegistry, define_tool, ok
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.browser.backend import BrowserBackend
-from toolwire.backends.kv import KeyValueBackend, create_kv_backend
-from toolwire.backends.process_backends import LocalProcessBackend
-from toolwire.backends.resolver import CapabilityBackends
-from toolwire.capabilities.kinds.browser import BROWSER, browser
+from toolwire.capabilities.kinds.browser.backend import BrowserBackend
+from toolwire.capabilities.kinds.browser.kind import BROWSER, browser
+from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.approvals import pending_approval
 from toolwire.execution.handles import ResultHandles, find_handle
 from toolwire.results import Ok, ToolResult
+from toolwire.stores import KeyValueBackend, create_kv_backend
 from toolwire.toolbox import kanban_tools, memory_tools, process_tools
-from toolwire.toolbox.results import read_result
+from toolwire.toolbox.kept_results import read_result
 from toolwire.tools import CachePolicy
 
 pytestmark = pytest.mark.anyio

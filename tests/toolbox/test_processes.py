@@ -9,10 +9,10 @@ import anyio
 import pytest
 from toolbox_helpers import alive, error_of, ok_value, read_pid, run
 
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.process_backends import LocalProcessBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.capabilities import process
+from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import BinaryNotAllowedError

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from toolbox_helpers import error_of, ok_value, run
 
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode

@@ -12,7 +12,7 @@ import pytest
 from toolbox_helpers import GatedFs, error_of, file_registry, ok_value, run, start_call
 
 from fifo_helpers import no_reader_holds, rescued
-from toolwire.backends.files import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from toolwire.backends.kv import MemoryKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.execution.handles import HANDLES_SCOPE, HANDLES_TOOL, record_key
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok
+from toolwire.stores import MemoryKeyValueBackend
 from toolwire.toolbox import default_tools
-from toolwire.toolbox.results import read_result, result_tools
+from toolwire.toolbox.kept_results import read_result, result_tools
 
 pytestmark = pytest.mark.anyio
 

@@ -183,7 +183,7 @@ async def test_small_output_writes_no_spill_file(
 
 
 async def test_spill_out_of_write_reach_says_the_output_could_not_be_saved(work: Path) -> None:
-    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.capabilities.resolver import CapabilityBackends
     from toolwire.toolbox import terminal_tools
 
     registry = ToolRegistry(backends=CapabilityBackends(fs_read=(str(work),), fs_write=()))

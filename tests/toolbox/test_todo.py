@@ -131,7 +131,7 @@ async def test_without_a_store_it_is_not_available() -> None:
 
 
 async def test_both_tools_share_the_list_on_a_store_that_isolates_tools(tmp_path: Path) -> None:
-    from toolwire.backends.kv import SqliteKeyValueBackend
+    from toolwire.stores import SqliteKeyValueBackend
 
     async with SqliteKeyValueBackend(tmp_path / "iso.db", isolate_tools=True) as isolated:
         registry = store_registry(isolated, todo_tools())

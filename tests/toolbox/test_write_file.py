@@ -10,7 +10,7 @@ import anyio
 import pytest
 from toolbox_helpers import error_of, file_registry, ok_value, run
 
-from toolwire.backends.files import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode

@@ -11,8 +11,8 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
-from toolwire.backends.files import ReachScopedFs
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult

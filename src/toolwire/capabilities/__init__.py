@@ -41,19 +41,19 @@ from toolwire.capabilities.kinds import (
     SHARED_STORAGE,
     STORAGE,
 )
-from toolwire.capabilities.kinds.archive import ArchiveCapability, archive
-from toolwire.capabilities.kinds.attachments import AttachmentsCapability, attachments
-from toolwire.capabilities.kinds.fs_reach import (
+from toolwire.capabilities.kinds.archive.kind import ArchiveCapability, archive
+from toolwire.capabilities.kinds.attachments.kind import AttachmentsCapability, attachments
+from toolwire.capabilities.kinds.fs_reach.kind import (
     FROM_PERSONALITY,
     FsReachCapability,
     PathReach,
     fs_reach,
 )
-from toolwire.capabilities.kinds.network import NetworkCapability, network
-from toolwire.capabilities.kinds.process import ProcessCapability, process
-from toolwire.capabilities.kinds.secrets import SecretsCapability, secrets
-from toolwire.capabilities.kinds.shared_storage import SharedStorageCapability, shared_storage
-from toolwire.capabilities.kinds.storage import StorageCapability, StorageScope, storage
+from toolwire.capabilities.kinds.network.kind import NetworkCapability, network
+from toolwire.capabilities.kinds.process.kind import ProcessCapability, process
+from toolwire.capabilities.kinds.secrets.kind import SecretsCapability, secrets
+from toolwire.capabilities.kinds.shared_storage.kind import SharedStorageCapability, shared_storage
+from toolwire.capabilities.kinds.storage.kind import StorageCapability, StorageScope, storage
 
 __all__ = [
     "ARCHIVE",

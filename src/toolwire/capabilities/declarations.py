@@ -6,12 +6,12 @@ from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 from toolwire.capabilities.kind import Capability, CapabilityKind, kind_name
-from toolwire.capabilities.kinds.attachments import AttachmentsCapability
-from toolwire.capabilities.kinds.fs_reach import FsReachCapability
-from toolwire.capabilities.kinds.network import NetworkCapability
-from toolwire.capabilities.kinds.process import ProcessCapability
-from toolwire.capabilities.kinds.secrets import SecretsCapability
-from toolwire.capabilities.kinds.storage import StorageCapability
+from toolwire.capabilities.kinds.attachments.kind import AttachmentsCapability
+from toolwire.capabilities.kinds.fs_reach.kind import FsReachCapability
+from toolwire.capabilities.kinds.network.kind import NetworkCapability
+from toolwire.capabilities.kinds.process.kind import ProcessCapability
+from toolwire.capabilities.kinds.secrets.kind import SecretsCapability
+from toolwire.capabilities.kinds.storage.kind import StorageCapability
 from toolwire.errors import ToolDefinitionError
 
 __all__ = ["ToolCapabilities"]

@@ -2,21 +2,23 @@
 
 | part | what it is (``storage`` as the example) |
 | --- | --- |
-| ``name`` | ``"storage"``: its key in `ToolCapabilities.declared`, `BACKEND_SETUP_HINTS`, ``ctx.extra_seams`` |
+| ``name`` | ``"storage"``: its key in `ToolCapabilities.declared`, `BACKEND_SETUP_HINTS`,
+``ctx.extra_seams`` |
 | ``declaration`` | `StorageCapability`, built by the factory ``storage(...)`` |
-| ``context_field`` | ``"kv_store"``; ``None`` for a kind that is not in spec 01 (its seam goes to ``ctx.extra_seams``) |
+| ``context_field`` | ``"kv_store"``; ``None`` for a kind that is not in spec 01 (its seam goes to
+``ctx.extra_seams``) |
 | ``resolve`` | ``(declaration, Resolution) -> seam | None``: build the seam for one call |
 | ``backend`` | reads the backend the kind needs off `CapabilityBackends` (``None``: needs none) |
 | ``setup_hint`` | how to provide that backend when it is missing |
-| ``implied`` | the declaration the kind takes when the tool did not declare it but others imply it |
+| ``implied`` | the declaration the kind takes when the tool did not declare it but others imply it
+|
 
-The resolver loops over the table `toolwire.capabilities.KINDS`, then over the kinds of a
-tool's other declarations: a new built-in kind is one module (its declaration, factory and this
-record; its seam protocol and values in `toolwire.seams`) and one row of `KINDS`, and a kind of
-your own is one module of yours. A tool reads any kind's seam with ``ctx.seam(KIND)``.
-Creating a kind registers its declaration type, so `ToolCapabilities.of` accepts its
-declarations; a name or a declaration type belongs to one kind only.
-"""  # noqa: E501
+The resolver loops over the table `toolwire.capabilities.KINDS`, then over the kinds of a tool's
+other declarations: a new built-in kind is one module (its declaration, factory and this record; its
+seam protocol and values in `toolwire.capabilities.seams`) and one row of `KINDS`, and a kind of
+your own is one module of yours. A tool reads any kind's seam with ``ctx.seam(KIND)``. Creating a
+kind registers its declaration type, so `ToolCapabilities.of` accepts its declarations; a name or a
+declaration type belongs to one kind only."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias, Ty
 from toolwire.errors import ToolDefinitionError
 
 if TYPE_CHECKING:
-    from toolwire.backends.capability_backends import CapabilityBackends, CapabilityScope
+    from toolwire.capabilities.backends import CapabilityBackends, CapabilityScope
 
 __all__ = [
     "EXTRA_SEAMS_FIELD",

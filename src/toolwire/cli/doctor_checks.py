@@ -21,7 +21,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import anyio
 
-from toolwire.backends.secrets import DEFAULT_ENV_SECRETS, EnvSecretsResolver
+from toolwire.capabilities.kinds.secrets.resolvers import DEFAULT_ENV_SECRETS, EnvSecretsResolver
 from toolwire.config import ToolwireConfig
 
 __all__ = [
@@ -127,7 +127,7 @@ def _sqlite_to_create(shown: str, file: str) -> Check | None:
 
 
 async def _round_trip(url: str) -> None:
-    from toolwire.backends.kv import create_kv_backend
+    from toolwire.stores import create_kv_backend
 
     backend = create_kv_backend(url)
     try:
@@ -203,8 +203,9 @@ def check_protected(config: ToolwireConfig) -> Check:
 
 
 def _probe_bubblewrap() -> tuple[bool, str]:
-    """`toolwire.sandbox.probe_bubblewrap`: bubblewrap tried once (cached for the process)."""
-    from toolwire.sandbox import probe_bubblewrap
+    """`toolwire.capabilities.kinds.process.sandbox.probe_bubblewrap`: bubblewrap tried once (cached
+    for the process)."""
+    from toolwire.capabilities.kinds.process.sandbox import probe_bubblewrap
 
     probe = probe_bubblewrap()
     return probe.usable, probe.reason
@@ -230,7 +231,7 @@ def check_web(config: ToolwireConfig) -> Check:
 def check_chromium(config: ToolwireConfig) -> Check:
     """The Chromium the browser tools drive (``$TOOLWIRE_CHROMIUM``, else ``chromium`` or
     ``chromium-browser`` on PATH, as the browser backend looks for it), and Playwright."""
-    from toolwire.backends.browser.settings import CHROMIUM_ENV, find_chromium
+    from toolwire.capabilities.kinds.browser.settings import CHROMIUM_ENV, find_chromium
 
     playwright = importlib.util.find_spec("playwright") is not None
     found = find_chromium()

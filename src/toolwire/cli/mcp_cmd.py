@@ -1,11 +1,11 @@
 """``toolwire mcp pins|approve|forget``: the pinned tool definitions of bridged MCP servers.
 
-A bridged tool whose definition changed since it was first seen is not served (``pin =
-"refuse"``, the default) until ``toolwire mcp approve <server> [<tool>]`` accepts the change
-(`toolwire.mcp.pinning`). The pins live in the configured store (``[store] url``), so the
-approval counts for every server process reading that store; a running ``toolwire serve``
-serves the approved tool at its next listing of that server (its keep-alive re-lists the tools
-every ``ping_interval_s``, 30 s by default).
+A bridged tool whose definition changed since it was first seen is not served (``pin = "refuse"``,
+the default) until ``toolwire mcp approve <server> [<tool>]`` accepts the change
+(`toolwire.mcp.client.pinning`). The pins live in the configured store (``[store] url``), so the
+approval counts for every server process reading that store; a running ``toolwire serve`` serves the
+approved tool at its next listing of that server (its keep-alive re-lists the tools every
+``ping_interval_s``, 30 s by default).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from toolwire.cli.common import fail_usage, load, run_configured, stderr
 from toolwire.config import ToolwireConfig
 
 if TYPE_CHECKING:  # the MCP SDK loads only when a command runs
-    from toolwire.mcp.pinning import PinnedTool
+    from toolwire.mcp.client.pinning import PinnedTool
 
 __all__ = ["mcp_app"]
 
@@ -91,24 +91,24 @@ def _load_persistent(ctx: typer.Context) -> ToolwireConfig:
 
 
 async def _entries(config: ToolwireConfig, server: str | None) -> list[PinnedTool]:
-    from toolwire.backends.kv import create_kv_backend
-    from toolwire.mcp.pinning import DefinitionPins
+    from toolwire.mcp.client.pinning import DefinitionPins
+    from toolwire.stores import create_kv_backend
 
     async with create_kv_backend(config.store_url) as backend:
         return await DefinitionPins.in_backend(backend).entries(server)
 
 
 async def _approve(config: ToolwireConfig, server: str, tool: str | None) -> list[str]:
-    from toolwire.backends.kv import create_kv_backend
-    from toolwire.mcp.pinning import DefinitionPins
+    from toolwire.mcp.client.pinning import DefinitionPins
+    from toolwire.stores import create_kv_backend
 
     async with create_kv_backend(config.store_url) as backend:
         return await DefinitionPins.in_backend(backend).approve(server, tool)
 
 
 async def _forget(config: ToolwireConfig, server: str, tool: str | None) -> int:
-    from toolwire.backends.kv import create_kv_backend
-    from toolwire.mcp.pinning import DefinitionPins
+    from toolwire.mcp.client.pinning import DefinitionPins
+    from toolwire.stores import create_kv_backend
 
     async with create_kv_backend(config.store_url) as backend:
         return await DefinitionPins.in_backend(backend).forget(server, tool)

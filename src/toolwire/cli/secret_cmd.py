@@ -1,10 +1,10 @@
 """``toolwire secret set|list|delete``: the secrets vault that tools' declared refs resolve from.
 
-The vault is the one `create_backends` reads first (``~/.toolwire/secrets``, one ``0600`` file
-per ref: `toolwire.backends.secrets.VaultSecretsResolver`), so a secret set here reaches
-``toolwire serve`` and ``toolwire call`` run by the same user. A value is never an argument
-(it would sit in the shell history and in ``ps``): ``set`` reads it from stdin when stdin is not
-a terminal, else asks for it twice without echo. Nothing here prints a value.
+The vault is the one `create_backends` reads first (``~/.toolwire/secrets``, one ``0600`` file per
+ref: `toolwire.capabilities.kinds.secrets.resolvers.VaultSecretsResolver`), so a secret set here
+reaches ``toolwire serve`` and ``toolwire call`` run by the same user. A value is never an argument
+(it would sit in the shell history and in ``ps``): ``set`` reads it from stdin when stdin is not a
+terminal, else asks for it twice without echo. Nothing here prints a value.
 """
 
 from __future__ import annotations
@@ -17,8 +17,12 @@ from typing import Annotated
 import anyio
 import typer
 
-from toolwire.backends.secret_env import secret_env_name
-from toolwire.backends.secrets import DEFAULT_VAULT_DIR, VaultSecretsResolver, validate_ref
+from toolwire.capabilities.kinds.secrets.env import secret_env_name
+from toolwire.capabilities.kinds.secrets.resolvers import (
+    DEFAULT_VAULT_DIR,
+    VaultSecretsResolver,
+    validate_ref,
+)
 from toolwire.cli.common import fail_usage, stderr
 
 __all__ = ["read_value", "secret_app"]

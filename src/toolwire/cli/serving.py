@@ -19,18 +19,18 @@ from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
+from toolwire.capabilities.kinds.process.sandbox.modes import sandbox_status
 from toolwire.cli.tool_words import offered_and_withheld, tool_annotations
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.server import ServeOptions
-from toolwire.mcp.serving import serve_registry
+from toolwire.mcp.server.server import ServeOptions
+from toolwire.mcp.server.serving import serve_registry
 from toolwire.replicas.serving import replicas_for
 from toolwire.safety.protected_paths import default_protected_paths
-from toolwire.sandbox.modes import sandbox_status
 from toolwire.wiring import Wired, open_registry
 
 if TYPE_CHECKING:
     from toolwire.config import ToolwireConfig
-    from toolwire.mcp.auth.server_auth import ServerAuth
+    from toolwire.mcp.server.auth.server_auth import ServerAuth
 
 __all__ = ["BannerLine", "banner_lines", "serve_until_stopped"]
 
@@ -94,7 +94,7 @@ def _server_auth(
     so the authentication modules (and the SDK's, under them) are not even imported."""
     if transport != "http":
         return contextlib.nullcontext(None)
-    from toolwire.mcp.auth.server_auth import server_auth_for
+    from toolwire.mcp.server.auth.server_auth import server_auth_for
 
     return server_auth_for(config.auth, wired.backends.kv_backend)
 

@@ -1,9 +1,8 @@
 """``toolwire token create|list|revoke``: bearer tokens for ``toolwire serve --http``.
 
-The token is printed once, alone on stdout (``TOKEN=$(toolwire token create ...)``); the store
-keeps only its hash (`toolwire.mcp.auth.tokens`). Tokens live in the configured store
-(``[store] url``), so every server reading that store accepts them: turn them on with
-``[auth] tokens = true``.
+The token is printed once, alone on stdout (``TOKEN=$(toolwire token create ...)``); the store keeps
+only its hash (`toolwire.mcp.server.auth.tokens`). Tokens live in the configured store (``[store]
+url``), so every server reading that store accepts them: turn them on with ``[auth] tokens = true``.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ import typer
 
 from toolwire.cli.common import fail_usage, load, run_configured, stderr
 from toolwire.config import ToolwireConfig
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.tokens import IssuedToken, TokenRecord, TokenStore
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.tokens import IssuedToken, TokenRecord, TokenStore
 
 __all__ = ["parse_expiry", "token_app"]
 
@@ -145,21 +144,21 @@ def _load_persistent(ctx: typer.Context) -> ToolwireConfig:
 async def _create(
     config: ToolwireConfig, name: str, grant: Grant, expires_at: float | None
 ) -> IssuedToken:
-    from toolwire.backends.kv import create_kv_backend
+    from toolwire.stores import create_kv_backend
 
     async with create_kv_backend(config.store_url) as backend:
         return await TokenStore(backend).create(name, grant, expires_at=expires_at)
 
 
 async def _list(config: ToolwireConfig) -> list[TokenRecord]:
-    from toolwire.backends.kv import create_kv_backend
+    from toolwire.stores import create_kv_backend
 
     async with create_kv_backend(config.store_url) as backend:
         return await TokenStore(backend).list()
 
 
 async def _revoke(config: ToolwireConfig, id_or_name: str) -> TokenRecord | None:
-    from toolwire.backends.kv import create_kv_backend
+    from toolwire.stores import create_kv_backend
 
     async with create_kv_backend(config.store_url) as backend:
         return await TokenStore(backend).revoke(id_or_name)

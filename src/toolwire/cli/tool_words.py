@@ -1,11 +1,11 @@
 """A tool's annotations and capabilities as the words the CLI prints (``read-only,
 idempotent``; ``network, fs_reach``), and the tools offered and withheld, without typer or rich.
 
-The annotation words are the hints ``tools/list`` sends (`toolwire.mcp.listing.hint_entry`,
+The annotation words are the hints ``tools/list`` sends (`toolwire.mcp.server.listing.hint_entry`,
 every hint set: a tool that says nothing is destructive and open-world, as MCP reads it), so
-``toolwire tools``, the serve banner and a client agree. The tools offered are those
-``tools/list`` sends (`toolwire.tools.Tool.currently_available`); the others are withheld, each
-with why (`toolwire.availability.unavailable`).
+``toolwire tools``, the serve banner and a client agree. The tools offered are those ``tools/list``
+sends (`toolwire.tools.Tool.currently_available`); the others are withheld, each with why
+(`toolwire.availability.unavailable`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolwire.availability import Unavailable, unavailable
-from toolwire.mcp.listing import hint_entry
+from toolwire.mcp.server.listing import hint_entry
 
 if TYPE_CHECKING:
     from toolwire.registry import ToolRegistry

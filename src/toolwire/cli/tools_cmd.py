@@ -28,7 +28,7 @@ from toolwire.cli.common import (
 )
 from toolwire.cli.tool_words import offered_and_withheld
 from toolwire.config import ToolwireConfig
-from toolwire.mcp.listing import hint_entry
+from toolwire.mcp.server.listing import hint_entry
 from toolwire.tools import Tool
 from toolwire.wiring import open_registry
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import anyio
 
+from toolwire.capabilities.seams import AtomicKeyValueStore
 from toolwire.code_mode.flow import FlowState
 from toolwire.code_mode.inner_calls import Approval, InnerCalls, dumps
 from toolwire.code_mode.programs import Finished, Paused, Program, failure
@@ -48,7 +49,6 @@ from toolwire.execution.batch import current_batch, track_current_batch
 from toolwire.execution.flow import FLOW_SCOPE, FLOW_TOOL, RecordsOwnTaint
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, ToolResult, ok
-from toolwire.seams import AtomicKeyValueStore
 from toolwire.tools import Tool, ToolAnnotations
 
 __all__ = ["CodeMode", "run_code_tool"]

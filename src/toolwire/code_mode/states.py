@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from toolwire.capabilities.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.code_mode.inner_calls import Approval, PendingCall, Settled
 from toolwire.context import ToolContext
-from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 
 __all__ = ["PROGRAMS_SCOPE", "PROGRAMS_TOOL", "PausedProgram", "ProgramStates", "program_key"]
 

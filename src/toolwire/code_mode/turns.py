@@ -10,9 +10,9 @@ line, and so do the model's direct sink calls. The host clears the mark with
 
 from __future__ import annotations
 
+from toolwire.capabilities.seams import KeyValueStore
 from toolwire.context import ToolContext
 from toolwire.execution.flow import TAINT_TTL_S, taint_key
-from toolwire.seams import KeyValueStore
 
 __all__ = ["TurnTaint"]
 

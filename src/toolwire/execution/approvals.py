@@ -44,11 +44,11 @@ from typing import Any, Literal, TypeAlias
 import anyio
 
 from toolwire.calls import CallOutcome
+from toolwire.capabilities.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.cache import canonical_args
 from toolwire.results import Err, ErrorCode
-from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.tools import Tool
 
 __all__ = [

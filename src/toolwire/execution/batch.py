@@ -10,11 +10,11 @@ from typing import Protocol
 import anyio
 
 from toolwire.capabilities import SEAM_FIELDS
+from toolwire.capabilities.seams import Attachment
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission
 from toolwire.execution.deadlines import DeadlineQueue
 from toolwire.execution.settings import PipelineSettings, ToolLookup
-from toolwire.seams import Attachment
 
 __all__ = [
     "CURRENT_BATCH",

@@ -31,12 +31,12 @@ from typing import Any, TypeAlias, cast
 
 import anyio
 
+from toolwire.capabilities.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.cache import canonical_args
 from toolwire.execution.quotas import atomic_store
 from toolwire.results import Err, ErrorCode, ToolResult, result_from_dict, result_to_dict
-from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.tools import Tool
 
 __all__ = [

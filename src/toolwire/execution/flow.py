@@ -37,11 +37,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from toolwire.capabilities.seams import KeyValueStore
 from toolwire.context import ToolContext
 from toolwire.execution.approvals import AfterUntrusted, SpentApproval, take_approval
 from toolwire.execution.settings import PipelineSettings
 from toolwire.results import Err, ErrorCode
-from toolwire.seams import KeyValueStore
 from toolwire.tools import Tool
 
 __all__ = [

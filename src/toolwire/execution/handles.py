@@ -7,8 +7,9 @@ value ends with one more line naming the handle::
 
     [result handle: h-0123456789abcdef — read_result(handle="h-0123456789abcdef", start=80000)]
 
-The built-in ``read_result(handle, start, length)`` tool (`toolwire.toolbox.results`) pages
-through it; over MCP the handle is also a ``resource_link`` (`toolwire.mcp.result_resources`).
+The built-in ``read_result(handle, start, length)`` tool (`toolwire.toolbox.kept_results`) pages
+through it; over MCP the handle is also a ``resource_link``
+(`toolwire.mcp.server.result_resources`).
 
 The text lives where ``read_result`` reads: the capability backends' ``kv_store_factory``
 (``read_result``, ``tool:read_result``), so every process on a shared store (SQLite, Redis,
@@ -37,12 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from toolwire.capabilities.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.budget import truncation_marker
 from toolwire.principals import LOCAL, Principal
 from toolwire.results import Ok, ToolResult
-from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.tools import Tool
 
 __all__ = [

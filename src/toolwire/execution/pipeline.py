@@ -22,6 +22,7 @@ from typing import Any, TypeAlias
 import anyio
 
 from toolwire.calls import CallOutcome, ToolCall, make_outcome
+from toolwire.capabilities.seams import Attachment
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission, admit
 from toolwire.execution.approvals import SpentApproval, needs_approval, take_approval
@@ -47,7 +48,6 @@ from toolwire.execution.run import is_caller_cancellation, run_tool, start_tool
 from toolwire.execution.settings import PipelineSettings, ToolLookup
 from toolwire.execution.validate import validate_args
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import Attachment
 from toolwire.tools import Tool
 
 __all__ = ["Pipeline", "as_call"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import anyio
 
-from toolwire.seams import AtomicKeyValueStore
+from toolwire.capabilities.seams import AtomicKeyValueStore
 
 __all__ = ["Slot", "claim_slot", "free_slots", "renew_slots"]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from toolwire.config_files import unknown_key
+from toolwire.config.files import unknown_key
 from toolwire.errors import ConfigurationError
 from toolwire.execution.quotas import Quota, Quotas
 

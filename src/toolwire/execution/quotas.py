@@ -32,11 +32,11 @@ from typing import Literal, TypeAlias, cast
 
 import anyio
 
+from toolwire.capabilities.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.quota_slots import Slot, claim_slot, free_slots, renew_slots
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.tools import Tool
 
 __all__ = [

@@ -49,7 +49,7 @@ def call_context(
     backends = settings.backends
     if backends is None:  # admit refused this already; kept as a second lock
         return Err(f"Tool {tool.name}: no capability backends", ErrorCode.NOT_AVAILABLE)
-    from toolwire.backends.resolver import CapabilityScope, resolve_capabilities
+    from toolwire.capabilities.resolver import CapabilityScope, resolve_capabilities
 
     try:
         resolved = resolve_capabilities(

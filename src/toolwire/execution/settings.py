@@ -12,7 +12,7 @@ from toolwire.execution.hooks import HookRegistry
 from toolwire.execution.tracing import PipelineTracer
 
 if TYPE_CHECKING:
-    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.capabilities.resolver import CapabilityBackends
     from toolwire.execution.approvals import Approvals
     from toolwire.execution.effects import Effects
     from toolwire.execution.handles import ResultHandles

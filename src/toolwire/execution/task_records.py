@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from toolwire.calls import CallOutcome
+from toolwire.capabilities.seams import AtomicKeyValueStore
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, result_from_dict, result_to_dict
-from toolwire.seams import AtomicKeyValueStore
 
 __all__ = [
     "TASKS_SCOPE",

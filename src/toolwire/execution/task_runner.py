@@ -21,6 +21,7 @@ from typing import Any, TypeAlias
 
 import anyio
 
+from toolwire.capabilities.seams import AtomicKeyValueStore, KeyValueStore
 from toolwire.context import AbortSignal
 from toolwire.errors import ConfigurationError
 from toolwire.execution.task_records import (
@@ -33,7 +34,6 @@ from toolwire.execution.task_records import (
     with_end,
 )
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import AtomicKeyValueStore, KeyValueStore
 
 __all__ = ["CANCELLED", "DEFAULT_HAND_OFF_S", "RunningTask", "StoreFactory", "TaskRunner", "Work"]
 
@@ -105,7 +105,7 @@ class TaskRunner:
             if isinstance(made, AtomicKeyValueStore):
                 store = made
             else:
-                from toolwire.backends.kv.memory import MemoryKeyValueBackend
+                from toolwire.stores.memory import MemoryKeyValueBackend
 
                 private = MemoryKeyValueBackend().scoped(TASKS_TOOL, TASKS_SCOPE)
                 assert isinstance(private, AtomicKeyValueStore)

@@ -22,13 +22,13 @@ from typing import Any
 
 import anyio
 
-from toolwire.amplifier import to_amplifier
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
 from toolwire.integrations._amplifier_pre import verdict
 from toolwire.integrations._binding import BoundOutcome, BoundTool, ToolBinding
 from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import CallGatherer
+from toolwire.integrations.amplifier_results import to_amplifier
 from toolwire.results import Err, ErrorCode, err
 
 try:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolwire.calls import CallOutcome, ToolCall
+from toolwire.capabilities.seams import ReadRecord
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.formats._common import copy_schema
@@ -36,7 +37,6 @@ from toolwire.providers.base import ProviderContext, ToolProvider
 from toolwire.providers.snapshot import ToolSnapshot, take_snapshot
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
-from toolwire.seams import ReadRecord
 from toolwire.tools import Tool
 
 __all__ = ["BoundOutcome", "BoundTool", "ToolBinding"]

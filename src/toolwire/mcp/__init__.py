@@ -11,44 +11,45 @@ not import the MCP SDK. See ``docs/mcp.md``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from toolwire.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from toolwire.mcp.bridge import bridge_into
-    from toolwire.mcp.client import McpProvider
-    from toolwire.mcp.client_handlers import ClientHandlers
-    from toolwire.mcp.connection import McpConnection
+    from toolwire.mcp.client.bridge import bridge_into
+    from toolwire.mcp.client.connection import McpConnection
+    from toolwire.mcp.client.handlers import ClientHandlers
+    from toolwire.mcp.client.provider import McpProvider
     from toolwire.mcp.conversion import result_from_mcp, rewrite_definitions
-    from toolwire.mcp.peer import McpPeer, current_peer
-    from toolwire.mcp.server import (
+    from toolwire.mcp.server.peer import McpPeer, current_peer
+    from toolwire.mcp.server.server import (
         DEFAULT_HTTP_HOST,
         DEFAULT_HTTP_PORT,
         ServeOptions,
         create_mcp_server,
     )
-    from toolwire.mcp.serving import create_http_app, serve_http, serve_registry, serve_stdio
+    from toolwire.mcp.server.serving import create_http_app, serve_http, serve_registry, serve_stdio
     from toolwire.mcp.settings import DEFAULT_MCP_RESULT_LIMIT_CHARS, McpServerConfig
 
 _WHERE = {
-    "ClientHandlers": "client_handlers",
-    "DEFAULT_HTTP_HOST": "server",
-    "DEFAULT_HTTP_PORT": "server",
-    "DEFAULT_MCP_RESULT_LIMIT_CHARS": "settings",
-    "McpConnection": "connection",
-    "McpPeer": "peer",
-    "McpProvider": "client",
-    "McpServerConfig": "settings",
-    "ServeOptions": "server",
-    "bridge_into": "bridge",
-    "current_peer": "peer",
-    "create_http_app": "serving",
-    "create_mcp_server": "server",
-    "result_from_mcp": "conversion",
-    "rewrite_definitions": "conversion",
-    "serve_http": "serving",
-    "serve_registry": "serving",
-    "serve_stdio": "serving",
+    "ClientHandlers": "toolwire.mcp.client.handlers",
+    "DEFAULT_HTTP_HOST": "toolwire.mcp.server.server",
+    "DEFAULT_HTTP_PORT": "toolwire.mcp.server.server",
+    "DEFAULT_MCP_RESULT_LIMIT_CHARS": "toolwire.mcp.settings",
+    "McpConnection": "toolwire.mcp.client.connection",
+    "McpPeer": "toolwire.mcp.server.peer",
+    "McpProvider": "toolwire.mcp.client.provider",
+    "McpServerConfig": "toolwire.mcp.settings",
+    "ServeOptions": "toolwire.mcp.server.server",
+    "bridge_into": "toolwire.mcp.client.bridge",
+    "current_peer": "toolwire.mcp.server.peer",
+    "create_http_app": "toolwire.mcp.server.serving",
+    "create_mcp_server": "toolwire.mcp.server.server",
+    "result_from_mcp": "toolwire.mcp.conversion",
+    "rewrite_definitions": "toolwire.mcp.conversion",
+    "serve_http": "toolwire.mcp.server.serving",
+    "serve_registry": "toolwire.mcp.server.serving",
+    "serve_stdio": "toolwire.mcp.server.serving",
 }
 
 __all__ = [
@@ -73,14 +74,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolwire.mcp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"toolwire.mcp.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_exports("toolwire.mcp", _WHERE, globals())

@@ -1,10 +1,10 @@
 """`ForwardingReadStream`: an MCP read stream that forwards another, for wrappers to refine.
 
-The SDK's sessions and dispatchers take a read stream: ``receive``, ``aclose``, async
-iteration, ``async with``, and the sender's contextvars snapshot (``last_context``) when the
-stream records one. A wrapper that only changes what ``receive`` does (the client transports
-watch for the server's end, `toolwire.mcp.transports`; the stdio server holds stdin's end
-back, `toolwire.mcp.stdio_lean.sdk_streams`) subclasses this and overrides ``receive``.
+The SDK's sessions and dispatchers take a read stream: ``receive``, ``aclose``, async iteration,
+``async with``, and the sender's contextvars snapshot (``last_context``) when the stream records
+one. A wrapper that only changes what ``receive`` does (the client transports watch for the server's
+end, `toolwire.mcp.client.transports`; the stdio server holds stdin's end back,
+`toolwire.mcp.server.fast_stdio.sdk_streams`) subclasses this and overrides ``receive``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
   ``cacheScope`` (`listing_cache_hints`). The scope is ``"private"`` whenever authentication is
   on, since each credential sees only the tools it was granted; ``"public"`` otherwise.
 - **discovery**: ``server/discover`` is the SDK's handler; what this module adds is that its
-  capabilities say ``tools.listChanged: true`` (``subscriptions/listen`` is served) and that it
-  is cached like the listing. The server's title and icons (`toolwire.mcp.identity`) ride every
+  capabilities say ``tools.listChanged: true`` (``subscriptions/listen`` is served) and that it is
+  cached like the listing. The server's title and icons (`toolwire.mcp.server.identity`) ride every
   2026-07-28 answer's ``serverInfo`` stamp and the legacy ``initialize`` result.
 - **list changes**: `ToolListNotifier` watches the registry (a bridged MCP server connecting,
   its tools changing, anything registered or removed) and tells every client: a
@@ -34,8 +34,8 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.identity import ServerIdentity
-from toolwire.mcp.listing import DEFAULT_TOOLS_LIST_TTL_S
+from toolwire.mcp.server.identity import ServerIdentity
+from toolwire.mcp.server.listing import DEFAULT_TOOLS_LIST_TTL_S
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -186,8 +186,8 @@ async def _tell(session: ServerSession) -> bool:
 
 
 def listing_fields(server: Server[Any], protocol_version: str | None) -> dict[str, Any]:
-    """What a ``tools/list`` answer built outside the SDK's runner (`toolwire.mcp.lean`) adds
-    to ``{"tools": [...]}`` so it reads as the SDK's would: on 2026-07-28, ``resultType``, the
+    """What a ``tools/list`` answer built outside the SDK's runner (`toolwire.mcp.server.fast_http`)
+    adds to ``{"tools": [...]}`` so it reads as the SDK's would: on 2026-07-28, ``resultType``, the
     cache hint (``ttlMs``, ``cacheScope``) and the ``serverInfo`` stamp; nothing before."""
     if protocol_version not in MODERN_PROTOCOL_VERSIONS:
         return {}

@@ -45,25 +45,20 @@ class McpServerConfig:
     """One MCP server to bridge. Give ``command`` (stdio) or ``url`` (streamable HTTP).
 
     Attributes:
-        name: The ``<server>`` in ``mcp__<server>__<tool>``; no ``__``.
-        command: Executable of a stdio server.
-        args: Its arguments.
-        env: Extra environment variables for the stdio server.
-        cwd: Its working directory.
-        url: Endpoint of a streamable HTTP server (``http://host:port/mcp``).
-        headers: HTTP headers sent with every request (``Authorization``, ...).
-        result_limit_chars: Cap on each result of this server's tools.
-        timeout_s: Per-call timeout.
-        connect_timeout_s: How long connecting (and listing the tools) may take.
-        ping_interval_s: Keepalive ping period; ``None`` disables it.
-        tools: Only these remote tool names are bridged (``None``: all).
-        protocol: ``"auto"`` (2026-07-28 when the server speaks it, else the handshake) or
-            ``"legacy"`` (always the initialize handshake).
+        name: The ``<server>`` in ``mcp__<server>__<tool>``; no ``__``. command: Executable of a
+        stdio server. args: Its arguments. env: Extra environment variables for the stdio server.
+        cwd: Its working directory. url: Endpoint of a streamable HTTP server
+        (``http://host:port/mcp``). headers: HTTP headers sent with every request
+        (``Authorization``, ...). result_limit_chars: Cap on each result of this server's tools.
+        timeout_s: Per-call timeout. connect_timeout_s: How long connecting (and listing the tools)
+        may take. ping_interval_s: Keepalive ping period; ``None`` disables it. tools: Only these
+        remote tool names are bridged (``None``: all). protocol: ``"auto"`` (2026-07-28 when the
+        server speaks it, else the handshake) or ``"legacy"`` (always the initialize handshake).
         pin: What a tool whose definition changed since it was first seen gets
-            (`toolwire.mcp.pinning`): ``"refuse"`` (not served until approved), ``"warn"``
-            (served, with a warning) or ``"off"`` (definitions are not pinned).
-        defer_loading: Its tools are deferred: left out of the definitions until
-            ``tool_search`` finds them in a session (`toolwire.tool_search`).
+        (`toolwire.mcp.client.pinning`): ``"refuse"`` (not served until approved), ``"warn"``
+        (served, with a warning) or ``"off"`` (definitions are not pinned). defer_loading: Its tools
+        are deferred: left out of the definitions until ``tool_search`` finds them in a session
+        (`toolwire.tool_search`).
     """
 
     name: str

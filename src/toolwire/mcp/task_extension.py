@@ -1,6 +1,6 @@
-"""The 2026-07-28 Tasks extension (``io.modelcontextprotocol/tasks``, SEP-2663): its names and
-wire shapes, shared by the server (`toolwire.mcp.tasks`) and the client
-(`toolwire.mcp.task_client`).
+"""The 2026-07-28 Tasks extension (``io.modelcontextprotocol/tasks``, SEP-2663): its names and wire
+shapes, shared by the server (`toolwire.mcp.server.tasks`) and the client
+(`toolwire.mcp.client.tasks`).
 
 On 2026-07-28 tasks are an extension instead of core protocol: a client declares it in each
 request's capabilities (``extensions``), a server in ``server/discover``'s. The *server* decides

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from toolwire.replicas.owners import ElsewhereError
 
 if TYPE_CHECKING:
-    from toolwire.backends.kv.base import KeyValueBackend
     from toolwire.replicas.owners import ResourceOwner
+    from toolwire.stores.base import KeyValueBackend
 
 __all__ = ["CLAIMS_TOOL", "SessionClaims"]
 

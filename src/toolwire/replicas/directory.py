@@ -30,9 +30,9 @@ import anyio
 from toolwire.errors import StoreError
 
 if TYPE_CHECKING:
-    from toolwire.backends.kv.base import KeyValueBackend
+    from toolwire.capabilities.seams import AtomicKeyValueStore
     from toolwire.replicas.settings import ReplicaSettings
-    from toolwire.seams import AtomicKeyValueStore
+    from toolwire.stores.base import KeyValueBackend
 
 __all__ = ["DIRECTORY_KEY", "HEARTBEATS_TOOL", "ReplicaDirectory", "ReplicaInfo"]
 

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 
-from toolwire.seams import ReadRecord
+from toolwire.capabilities.seams import ReadRecord
 
 if TYPE_CHECKING:
-    from toolwire.backends.kv.base import KeyValueBackend
+    from toolwire.stores.base import KeyValueBackend
 
 __all__ = [
     "READ_RECORDS_TOOL",

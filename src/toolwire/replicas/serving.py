@@ -18,7 +18,7 @@ from toolwire.replicas.settings import ReplicaSettings
 from toolwire.replicas.state import ReplicaState
 
 if TYPE_CHECKING:
-    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.capabilities.resolver import CapabilityBackends
 
 __all__ = ["replicas_for"]
 
@@ -48,7 +48,7 @@ async def replicas_for(
             "postgresql://..."
         )
     state = ReplicaState(backend, settings)
-    from toolwire.backends.background import ProcessManager
+    from toolwire.capabilities.kinds.process.background import ProcessManager
 
     manager = getattr(backends.processes, "manager", None)
     if isinstance(manager, ProcessManager):

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 
-    from toolwire.backends.kv.base import KeyValueBackend
-    from toolwire.seams import AtomicKeyValueStore
+    from toolwire.capabilities.seams import AtomicKeyValueStore
+    from toolwire.stores.base import KeyValueBackend
 
 __all__ = ["SESSIONS_TOOL", "SessionRecord", "SessionRecords"]
 

@@ -29,8 +29,8 @@ from toolwire.replicas.owners import ResourceOwner
 from toolwire.replicas.session_records import SessionRecords
 
 if TYPE_CHECKING:
-    from toolwire.backends.kv.base import KeyValueBackend
     from toolwire.replicas.settings import ReplicaSettings
+    from toolwire.stores.base import KeyValueBackend
 
 __all__ = ["ReplicaState"]
 
@@ -49,7 +49,7 @@ class ReplicaState:
     """
 
     def __init__(self, backend: KeyValueBackend, settings: ReplicaSettings) -> None:
-        from toolwire.backends.kv.memory import MemoryKeyValueBackend
+        from toolwire.stores.memory import MemoryKeyValueBackend
 
         if isinstance(backend, MemoryKeyValueBackend):
             raise ConfigurationError(

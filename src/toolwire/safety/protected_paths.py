@@ -1,12 +1,13 @@
 """The protected paths: what the host later runs or reads as configuration, never written by tools.
 
-A write root is where a model's commands and file tools may write. Some of what sits inside
-one is not data but instructions the *host* follows later, outside every sandbox: toolwire's
-own ``toolwire.toml`` (an ``[mcp.servers.x]`` entry is a command ``toolwire serve`` starts),
-the virtualenv and interpreter toolwire runs from, git's hooks and config (run by the user's
-next ``git`` command), shell start-up files, editors' and coding agents' project settings.
+A write root is where a model's commands and file tools may write. Some of what sits inside one is
+not data but instructions the *host* follows later, outside every sandbox: toolwire's own
+``toolwire.toml`` (an ``[mcp.servers.x]`` entry is a command ``toolwire serve`` starts), the
+virtualenv and interpreter toolwire runs from, git's hooks and config (run by the user's next
+``git`` command), shell start-up files, editors' and coding agents' project settings.
 `ProtectedPaths` lists them; inside a write root they stay read-only in every sandbox
-(`toolwire.sandbox.layout`) and the write tools refuse them (`toolwire.toolbox.protected`).
+(`toolwire.capabilities.kinds.process.sandbox.layout`) and the write tools refuse them
+(`toolwire.toolbox.protected`).
 
 Three kinds of entry:
 

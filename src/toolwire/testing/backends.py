@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.tools import Tool
@@ -40,8 +40,8 @@ def create_test_backends(
 
     Close them with ``await backends.aclose()`` (`create_test_registry` does it for you).
     """
-    from toolwire.backends.defaults import create_backends
-    from toolwire.backends.secrets import EnvSecretsResolver
+    from toolwire.capabilities.defaults import create_backends
+    from toolwire.capabilities.kinds.secrets.resolvers import EnvSecretsResolver
 
     values = dict(secrets or {})
     resolver = EnvSecretsResolver({ref: ref for ref in values}, environ=values)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from toolwire.capabilities.seams import KeyValueStore
 from toolwire.principals import LOCAL, Principal
-from toolwire.seams import KeyValueStore
 
 __all__ = ["FOUND_PREFIX", "FoundTools"]
 

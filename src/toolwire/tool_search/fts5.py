@@ -19,7 +19,7 @@ __all__ = ["FTS5Index"]
 
 
 class FTS5Index:
-    """BM25 ranking by SQLite FTS5 (what `toolwire.backends.archive` already uses).
+    """BM25 ranking by SQLite FTS5 (what `toolwire.capabilities.kinds.archive` already uses).
 
     Args:
         min_score: Hits scoring less are dropped.

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from toolwire.backends.capability_backends import CapabilityBackends
+from toolwire.capabilities.backends import CapabilityBackends
 from toolwire.principals import LOCAL, Principal
 from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import ToolSnapshot

@@ -13,21 +13,34 @@ async with ToolRegistry(backends=create_backends()) as registry:  # closing stop
 | --- | --- |
 | ``file`` | ``read_file``, ``write_file``, ``patch_file``, ``search_files`` |
 | ``terminal`` | ``terminal`` |
-| ``process`` | ``process_start``, ``process_list``, ``process_logs``, ``process_stop``, ``process_wait``, ``process_watch`` |
-| ``code`` | ``lint``, ``typecheck``, ``run_tests`` (hidden when no linter, type checker or test runner is installed); ``run_code`` (code mode: built per registry by `toolwire.code_mode.run_code_tool`, the ``code-mode`` extra) |
-| ``delegation`` | ``task`` (needs a ``subagent`` backend: `toolwire.agents.Delegation`) |
-| ``memory`` | ``memory_read``, ``memory_write`` (key-value store, the context's memory scope), ``session_search`` (needs the ``archive`` backend) |
+| ``process`` | ``process_start``, ``process_list``, ``process_logs``, ``process_stop``,
+``process_wait``, ``process_watch`` |
+| ``code`` | ``lint``, ``typecheck``, ``run_tests`` (hidden when no linter, type checker or test
+runner is installed); ``run_code`` (code mode: built per registry by
+`toolwire.code_mode.run_code_tool`, the ``code-mode`` extra) |
+| ``delegation`` | ``task`` (needs a ``subagent`` backend:
+`toolwire.capabilities.kinds.subagent.Delegation`) |
+| ``memory`` | ``memory_read``, ``memory_write`` (key-value store, the context's memory scope),
+``session_search`` (needs the ``archive`` backend) |
 | ``todo`` | ``todo_write``, ``todo_read`` (the session's list) |
-| ``browser`` | ``browser_navigate``, ``browser_snapshot``, ``browser_click``, ``browser_type``, ``browser_press_key``, ``browser_select_option``, ``browser_wait_for``, ``browser_back``, ``browser_tabs``, ``browser_screenshot``, ``browser_console_messages``, ``browser_close`` (needs a ``browser`` backend, `toolwire.backends.browser.BrowserBackend`; hidden without Chromium) |
-| ``web`` | ``fetch_url`` (a page as Markdown, PDF, JSON, text or an image, paged; robots.txt honoured; needs the ``network`` backend, ``toolwire[web]``), ``web_search`` (Brave, Tavily, Exa, SearXNG or DuckDuckGo, chosen by ``[web_search]``; hidden while the chosen provider has no key) |
-| ``results`` | ``read_result`` (pages through a result trimmed to its budget; see `toolwire.execution.handles`) |
-| ``kanban`` | ``kanban_create``, ``kanban_get``, ``kanban_update``, ``kanban_move``, ``kanban_list`` (one board per team or personality) |
+| ``browser`` | ``browser_navigate``, ``browser_snapshot``, ``browser_click``, ``browser_type``,
+``browser_press_key``, ``browser_select_option``, ``browser_wait_for``, ``browser_back``,
+``browser_tabs``, ``browser_screenshot``, ``browser_console_messages``, ``browser_close`` (needs a
+``browser`` backend, `toolwire.capabilities.kinds.browser.BrowserBackend`; hidden without Chromium)
+|
+| ``web`` | ``fetch_url`` (a page as Markdown, PDF, JSON, text or an image, paged; robots.txt
+honoured; needs the ``network`` backend, ``toolwire[web]``), ``web_search`` (Brave, Tavily, Exa,
+SearXNG or DuckDuckGo, chosen by ``[web_search]``; hidden while the chosen provider has no key) |
+| ``results`` | ``read_result`` (pages through a result trimmed to its budget; see
+`toolwire.execution.handles`) |
+| ``kanban`` | ``kanban_create``, ``kanban_get``, ``kanban_update``, ``kanban_move``,
+``kanban_list`` (one board per team or personality) |
 
 Without capability backends every one of them is refused ``not_available``; with backends but
 no reach for a path, the seam refuses (``PATH_NOT_REACHABLE: ...``, also ``not_available``).
 The process tools also answer ``not_available`` when the process backend has no background
 processes (``create_backends()`` gives them).
-"""  # noqa: E501
+"""
 
 from __future__ import annotations
 
@@ -37,10 +50,10 @@ from toolwire.toolbox.delegation import task
 from toolwire.toolbox.files import read_file, write_file
 from toolwire.toolbox.guard import command_guard_hook
 from toolwire.toolbox.kanban import kanban_tools
+from toolwire.toolbox.kept_results import result_tools
 from toolwire.toolbox.memory import memory_tools
 from toolwire.toolbox.patching import patch_file
 from toolwire.toolbox.processes import process_tools
-from toolwire.toolbox.results import result_tools
 from toolwire.toolbox.search import search_files
 from toolwire.toolbox.terminal import terminal
 from toolwire.toolbox.todo import todo_tools

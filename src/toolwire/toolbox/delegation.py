@@ -1,11 +1,11 @@
 """``task`` (toolset ``delegation``): hand a piece of work to a sub-agent, get its answer.
 
-The sub-agent starts with a fresh context — it sees only the prompt — and works with the tools
-of the toolsets the host allows (``toolset`` picks one of them). It runs through the host's
-``subagent`` backend (`toolwire.agents.Delegation`): the runner, the depth limit (the depth is
-carried in ``agent_id`` as ``depth:<n>``; ``task`` is withheld from a sub-agent at the limit),
-its own turn budget, turn limit and timeout, and the parent's abort signal. Several ``task``
-calls in one batch run in parallel, like any calls.
+The sub-agent starts with a fresh context — it sees only the prompt — and works with the tools of
+the toolsets the host allows (``toolset`` picks one of them). It runs through the host's
+``subagent`` backend (`toolwire.capabilities.kinds.subagent.Delegation`): the runner, the depth
+limit (the depth is carried in ``agent_id`` as ``depth:<n>``; ``task`` is withheld from a sub-agent
+at the limit), its own turn budget, turn limit and timeout, and the parent's abort signal. Several
+``task`` calls in one batch run in parallel, like any calls.
 
 * the answer → ``Ok(<answer>, structured={stop, turns, tool_calls, usage, cost_usd, ...},
   cost_usd=...)``;
@@ -23,16 +23,16 @@ wrapper is labelled ``<untrusted source="task:<description>">``
 
 from __future__ import annotations
 
-from toolwire.capabilities.kinds.subagent import SUBAGENT, subagent
-from toolwire.context import ToolContext
-from toolwire.decorator import tool
-from toolwire.results import Err, ErrorCode, ToolResult, ok
-from toolwire.seams.subagent import (
+from toolwire.capabilities.kinds.subagent.kind import SUBAGENT, subagent
+from toolwire.capabilities.kinds.subagent.seam import (
     MAX_SUBAGENT_TIMEOUT_S,
     SubagentReport,
     SubagentRequest,
     agent_depth,
 )
+from toolwire.context import ToolContext
+from toolwire.decorator import tool
+from toolwire.results import Err, ErrorCode, ToolResult, ok
 from toolwire.tools import ToolAnnotations
 
 __all__ = ["MAX_DESCRIPTION_CHARS", "TASK_MAX_CHARS", "task"]
@@ -44,7 +44,8 @@ _PARTIAL_CHARS = 2_000
 _NO_ANSWER = "(the sub-agent finished without writing an answer)"
 _SETUP = (
     "task: sub-agents are not configured; give the capability backends "
-    "kind_backends={'subagent': Delegation(runner=...)} (toolwire.agents; see docs/agents.md)."
+    "kind_backends={'subagent': Delegation(runner=...)} "
+    "(toolwire.capabilities.kinds.subagent; see docs/agents.md)."
 )
 
 

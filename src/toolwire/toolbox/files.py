@@ -22,11 +22,11 @@ and verifies the write by its size.
 from __future__ import annotations
 
 from toolwire.capabilities import fs_reach
+from toolwire.capabilities.seams import ScopedFs
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import ScopedFs
 from toolwire.toolbox.common import missing_seam, refused, resolve_target, too_large
 from toolwire.toolbox.file_stats import PathStat, look, same_version, unreadable_kind
 from toolwire.toolbox.filetypes import describe_binary, is_binary

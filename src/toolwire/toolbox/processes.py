@@ -9,12 +9,12 @@ the processes: closing them (or the registry) stops everything still running. Pr
 belong to the personality that started them (``ctx.personality_id``, ``"default"`` without
 one), at most 8 running at once with the local backend.
 
-The tools declare ``process(["bash"])``: a registry without backends refuses them like every
-other capability tool, and a backend without background support answers ``not_available``
-with a setup hint. ``process_start`` also declares file reach (the personality's): it checks
-``cwd``, and a sandboxing backend (`toolwire.sandbox`) confines each process to it, one sandbox
-(and pid namespace) per process, ended by ``process_stop``. Without a sandbox, the first start
-emits a ``user`` progress warning saying commands run unsandboxed.
+The tools declare ``process(["bash"])``: a registry without backends refuses them like every other
+capability tool, and a backend without background support answers ``not_available`` with a setup
+hint. ``process_start`` also declares file reach (the personality's): it checks ``cwd``, and a
+sandboxing backend (`toolwire.capabilities.kinds.process.sandbox`) confines each process to it, one
+sandbox (and pid namespace) per process, ended by ``process_stop``. Without a sandbox, the first
+start emits a ``user`` progress warning saying commands run unsandboxed.
 """
 
 from __future__ import annotations
@@ -24,19 +24,19 @@ import time
 from typing import Literal
 
 from toolwire.capabilities import fs_reach, process
-from toolwire.context import ToolContext
-from toolwire.decorator import tool
-from toolwire.errors import CapabilityError
-from toolwire.replicas.owners import ElsewhereError
-from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.sandbox.notices import emit_sandbox_notice
-from toolwire.seams import (
+from toolwire.capabilities.kinds.process.sandbox.notices import emit_sandbox_notice
+from toolwire.capabilities.seams import (
     DEFAULT_OWNER,
     STREAMS,
     BackgroundProcess,
     BackgroundProcesses,
     LogStream,
 )
+from toolwire.context import ToolContext
+from toolwire.decorator import tool
+from toolwire.errors import CapabilityError
+from toolwire.replicas.owners import ElsewhereError
+from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.common import missing_seam, refused
 from toolwire.toolbox.terminal import MAX_TIMEOUT_S, check_cwd
 from toolwire.tools import Tool, ToolAnnotations

@@ -21,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from toolwire.capabilities import fs_reach
+from toolwire.capabilities.seams import ScopedFs
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import ScopedFs
 from toolwire.toolbox.common import display_path, missing_seam, refused, resolve_target
 from toolwire.toolbox.file_stats import look, unreadable_kind
 from toolwire.toolbox.filetypes import is_binary

@@ -25,10 +25,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from toolwire.capabilities.seams import ProcessResult, ScopedFs
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
 from toolwire.reducers.spill import SPILL_POINTER_PATTERN, format_spill_pointer
-from toolwire.seams import ProcessResult, ScopedFs
 from toolwire.toolbox.protected import STATE_DIR_NAME
 
 __all__ = [

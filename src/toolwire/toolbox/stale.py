@@ -31,9 +31,9 @@ from collections.abc import Collection
 from datetime import UTC, datetime
 from typing import Protocol, runtime_checkable
 
+from toolwire.capabilities.seams import ReadRecord
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode
-from toolwire.seams import ReadRecord
 from toolwire.toolbox.file_stats import PathStat
 
 __all__ = [

@@ -17,12 +17,13 @@ a scrubbed environment, stdin closed, its own process group. stderr is merged in
   defused, so the pointer always comes from the tool.
 * ``cwd`` (default: the working directory) must be a directory inside the tool's read reach.
 
-With a sandboxing process backend (the default where bubblewrap runs, `toolwire.sandbox`) the
-command sees only the system (read-only) and the tool's file reach: read roots read-only,
-write roots read-write, the sensitive-path floor and toolwire's state hidden, no network, its
-own pid namespace (everything it started dies with it). Without one it runs anything bash can:
-the command guard (`toolwire.toolbox.guard`) refuses the catastrophic commands, but it is a
-guard, not a sandbox; the first command then emits a ``user`` progress warning saying so.
+With a sandboxing process backend (the default where bubblewrap runs,
+`toolwire.capabilities.kinds.process.sandbox`) the command sees only the system (read-only) and the
+tool's file reach: read roots read-only, write roots read-write, the sensitive-path floor and
+toolwire's state hidden, no network, its own pid namespace (everything it started dies with it).
+Without one it runs anything bash can: the command guard (`toolwire.toolbox.guard`) refuses the
+catastrophic commands, but it is a guard, not a sandbox; the first command then emits a ``user``
+progress warning saying so.
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolwire.capabilities import fs_reach, process
+from toolwire.capabilities.kinds.process.sandbox.notices import emit_sandbox_notice
+from toolwire.capabilities.seams import ProcessResult
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.sandbox.notices import emit_sandbox_notice
-from toolwire.seams import ProcessResult
 from toolwire.toolbox.common import missing_seam, refused, resolve_target
 from toolwire.toolbox.spill import (
     OutputSize,

@@ -22,12 +22,12 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolwire.capabilities.kinds.shared_storage import shared_storage
+from toolwire.capabilities.kinds.shared_storage.kind import shared_storage
+from toolwire.capabilities.seams import KeyValueStore
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import KeyValueStore
 from toolwire.toolbox.memory.scopes import shared_store
 from toolwire.tools import Tool, ToolAnnotations
 

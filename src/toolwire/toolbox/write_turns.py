@@ -20,10 +20,10 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from toolwire.capabilities.kinds.protected_paths import PROTECTED_PATHS
+from toolwire.capabilities.kinds.protected_paths.kind import PROTECTED_PATHS
+from toolwire.capabilities.seams import ScopedFs
 from toolwire.context import ToolContext
 from toolwire.results import Err
-from toolwire.seams import ScopedFs
 from toolwire.toolbox.file_stats import PathStat, look
 from toolwire.toolbox.locks import FILE_LOCKS
 from toolwire.toolbox.protected import refuse_write

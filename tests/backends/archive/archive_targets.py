@@ -12,7 +12,7 @@ import asyncpg
 import pytest
 
 from service_checks import require_service
-from toolwire.backends.archive import (
+from toolwire.capabilities.kinds.archive import (
     PostgresSessionArchive,
     SessionArchive,
     SqliteSessionArchive,

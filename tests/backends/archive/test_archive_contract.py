@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from archive_targets import archive, open_archive
 
-from toolwire.backends.archive import MAX_HITS, SessionArchive
+from toolwire.capabilities.kinds.archive import MAX_HITS, SessionArchive
+from toolwire.capabilities.seams import ArchiveScope
 from toolwire.errors import StoreError
-from toolwire.seams import ArchiveScope
 
 pytestmark = pytest.mark.anyio
 __all__ = ["archive", "open_archive"]  # the fixtures every test here runs on

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.archive import SessionArchive, SqliteSessionArchive
-from toolwire.backends.defaults import create_backends
+from toolwire.capabilities.defaults import create_backends
+from toolwire.capabilities.kinds.archive import SessionArchive, SqliteSessionArchive
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.registry import ToolRegistry
@@ -54,9 +54,9 @@ def test_an_archive_on_redis_is_a_configuration_error(tmp_path: Path) -> None:
 
 
 async def test_closing_the_served_registry_closes_the_archive(tmp_path: Path) -> None:
+    from toolwire.capabilities.seams import ArchiveScope
     from toolwire.config import ToolwireConfig
     from toolwire.errors import StoreError
-    from toolwire.seams import ArchiveScope
     from toolwire.wiring import create_registry
 
     config = ToolwireConfig(base_dir=str(tmp_path), sandbox="off")  # type: ignore[arg-type]

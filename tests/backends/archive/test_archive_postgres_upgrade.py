@@ -11,8 +11,8 @@ import pytest
 from archive_targets import POSTGRES_DSN
 
 from service_checks import require_service
-from toolwire.backends.archive import PostgresSessionArchive
-from toolwire.seams import ArchiveScope
+from toolwire.capabilities.kinds.archive import PostgresSessionArchive
+from toolwire.capabilities.seams import ArchiveScope
 
 pytestmark = pytest.mark.anyio
 

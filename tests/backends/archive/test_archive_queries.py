@@ -14,9 +14,9 @@ from archive_targets import archive, open_archive
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from toolwire.backends.archive import SessionArchive, parse_query
-from toolwire.backends.archive.query import MAX_TERMS, STOP_WORDS
-from toolwire.seams import ArchiveScope
+from toolwire.capabilities.kinds.archive import SessionArchive, parse_query
+from toolwire.capabilities.kinds.archive.query import MAX_TERMS, STOP_WORDS
+from toolwire.capabilities.seams import ArchiveScope
 
 pytestmark = pytest.mark.anyio
 __all__ = ["archive", "open_archive"]  # the fixtures every test here runs on

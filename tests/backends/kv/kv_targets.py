@@ -19,14 +19,14 @@ import asyncpg
 import pytest
 
 from service_checks import require_service
-from toolwire.backends.kv import (
+from toolwire.capabilities.seams import KeyValueStore
+from toolwire.stores import (
     KeyValueBackend,
     MemoryKeyValueBackend,
     PostgresKeyValueBackend,
     RedisKeyValueBackend,
     SqliteKeyValueBackend,
 )
-from toolwire.seams import KeyValueStore
 
 KINDS = ("memory", "sqlite", "redis", "postgres")
 DURABLE_KINDS = ("sqlite", "redis", "postgres")

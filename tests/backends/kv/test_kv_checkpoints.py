@@ -16,13 +16,13 @@ import anyio
 import pytest
 from kv_targets import KINDS, STORE_OPERATIONS, open_target, parametrize_targets
 
-from toolwire.backends.kv import KeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
 from toolwire.calls import ToolCall
 from toolwire.capabilities import storage
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.stores import KeyValueBackend
 from toolwire.tools import define_tool
 
 pytestmark = pytest.mark.anyio

@@ -13,9 +13,9 @@ import anyio
 import pytest
 from kv_targets import DURABLE_KINDS, KINDS, KvTarget, open_target, parametrize_targets
 
-from toolwire.backends.kv import KeyValueBackend
+from toolwire.capabilities.seams import AtomicKeyValueStore
 from toolwire.errors import StoreError
-from toolwire.seams import AtomicKeyValueStore
+from toolwire.stores import KeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -19,9 +19,9 @@ from kv_targets import (
     parametrize_targets,
 )
 
-from toolwire.backends.kv import KeyValueBackend
+from toolwire.capabilities.seams import KeyValueStore
 from toolwire.errors import StoreError
-from toolwire.seams import KeyValueStore
+from toolwire.stores import KeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -13,8 +13,8 @@ import uuid
 import pytest
 from kv_targets import POSTGRES_DSN, REDIS_URL, STORE_OPERATIONS
 
-from toolwire.backends.kv import KeyValueBackend, PostgresKeyValueBackend, RedisKeyValueBackend
 from toolwire.errors import StoreError
+from toolwire.stores import KeyValueBackend, PostgresKeyValueBackend, RedisKeyValueBackend
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("anyio_backend", ["trio"])]
 

@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from toolwire.backends.kv import (
+from toolwire.errors import ConfigurationError
+from toolwire.stores import (
     KeyValueBackend,
     MemoryKeyValueBackend,
     Namespace,
@@ -15,7 +16,6 @@ from toolwire.backends.kv import (
     ScopedKeyValueStore,
     SqliteKeyValueBackend,
 )
-from toolwire.errors import ConfigurationError
 
 CONSTRUCTORS: dict[str, Callable[..., KeyValueBackend]] = {
     "memory": MemoryKeyValueBackend,

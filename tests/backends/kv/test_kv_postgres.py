@@ -15,8 +15,8 @@ from kv_proxies import silenceable_proxy
 from kv_targets import POSTGRES_DSN, STORE_OPERATIONS, drop_postgres_table
 
 from service_checks import require_service
-from toolwire.backends.kv import PostgresKeyValueBackend, create_kv_backend
 from toolwire.errors import ConfigurationError, StoreError
+from toolwire.stores import PostgresKeyValueBackend, create_kv_backend
 
 pytestmark = pytest.mark.anyio
 
@@ -197,7 +197,7 @@ async def test_a_connection_goes_back_without_asyncpg_s_reset_round_trip(table: 
 async def test_a_transaction_left_open_is_rolled_back_before_the_connection_is_reused() -> None:
     import asyncpg
 
-    from toolwire.backends.kv.postgres import _rollback_if_open
+    from toolwire.stores.postgres import _rollback_if_open
 
     require_service("PostgreSQL", "127.0.0.1", 5432)
     connection = await asyncpg.connect(POSTGRES_DSN)

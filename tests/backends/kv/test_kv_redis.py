@@ -15,8 +15,8 @@ from kv_proxies import silenceable_proxy
 from kv_targets import REDIS_URL
 
 from service_checks import require_service
-from toolwire.backends.kv import RedisKeyValueBackend, create_kv_backend
 from toolwire.errors import ConfigurationError, StoreError
+from toolwire.stores import RedisKeyValueBackend, create_kv_backend
 
 pytestmark = pytest.mark.anyio
 

@@ -7,10 +7,10 @@ import redis.asyncio
 from kv_targets import REDIS_URL
 
 from service_checks import require_service
-from toolwire.backends.kv import PostgresKeyValueBackend, RedisKeyValueBackend
-from toolwire.backends.kv.postgres import escape_like
-from toolwire.backends.kv.redis import escape_glob
 from toolwire.errors import ConfigurationError, StoreError
+from toolwire.stores import PostgresKeyValueBackend, RedisKeyValueBackend
+from toolwire.stores.postgres import escape_like
+from toolwire.stores.redis import escape_glob
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolwire.backends.kv import SqliteKeyValueBackend
 from toolwire.errors import StoreError
+from toolwire.stores import SqliteKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 
@@ -23,9 +23,7 @@ KEYS = 8
 # f"|{gen}": a torn write would break the header, the length or the trailer.
 WRITER = textwrap.dedent(
     """
-    import sys
-    import anyio
-    from toolwire.backends.kv import SqliteKeyValueBackend
+    import sys import anyio from toolwire.stores import SqliteKeyValueBackend
 
     def value(gen, i):
         size = 16_000 + (gen * 7919 + i * 104_729) % 184_000

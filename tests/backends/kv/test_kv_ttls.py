@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire.backends.kv import MAX_TTL_SECONDS, MIN_TTL_SECONDS
-from toolwire.backends.kv.ttls import check_ttl, milliseconds
 from toolwire.errors import StoreError
+from toolwire.stores import MAX_TTL_SECONDS, MIN_TTL_SECONDS
+from toolwire.stores.ttls import check_ttl, milliseconds
 
 
 @pytest.mark.parametrize(

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.kv import (
+from toolwire.errors import ConfigurationError
+from toolwire.stores import (
     MemoryKeyValueBackend,
     PostgresKeyValueBackend,
     RedisKeyValueBackend,
     SqliteKeyValueBackend,
     create_kv_backend,
 )
-from toolwire.errors import ConfigurationError
 
 pytestmark = pytest.mark.anyio
 

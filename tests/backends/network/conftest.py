@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from network_servers import RunningServer, run_server
 
-from toolwire.backends.network import SafeFetcher, StaticResolver
-from toolwire.seams import NetworkPolicy
+from toolwire.capabilities.kinds.network import SafeFetcher, StaticResolver
+from toolwire.capabilities.seams import NetworkPolicy
 
 FAKE_HOSTS = ("a.test", "b.test", "api.github.test", "github.test", "evil.test")
 

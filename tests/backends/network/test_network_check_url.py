@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire.backends.network import Resolver, StaticResolver, check_url, parse_url
+from toolwire.capabilities.kinds.network import Resolver, StaticResolver, check_url, parse_url
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
 

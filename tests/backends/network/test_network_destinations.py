@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.backends.network import (
+from toolwire.capabilities.kinds.network import (
     DEFAULT_PORTS,
     Destination,
     PolicyRefusal,
@@ -19,9 +19,9 @@ from toolwire.backends.network import (
     pattern_matches,
     split_pattern,
 )
-from toolwire.backends.network.ports import port_allowed
+from toolwire.capabilities.kinds.network.ports import port_allowed
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
 

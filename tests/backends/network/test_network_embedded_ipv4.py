@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.backends.network import METADATA_ADDRESSES, StaticResolver, check_url
-from toolwire.backends.network.addresses import classify_address
-from toolwire.backends.network.special_addresses import IPV4_SPECIAL_PURPOSE
+from toolwire.capabilities.kinds.network import METADATA_ADDRESSES, StaticResolver, check_url
+from toolwire.capabilities.kinds.network.addresses import classify_address
+from toolwire.capabilities.kinds.network.special_addresses import IPV4_SPECIAL_PURPOSE
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 V6 = ipaddress.IPv6Address
 PUBLIC_V4 = int(ipaddress.IPv4Address("8.8.8.8"))

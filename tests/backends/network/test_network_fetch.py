@@ -8,10 +8,10 @@ import httpx
 import pytest
 from network_servers import RebindingResolver, RunningServer, closed_port
 
-from toolwire.backends.network import SafeFetcher, StaticResolver
-from toolwire.backends.network.transport import PINNED_ADDRESSES, PinnedTransport
+from toolwire.capabilities.kinds.network import SafeFetcher, StaticResolver
+from toolwire.capabilities.kinds.network.transport import PINNED_ADDRESSES, PinnedTransport
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import ConfigurationError, HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
 

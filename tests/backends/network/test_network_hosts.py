@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire.backends.network import (
+from toolwire.capabilities.kinds.network import (
     check_policy,
     host_matches,
     pattern_covers,
     resolve_allowed_hosts,
 )
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 
 @pytest.mark.parametrize(

@@ -11,21 +11,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolwire.backends.network.fetcher import SafeFetcher
+from toolwire.capabilities.kinds.network.fetcher import SafeFetcher
 
-_PROBE = """
-import sys
-{prelude}
-from toolwire.backends.defaults import create_backends
-from toolwire.backends.network.fetcher import SafeFetcher
-from toolwire.errors import ConfigurationError
-try:
-    fetcher = SafeFetcher()
-except ConfigurationError:  # no httpx: said at creation (the next test)
-    pass
-backends = create_backends(kv_url=None, archive_url=None, secrets_vault_dir=None)
-loaded = [sys.modules.get(name) is not None for name in ("httpx", "httpcore")]
-print(*loaded, backends.fetcher is not None)
+_PROBE = """ import sys {prelude} from toolwire.capabilities.defaults import create_backends from
+toolwire.capabilities.kinds.network.fetcher import SafeFetcher from toolwire.errors import
+ConfigurationError try: fetcher = SafeFetcher() except ConfigurationError:  # no httpx: said at
+creation (the next test) pass backends = create_backends(kv_url=None, archive_url=None,
+secrets_vault_dir=None) loaded = [sys.modules.get(name) is not None for name in ("httpx",
+"httpcore")] print(*loaded, backends.fetcher is not None)
 """
 
 
@@ -47,7 +40,7 @@ def test_making_fetchers_and_the_default_backends_loads_no_http_stack(tmp_path: 
 def test_without_httpx_making_a_fetcher_says_what_to_install() -> None:
     script = (
         "import sys; sys.modules['httpx'] = None\n"
-        "from toolwire.backends.network import SafeFetcher\n"
+        "from toolwire.capabilities.kinds.network import SafeFetcher\n"
         "from toolwire.errors import ConfigurationError\n"
         "try:\n"
         "    SafeFetcher()\n"

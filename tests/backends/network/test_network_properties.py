@@ -10,15 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spellings import ipv4_spelling
 
-from toolwire.backends.network import (
+from toolwire.capabilities.kinds.network import (
     StaticResolver,
     check_url,
     host_matches,
     parse_url,
     pattern_covers,
 )
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 PRIVATE_V4 = [
     "0.0.0.0/8",

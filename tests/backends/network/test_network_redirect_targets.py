@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from network_servers import RunningServer
 
-from toolwire.backends.network import SafeFetcher
+from toolwire.capabilities.kinds.network import SafeFetcher
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
 

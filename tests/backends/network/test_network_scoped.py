@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from network_servers import RunningServer
 
-from toolwire.backends.network import HostScopedFetch, SafeFetcher, StaticResolver
+from toolwire.capabilities.kinds.network import HostScopedFetch, SafeFetcher, StaticResolver
+from toolwire.capabilities.seams import NetworkPolicy, ScopedFetch
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy, ScopedFetch
 
 pytestmark = pytest.mark.anyio
 

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.backends.network import METADATA_ADDRESSES, StaticResolver, check_url
-from toolwire.backends.network.addresses import IpAddress
-from toolwire.backends.network.special_addresses import (
+from toolwire.capabilities.kinds.network import METADATA_ADDRESSES, StaticResolver, check_url
+from toolwire.capabilities.kinds.network.addresses import IpAddress
+from toolwire.capabilities.kinds.network.special_addresses import (
     IPV4_SPECIAL_PURPOSE,
     IPV6_SPECIAL_PURPOSE,
     NON_UNICAST_SPACE,
     SpecialPurposeBlock,
 )
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from network_servers import Certificates, RunningServer, make_certificates, run_server
 
-from toolwire.backends.network import SafeFetcher, StaticResolver
+from toolwire.capabilities.kinds.network import SafeFetcher, StaticResolver
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import NetworkPolicy
 
 pytestmark = pytest.mark.anyio
 LOCAL = NetworkPolicy(allow_private_urls=True)

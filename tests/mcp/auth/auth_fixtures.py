@@ -20,7 +20,7 @@ from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 from toolwire import ToolContext, ToolRegistry, define_tool, ok
 from toolwire.mcp import ServeOptions, serve_http
-from toolwire.mcp.auth.server_auth import ServerAuth
+from toolwire.mcp.server.auth.server_auth import ServerAuth
 from toolwire.results import ToolResult
 
 ISSUER = "https://issuer.test"

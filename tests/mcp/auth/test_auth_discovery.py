@@ -29,11 +29,11 @@ from auth_fixtures import (
 )
 
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.auth.credentials import TokenRejected
-from toolwire.mcp.auth.discovery import metadata_urls
-from toolwire.mcp.auth.oauth import JwtVerifier
-from toolwire.mcp.auth.server_auth import open_server_auth, server_auth_for
-from toolwire.mcp.auth.settings import AuthSettings, OAuthSettings
+from toolwire.mcp.server.auth.credentials import TokenRejected
+from toolwire.mcp.server.auth.discovery import metadata_urls
+from toolwire.mcp.server.auth.oauth import JwtVerifier
+from toolwire.mcp.server.auth.server_auth import open_server_auth, server_auth_for
+from toolwire.mcp.server.auth.settings import AuthSettings, OAuthSettings
 
 pytestmark = pytest.mark.anyio
 AUDIENCE = "https://mcp.test/mcp"
@@ -207,7 +207,7 @@ async def test_a_scheduled_refresh_keeps_the_url_when_the_metadata_is_down(
     verifier = verifier_for(verifiers, settings(origin, jwks_cache_s=0))
     await verifier.verify(mint(key, audience=AUDIENCE, issuer=origin))
     del routes.answers[RFC8414]
-    caplog.set_level(logging.WARNING, logger="toolwire.mcp.auth")
+    caplog.set_level(logging.WARNING, logger="toolwire.mcp.server.auth")
     await verifier.verify(mint(key, audience=AUDIENCE, issuer=origin))
     assert routes.requested[-1] == "/jwks.json"  # fetched again, from the URL known before
     assert "keeping the JWKS URL" in caplog.text
@@ -325,7 +325,7 @@ async def test_hostile_documents_are_refused_not_crashed_on(
     routes.json(RFC8414, {"issuer": origin, "jwks_uri": f"{origin}/jwks.json"})
     routes.answers["/jwks.json"] = lambda: (200, body)
     verifier = verifier_for(verifiers, settings(origin))
-    caplog.set_level(logging.WARNING, logger="toolwire.mcp.auth")
+    caplog.set_level(logging.WARNING, logger="toolwire.mcp.server.auth")
     rejected = await _refused(verifier, mint(key, audience=AUDIENCE, issuer=origin))
     assert "unavailable" in rejected.reason
     assert problem in caplog.text

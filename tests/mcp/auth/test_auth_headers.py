@@ -1,11 +1,11 @@
 """What an HTTP request's headers can and cannot do to authentication (issue 15).
 
-The 2026-07-28 revision mirrors request params into ``Mcp-Name`` and ``Mcp-Param-*`` headers so
-that intermediaries can route on them. These tests pin down that no such header (nor a second
-``Authorization``, nor a token in the URL) authenticates anyone, that nothing secret is
-reflected in an answer or a log line, and that a header/body disagreement is refused the same
-way by the fast path (`toolwire.mcp.lean`) and by the SDK's transport: a gateway that routes
-on ``Mcp-Name`` must see the tool that actually runs.
+The 2026-07-28 revision mirrors request params into ``Mcp-Name`` and ``Mcp-Param-*`` headers so that
+intermediaries can route on them. These tests pin down that no such header (nor a second
+``Authorization``, nor a token in the URL) authenticates anyone, that nothing secret is reflected in
+an answer or a log line, and that a header/body disagreement is refused the same way by the fast
+path (`toolwire.mcp.server.fast_http`) and by the SDK's transport: a gateway that routes on
+``Mcp-Name`` must see the tool that actually runs.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types.jsonrpc import HEADER_MISMATCH
 
 from toolwire import ToolContext, ToolRegistry, define_tool, ok
-from toolwire.backends.kv import create_kv_backend
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.server_auth import open_server_auth
-from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.auth.tokens import TokenStore
-from toolwire.mcp.lean import LEAN_ENV
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.server_auth import open_server_auth
+from toolwire.mcp.server.auth.settings import AuthSettings
+from toolwire.mcp.server.auth.tokens import TokenStore
+from toolwire.mcp.server.fast_http import LEAN_ENV
 from toolwire.results import ToolResult
 from toolwire.safety.redaction import redact_secrets
+from toolwire.stores import create_kv_backend
 
 pytestmark = pytest.mark.anyio
 MODERN = "2026-07-28"

@@ -17,13 +17,13 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from toolwire.backends.kv import create_kv_backend
 from toolwire.errors import ConfigurationError
 from toolwire.mcp import ServeOptions, serve_http
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.server_auth import open_server_auth
-from toolwire.mcp.auth.settings import AuthSettings
-from toolwire.mcp.auth.tokens import TokenStore
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.server_auth import open_server_auth
+from toolwire.mcp.server.auth.settings import AuthSettings
+from toolwire.mcp.server.auth.tokens import TokenStore
+from toolwire.stores import create_kv_backend
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]  # the initialize handshake, and 2026-07-28 when both speak it

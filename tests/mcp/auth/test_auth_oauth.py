@@ -31,11 +31,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from toolwire.mcp.auth.credentials import TokenRejected
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.oauth import JwtVerifier
-from toolwire.mcp.auth.server_auth import open_server_auth
-from toolwire.mcp.auth.settings import AuthSettings, OAuthSettings
+from toolwire.mcp.server.auth.credentials import TokenRejected
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.oauth import JwtVerifier
+from toolwire.mcp.server.auth.server_auth import open_server_auth
+from toolwire.mcp.server.auth.settings import AuthSettings, OAuthSettings
 
 pytestmark = pytest.mark.anyio
 AUDIENCE = "https://mcp.test/mcp"

@@ -9,8 +9,8 @@ import pytest
 
 from toolwire.config import load_config
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.auth.exposure import check_exposure
-from toolwire.mcp.auth.settings import OAuthSettings, is_loopback_host
+from toolwire.mcp.server.auth.exposure import check_exposure
+from toolwire.mcp.server.auth.settings import OAuthSettings, is_loopback_host
 
 OAUTH = """
 [auth.oauth]

@@ -18,18 +18,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service_checks import require_service
-from toolwire.backends.kv import (
+from toolwire.errors import ConfigurationError
+from toolwire.mcp.server.auth.credentials import TokenRejected
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.tokens import TokenStore, token_hash
+from toolwire.mcp.server.auth.verifier import CredentialVerifier
+from toolwire.stores import (
     KeyValueBackend,
     MemoryKeyValueBackend,
     PostgresKeyValueBackend,
     RedisKeyValueBackend,
     SqliteKeyValueBackend,
 )
-from toolwire.errors import ConfigurationError
-from toolwire.mcp.auth.credentials import TokenRejected
-from toolwire.mcp.auth.grants import Grant
-from toolwire.mcp.auth.tokens import TokenStore, token_hash
-from toolwire.mcp.auth.verifier import CredentialVerifier
 
 pytestmark = pytest.mark.anyio
 REDIS_URL = "redis://127.0.0.1:6379/0"

@@ -18,13 +18,13 @@ from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
 
 from toolwire import ToolContext, ToolRegistry
-from toolwire.mcp.bridge import bridge_into
-from toolwire.mcp.client import McpProvider
-from toolwire.mcp.client_handlers import ClientHandlers, apply_schema_defaults
+from toolwire.mcp.client.bridge import bridge_into
+from toolwire.mcp.client.handlers import ClientHandlers, apply_schema_defaults
+from toolwire.mcp.client.provider import McpProvider
 from toolwire.mcp.conformance import fixture_tools
-from toolwire.mcp.media import media_blocks
-from toolwire.mcp.peer import LOG_LEVELS, LogLevels, current_peer
-from toolwire.mcp.result_resources import RESOURCE_NOT_FOUND
+from toolwire.mcp.server.media import media_blocks
+from toolwire.mcp.server.peer import LOG_LEVELS, LogLevels, current_peer
+from toolwire.mcp.server.result_resources import RESOURCE_NOT_FOUND
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.results import ErrorCode
 

@@ -17,12 +17,12 @@ from typing import Any
 import anyio
 
 from toolwire import ToolContext, ToolRegistry, define_tool, ok
-from toolwire.backends.kv import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.handles import ResultHandles
 from toolwire.mcp import ServeOptions, serve_registry
 from toolwire.results import ToolResult
-from toolwire.toolbox.results import read_result
+from toolwire.stores import SqliteKeyValueBackend
+from toolwire.toolbox.kept_results import read_result
 
 MARKERS = Path(os.environ.get("TOOLWIRE_TEST_MARKERS", "."))
 BUDGET = 2000

@@ -24,7 +24,7 @@ from shared_tools import fail, slow
 
 from toolwire import ToolAnnotations, ToolContext, ToolRegistry, define_tool, ok
 from toolwire.mcp import ServeOptions, serve_registry
-from toolwire.mcp.identity import ServerIcon, ServerIdentity
+from toolwire.mcp.server.identity import ServerIcon, ServerIdentity
 from toolwire.results import ToolResult
 
 OBJECT: dict[str, Any] = {"type": "object"}
@@ -114,9 +114,9 @@ def build_registry() -> ToolRegistry:
 def _handles() -> dict[str, Any]:
     if os.environ.get("TEST_HANDLES") != "1":
         return {}
-    from toolwire.backends.kv import SqliteKeyValueBackend
-    from toolwire.backends.resolver import CapabilityBackends
+    from toolwire.capabilities.resolver import CapabilityBackends
     from toolwire.execution.handles import ResultHandles
+    from toolwire.stores import SqliteKeyValueBackend
 
     kv = SqliteKeyValueBackend(os.environ["TOOLWIRE_TEST_KV"])
     backends = CapabilityBackends(kv_store_factory=kv.scoped, processes=None)

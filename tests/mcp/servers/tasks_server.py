@@ -16,12 +16,12 @@ from typing import Any
 import anyio
 
 from toolwire import ToolContext, ToolRegistry, define_tool, err, ok
-from toolwire.backends.kv import SqliteKeyValueBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.quotas import Quota, Quotas
 from toolwire.execution.tasks import Tasks
 from toolwire.mcp import ServeOptions, serve_registry
 from toolwire.results import ToolResult
+from toolwire.stores import SqliteKeyValueBackend
 
 SLEEP = {
     "type": "object",

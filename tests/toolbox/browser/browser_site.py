@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
 from service_checks import missing_here
-from toolwire.backends.browser import find_chromium, playwright_installed
+from toolwire.capabilities.kinds.browser import find_chromium, playwright_installed
 
 __all__ = ["Site", "require_chromium"]
 

@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from browser_site import Site, require_chromium
 
-from toolwire.backends.browser import BrowserBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.browser import BrowserBackend
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.registry import ToolRegistry
-from toolwire.seams import NetworkPolicy
 from toolwire.toolbox.browser import browser_tools
 
 

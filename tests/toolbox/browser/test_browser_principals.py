@@ -10,12 +10,12 @@ import pytest
 from browser_site import Site, require_chromium
 
 from toolwire import Principal, ToolContext
-from toolwire.backends.browser import BrowserBackend
-from toolwire.backends.browser.settings import BrowserSettings
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.browser import BrowserBackend
+from toolwire.capabilities.kinds.browser.settings import BrowserSettings
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.registry import ToolRegistry
 from toolwire.results import Ok
-from toolwire.seams import NetworkPolicy
 from toolwire.toolbox.browser import browser_tools
 
 pytestmark = pytest.mark.anyio

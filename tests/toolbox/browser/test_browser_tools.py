@@ -12,12 +12,12 @@ import anyio
 import pytest
 from browser_site import Site
 
-from toolwire.backends.browser import BrowserBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.browser import BrowserBackend
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import NetworkPolicy
 from toolwire.toolbox.browser import browser_tools
 from toolwire.toolbox.browser.common import ACTION_SNAPSHOT_CHARS
 

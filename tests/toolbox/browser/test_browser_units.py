@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.backends.browser import (
+from toolwire.capabilities.kinds.browser import (
     CHROMIUM_ENV,
     BrowserBackend,
     BrowserSettings,
@@ -20,13 +20,13 @@ from toolwire.backends.browser import (
     find_chromium,
     navigation_refusal,
 )
-from toolwire.backends.browser.tabs import REFUSAL_HEADER_NAME
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.browser.tabs import REFUSAL_HEADER_NAME
+from toolwire.capabilities.kinds.process.sandbox.egress import REFUSAL_HEADER
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode
-from toolwire.sandbox.egress import REFUSAL_HEADER
 from toolwire.toolbox.browser import browser_tools
 from toolwire.toolbox.browser.downloads import safe_name
 from toolwire.toolbox.browser.snapshots import MAX_LINE_CHARS, reduce_snapshot

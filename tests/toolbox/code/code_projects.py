@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from service_checks import missing_here
-from toolwire.backends.process_backends import LocalProcessBackend
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from code_projects import call, code_registry, ok_of, require_binary, write_tree
 
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.registry import ToolRegistry
 from toolwire.toolbox.code import code_tools
 

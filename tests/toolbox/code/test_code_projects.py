@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from code_projects import write_tree
 
-from toolwire.backends.files import ReachScopedFs
-from toolwire.capabilities.kinds.process import PROCESS
+from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.process.kind import PROCESS
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
 from toolwire.registry import ToolRegistry

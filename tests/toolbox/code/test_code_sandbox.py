@@ -12,11 +12,11 @@ import pytest
 from code_projects import call, err_of, ok_of, write_tree
 
 from service_checks import missing_here
-from toolwire.backends.background import ProcessManager
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.kinds.process.background import ProcessManager
+from toolwire.capabilities.kinds.process.sandbox import SandboxLimits, probe_bubblewrap
+from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.registry import ToolRegistry
-from toolwire.sandbox import SandboxLimits, probe_bubblewrap
-from toolwire.sandbox.backend import SandboxedProcessBackend
 from toolwire.toolbox.code import Toolchains, code_tools
 from toolwire.toolbox.code.failures import TOOL_NOT_INSTALLED
 from toolwire.toolbox.code.sandbox_roots import checker_roots

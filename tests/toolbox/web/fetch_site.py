@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from toolwire.backends.network import SafeFetcher, StaticResolver
+from toolwire.capabilities.kinds.network import SafeFetcher, StaticResolver
 
 HOSTS = ("site.test", "deny.test", "forbid.test", "down.test")
 RESOLVER = StaticResolver({name: ["127.0.0.1"] for name in HOSTS})

@@ -19,11 +19,11 @@ from fetch_site import (
     run_site,
 )
 
-from toolwire.backends.resolver import CapabilityBackends
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import NetworkPolicy
 from toolwire.toolbox.web import FetchSettings, web_tools
 
 pytestmark = pytest.mark.anyio

@@ -17,8 +17,8 @@ from fakes.harness import ENV, searcher
 from fakes.http_fake import FakeApi, Recorded, serve
 from fakes.providers import DOCS, KEYS, brave, duckduckgo, exa, searxng, tavily
 
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import NetworkPolicy
 from toolwire.toolbox.web.search import WebSearchSettings
 
 pytestmark = pytest.mark.anyio

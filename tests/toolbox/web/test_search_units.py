@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolwire.capabilities.seams import FetchResponse
 from toolwire.errors import ConfigurationError
 from toolwire.results import ErrorCode
-from toolwire.seams import FetchResponse
 from toolwire.toolbox import default_tools
 from toolwire.toolbox.web.search import (
     PROVIDERS,
@@ -155,7 +155,7 @@ def test_key_configured_reads_the_environment_variable(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_key_configured_sees_the_vault_file(tmp_path: Path) -> None:
-    from toolwire.backends.secrets import VaultSecretsResolver
+    from toolwire.capabilities.kinds.secrets.resolvers import VaultSecretsResolver
 
     ref = "providers/exa/apiKey"
     assert not key_configured(ref, environ={}, vault_dir=str(tmp_path))

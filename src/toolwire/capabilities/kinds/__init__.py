@@ -12,16 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from toolwire.capabilities.kind import CapabilityKind
-from toolwire.capabilities.kinds.archive import ARCHIVE
-from toolwire.capabilities.kinds.attachments import ATTACHMENTS
-from toolwire.capabilities.kinds.fs_reach import FS_REACH
-from toolwire.capabilities.kinds.network import NETWORK
-from toolwire.capabilities.kinds.process import PROCESS
-from toolwire.capabilities.kinds.protected_paths import PROTECTED_PATHS
-from toolwire.capabilities.kinds.secrets import SECRETS
-from toolwire.capabilities.kinds.shared_storage import SHARED_STORAGE
-from toolwire.capabilities.kinds.storage import STORAGE
-from toolwire.capabilities.kinds.subagent import SUBAGENT
+from toolwire.capabilities.kinds.archive.kind import ARCHIVE
+from toolwire.capabilities.kinds.attachments.kind import ATTACHMENTS
+from toolwire.capabilities.kinds.fs_reach.kind import FS_REACH
+from toolwire.capabilities.kinds.network.kind import NETWORK
+from toolwire.capabilities.kinds.process.kind import PROCESS
+from toolwire.capabilities.kinds.protected_paths.kind import PROTECTED_PATHS
+from toolwire.capabilities.kinds.secrets.kind import SECRETS
+from toolwire.capabilities.kinds.shared_storage.kind import SHARED_STORAGE
+from toolwire.capabilities.kinds.storage.kind import STORAGE
+from toolwire.capabilities.kinds.subagent.kind import SUBAGENT
 
 __all__ = [
     "ARCHIVE",

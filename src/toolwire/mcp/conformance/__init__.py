@@ -22,7 +22,7 @@ from toolwire.mcp.conformance.resources import install_fixture_resources
 from toolwire.mcp.conformance.tools import FIXTURE_TOOLSET, fixture_tools
 
 if TYPE_CHECKING:
-    from toolwire.mcp.server import ServeOptions
+    from toolwire.mcp.server.server import ServeOptions
 
 __all__ = ["FIXTURE_TOOLSET", "fixture_tools", "install_fixture_resources", "with_fixture_features"]
 

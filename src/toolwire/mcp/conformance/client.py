@@ -20,9 +20,9 @@ import anyio
 import mcp_types as mt
 
 from toolwire.context import ToolContext
-from toolwire.mcp.bridge import bridge_into
-from toolwire.mcp.client import McpProvider
-from toolwire.mcp.client_handlers import ClientHandlers
+from toolwire.mcp.client.bridge import bridge_into
+from toolwire.mcp.client.handlers import ClientHandlers
+from toolwire.mcp.client.provider import McpProvider
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.registry import ToolRegistry
 

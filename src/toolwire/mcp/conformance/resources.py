@@ -1,11 +1,11 @@
 """The fixture's resources, resource template, subscriptions and completion.
 
-toolwire's own resources are kept results (`toolwire.mcp.result_resources`), which exist only
-after a trimmed call; the suite's resource scenarios read fixed URIs, so the fixture serves
-those: ``test://static-text``, ``test://static-binary`` (a PNG), the template
-``test://template/{id}/data``, and ``resources/subscribe``/``unsubscribe`` of any URI (kept
-per session). ``completion/complete`` suggests values for the template's ``id`` and answers
-an empty list for any other reference (toolwire has no prompts).
+toolwire's own resources are kept results (`toolwire.mcp.server.result_resources`), which exist only
+after a trimmed call; the suite's resource scenarios read fixed URIs, so the fixture serves those:
+``test://static-text``, ``test://static-binary`` (a PNG), the template
+``test://template/{id}/data``, and ``resources/subscribe``/``unsubscribe`` of any URI (kept per
+session). ``completion/complete`` suggests values for the template's ``id`` and answers an empty
+list for any other reference (toolwire has no prompts).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from toolwire.mcp.conformance.samples import PNG_BASE64
-from toolwire.mcp.result_resources import RESOURCE_NOT_FOUND
+from toolwire.mcp.server.result_resources import RESOURCE_NOT_FOUND
 
 __all__ = ["TEMPLATE_URI", "install_fixture_resources"]
 

@@ -1,10 +1,10 @@
 """The fixture's tools: the names, arguments and answers the conformance suite's server
 scenarios expect, written as ordinary toolwire tools.
 
-Each answers through toolwire's own result path: text is ``Ok.value``; images, audio and
-embedded resources are ``Ok.structured`` keys the server turns into content blocks
-(`toolwire.mcp.media`); a failure is an `Err`; progress is ``ctx.emit``; logs, sampling and
-elicitation go through the client of the call (`toolwire.mcp.peer.current_peer`).
+Each answers through toolwire's own result path: text is ``Ok.value``; images, audio and embedded
+resources are ``Ok.structured`` keys the server turns into content blocks
+(`toolwire.mcp.server.media`); a failure is an `Err`; progress is ``ctx.emit``; logs, sampling and
+elicitation go through the client of the call (`toolwire.mcp.server.peer.current_peer`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import anyio
 
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.mcp.conformance.samples import PNG_BASE64, WAV_BASE64
-from toolwire.mcp.peer import McpPeer, PeerUnavailableError, current_peer
+from toolwire.mcp.server.peer import McpPeer, PeerUnavailableError, current_peer
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.tools import Tool, ToolAnnotations
 
@@ -156,7 +156,7 @@ async def _elicitation_enums(args: dict[str, Any], ctx: ToolContext) -> ToolResu
 
 async def _reconnection(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     # SEP-1699 polling: end the request's SSE stream before answering; the client resumes it
-    # with Last-Event-ID and gets the answer from the event store (toolwire.mcp.resumable).
+    # with Last-Event-ID and gets the answer from the event store (toolwire.mcp.server.resumable).
     peer = current_peer()
     close = peer.context.close_sse_stream if peer is not None else None
     if close is not None:

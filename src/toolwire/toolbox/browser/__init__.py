@@ -1,7 +1,7 @@
 """The browser tools (toolset ``browser``): Debian's Chromium, driven by Playwright.
 
 ```python
-from toolwire.backends.browser import BrowserBackend
+from toolwire.capabilities.kinds.browser import BrowserBackend
 from toolwire.toolbox.browser import browser_tools
 
 backend = BrowserBackend()
@@ -14,7 +14,8 @@ registry.register_all(browser_tools())
 | --- | --- |
 | ``browser_navigate`` | open a URL (http, https, about:blank) and answer its snapshot |
 | ``browser_snapshot`` | the accessibility tree with element refs (``[ref=e12]``) |
-| ``browser_click``, ``browser_type``, ``browser_press_key``, ``browser_select_option`` | act on a ref |
+| ``browser_click``, ``browser_type``, ``browser_press_key``, ``browser_select_option`` | act on a
+ref |
 | ``browser_wait_for`` | a text to appear or go, or some seconds |
 | ``browser_back`` | the previous page |
 | ``browser_tabs`` | list, new, select, close |
@@ -27,7 +28,7 @@ of which goes through the egress proxy under the call's network policy; and the 
 file reach, where downloads are saved (``downloads/`` under the working directory). Without a
 `BrowserBackend` they answer ``not_available``; without Chromium or Playwright they are hidden
 (``is_available``). Everything they answer comes from the page: ``output_is_untrusted``.
-"""  # noqa: E501
+"""
 
 from __future__ import annotations
 

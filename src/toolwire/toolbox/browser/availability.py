@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolwire.backends.browser import find_chromium, playwright_installed
-from toolwire.capabilities.kinds.browser import browser
-from toolwire.capabilities.kinds.fs_reach import fs_reach
+from toolwire.capabilities.kinds.browser import find_chromium, playwright_installed
+from toolwire.capabilities.kinds.browser.kind import browser
+from toolwire.capabilities.kinds.fs_reach.kind import fs_reach
 from toolwire.decorator import tool
 from toolwire.tools import Tool, ToolAnnotations
 

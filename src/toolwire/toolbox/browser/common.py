@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from toolwire.capabilities.kinds.browser import BROWSER
+from toolwire.capabilities.kinds.browser.kind import BROWSER
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.replicas.owners import ElsewhereError
@@ -26,7 +26,7 @@ from toolwire.toolbox.browser.snapshots import reduce_snapshot
 if TYPE_CHECKING:
     from playwright.async_api import Locator, Page
 
-    from toolwire.backends.browser import BrowserSession, Tab
+    from toolwire.capabilities.kinds.browser import BrowserSession, Tab
 
 __all__ = [
     "ACTION_SNAPSHOT_CHARS",

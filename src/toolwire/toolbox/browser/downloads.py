@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from toolwire.capabilities.seams import ScopedFs
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
-from toolwire.seams import ScopedFs
 from toolwire.toolbox.common import display_path, resolve_path
 
 if TYPE_CHECKING:
     from playwright.async_api import Download
 
-    from toolwire.backends.browser import BrowserSettings, Tab
+    from toolwire.capabilities.kinds.browser import BrowserSettings, Tab
 
 __all__ = ["DOWNLOAD_DIR", "land_downloads", "safe_name"]
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 import anyio
 
-from toolwire.backends.browser import BrowserSession, Tab
+from toolwire.capabilities.kinds.browser import BrowserSession, Tab
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.toolbox.browser.availability import browser_tool

@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from toolwire.backends.browser import BrowserSession, Tab, navigation_refusal
-from toolwire.backends.browser.tabs import REFUSAL_HEADER_NAME
+from toolwire.capabilities.kinds.browser import BrowserSession, Tab, navigation_refusal
+from toolwire.capabilities.kinds.browser.tabs import REFUSAL_HEADER_NAME
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.toolbox.browser.availability import browser_tool

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Literal
 
-from toolwire.backends.browser import BrowserSession, Tab
+from toolwire.capabilities.kinds.browser import BrowserSession, Tab
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.toolbox.browser.availability import browser_tool

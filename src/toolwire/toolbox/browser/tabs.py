@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from toolwire.backends.browser import BrowserSession, Tab, navigation_refusal
-from toolwire.capabilities.kinds.browser import BROWSER
+from toolwire.capabilities.kinds.browser import BrowserSession, Tab, navigation_refusal
+from toolwire.capabilities.kinds.browser.kind import BROWSER
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.browser.availability import browser_tool

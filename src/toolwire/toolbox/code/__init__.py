@@ -28,7 +28,7 @@ for: `toolwire.toolbox.code.toolchains`.
 
 from __future__ import annotations
 
-from toolwire.config_code import CodeSettings
+from toolwire.config.code import CodeSettings
 from toolwire.toolbox.code.definitions import make_lint, make_run_tests, make_typecheck
 from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic, TestOutcome
 from toolwire.toolbox.code.projects import Project, detect_project

@@ -22,10 +22,10 @@ import os
 from typing import Any
 
 import toolwire.toolbox.code.failures as failures
+from toolwire.capabilities.seams import ScopedFs
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import ScopedFs
 from toolwire.toolbox.code.diagnostics import CheckRun, count_outcomes, count_severities
 from toolwire.toolbox.code.ecosystems import CHECKS, CheckKind
 from toolwire.toolbox.code.projects import Project, detect_project

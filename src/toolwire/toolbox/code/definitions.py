@@ -15,7 +15,7 @@ from typing import Any
 
 from toolwire.availability import Gate, Unavailable
 from toolwire.capabilities import fs_reach, process
-from toolwire.config_code import CodeSettings
+from toolwire.config.code import CodeSettings
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.results import ToolResult

@@ -3,21 +3,24 @@
 | situation | code | reason / cause |
 | --- | --- | --- |
 | ``path`` is in no project | ``input_invalid`` (field ``path``) | |
-| the project has no checker of this kind (JavaScript without ``tsconfig.json``...) | ``not_available`` | ``no_checker`` |
-| the checker is not installed, or a sandbox cannot start it | ``not_available`` | ``tool_not_installed`` |
-| the checker crashed (an exit code it never uses for findings) | ``execution_failed`` | ``tool_crashed`` |
+| the project has no checker of this kind (JavaScript without ``tsconfig.json``...) |
+``not_available`` | ``no_checker`` |
+| the checker is not installed, or a sandbox cannot start it | ``not_available`` |
+``tool_not_installed`` |
+| the checker crashed (an exit code it never uses for findings) | ``execution_failed`` |
+``tool_crashed`` |
 | its report could not be read | ``execution_failed`` | ``output_unreadable`` |
 | it ran out of time | ``execution_failed`` | ``timeout`` |
 | the call was aborted | ``execution_failed`` | ``aborted`` |
 
 A seam's refusal (``PATH_NOT_REACHABLE: ...``, ``BINARY_NOT_ALLOWED: ...``) is answered as every
 built-in tool answers it (`toolwire.toolbox.common.refused`).
-"""  # noqa: E501
+"""
 
 from __future__ import annotations
 
+from toolwire.capabilities.seams import ProcessResult
 from toolwire.results import Err, ErrorCode
-from toolwire.seams import ProcessResult
 
 __all__ = [
     "ABORTED",

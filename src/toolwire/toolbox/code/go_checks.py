@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import toolwire.toolbox.code.failures as failures
+from toolwire.capabilities.seams import ProcessResult
 from toolwire.results import Err
-from toolwire.seams import ProcessResult
 from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic, Outcome, RunStatus, TestOutcome
 from toolwire.toolbox.code.junit import cap_details
 from toolwire.toolbox.code.parsing import as_int, json_lines, relative_file

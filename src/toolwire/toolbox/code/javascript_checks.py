@@ -19,8 +19,8 @@ import re
 from typing import Any
 
 import toolwire.toolbox.code.failures as failures
+from toolwire.capabilities.seams import ProcessResult
 from toolwire.results import Err
-from toolwire.seams import ProcessResult
 from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic
 from toolwire.toolbox.code.parsing import as_int, load_json, relative_file, severity_of
 from toolwire.toolbox.code.report_lint import LintPass, ReportLinter, lint_with_fixes

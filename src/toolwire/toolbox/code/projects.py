@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from toolwire.capabilities.seams import ScopedFs
 from toolwire.errors import CapabilityError
-from toolwire.seams import ScopedFs
 
 __all__ = ["ECOSYSTEMS", "MARKERS", "Project", "detect_project"]
 

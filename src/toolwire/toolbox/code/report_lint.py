@@ -12,8 +12,8 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 
 import toolwire.toolbox.code.failures as failures
+from toolwire.capabilities.seams import ProcessResult
 from toolwire.results import Err
-from toolwire.seams import ProcessResult
 from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic
 from toolwire.toolbox.code.parsing import fixed_diagnostics
 from toolwire.toolbox.code.reports import ReportTooLargeError, report_file

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import toolwire.toolbox.code.failures as failures
+from toolwire.capabilities.seams import ProcessResult, ScopedFs, ScopedProcess
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
 from toolwire.results import Err
-from toolwire.seams import ProcessResult, ScopedFs, ScopedProcess
 from toolwire.threads import run_in_worker
 from toolwire.toolbox.code.projects import Project
 from toolwire.toolbox.code.sandbox_roots import hidden_needs

@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 
 import toolwire.toolbox.code.failures as failures
+from toolwire.capabilities.seams import ProcessResult
 from toolwire.results import Err
-from toolwire.seams import ProcessResult
 from toolwire.toolbox.code.cargo_messages import parse_cargo_messages, parse_libtest
 from toolwire.toolbox.code.diagnostics import CheckRun, RunStatus
 from toolwire.toolbox.code.parsing import fixed_diagnostics

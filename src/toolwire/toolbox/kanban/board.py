@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from toolwire.capabilities.seams import AtomicKeyValueStore
 from toolwire.results import Err, ErrorCode
-from toolwire.seams import AtomicKeyValueStore
 from toolwire.toolbox.kanban.cards import CARD_ID, CARD_PREFIX, Card, card_key, now_iso
 from toolwire.toolbox.memory.swaps import Refusal, swap
 

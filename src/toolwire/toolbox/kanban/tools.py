@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
-from toolwire.capabilities.kinds.shared_storage import shared_storage
+from toolwire.capabilities.kinds.shared_storage.kind import shared_storage
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError

@@ -26,11 +26,11 @@ other's notes or cards. What the host configures is shared as configured: its ow
 
 from __future__ import annotations
 
-from toolwire.capabilities.kinds.shared_storage import SHARED_STORAGE
+from toolwire.capabilities.kinds.shared_storage.kind import SHARED_STORAGE
+from toolwire.capabilities.seams import AtomicKeyValueStore
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError, StoreError
 from toolwire.results import Err, ErrorCode
-from toolwire.seams import AtomicKeyValueStore
 from toolwire.toolbox.common import missing_seam, refused
 
 __all__ = ["board_scope_id", "memory_scope_id", "shared_store", "store_failed"]

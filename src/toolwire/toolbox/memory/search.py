@@ -11,12 +11,12 @@ from typing import Annotated
 
 from pydantic import Field
 
-from toolwire.capabilities.kinds.archive import ARCHIVE, archive
+from toolwire.capabilities.kinds.archive.kind import ARCHIVE, archive
+from toolwire.capabilities.seams import ArchiveHit
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import ArchiveHit
 from toolwire.toolbox.common import missing_seam
 from toolwire.tools import ToolAnnotations
 

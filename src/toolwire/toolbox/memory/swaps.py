@@ -8,8 +8,8 @@ from typing import TypeVar
 
 import anyio
 
+from toolwire.capabilities.seams import AtomicKeyValueStore
 from toolwire.results import Err, ErrorCode
-from toolwire.seams import AtomicKeyValueStore
 
 __all__ = ["MAX_ATTEMPTS", "Refusal", "swap"]
 

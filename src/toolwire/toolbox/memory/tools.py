@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from toolwire.capabilities.kinds.shared_storage import shared_storage
+from toolwire.capabilities.kinds.shared_storage.kind import shared_storage
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError

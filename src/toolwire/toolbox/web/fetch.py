@@ -19,12 +19,12 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from toolwire.capabilities.kinds.network import network
+from toolwire.capabilities.kinds.network.kind import network
+from toolwire.capabilities.seams import FetchResponse, ScopedFetch
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import HostNotAllowedError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import FetchResponse, ScopedFetch
 from toolwire.threads import run_in_worker
 from toolwire.toolbox.common import missing_seam, refused
 from toolwire.toolbox.web.documents import Converted, UnsupportedContent, convert_body

@@ -25,8 +25,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from toolwire.capabilities.seams import ScopedFetch
 from toolwire.errors import HostNotAllowedError
-from toolwire.seams import ScopedFetch
 from toolwire.toolbox.web.settings import FetchSettings
 
 __all__ = ["RobotsCheck", "RobotsVerdict"]

@@ -12,13 +12,13 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fakes.providers import KEYS
-from toolwire.backends.network import SafeFetcher, StaticResolver
-from toolwire.backends.resolver import CapabilityBackends
-from toolwire.backends.secrets import EnvSecretsResolver
+from toolwire.capabilities.kinds.network import SafeFetcher, StaticResolver
+from toolwire.capabilities.kinds.secrets.resolvers import EnvSecretsResolver
+from toolwire.capabilities.resolver import CapabilityBackends
+from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ToolResult
-from toolwire.seams import NetworkPolicy
 from toolwire.toolbox.web.search import WebSearchSettings, web_search_tool
 
 HOSTS = ("brave.test", "tavily.test", "exa.test", "searx.test", "ddg.test")

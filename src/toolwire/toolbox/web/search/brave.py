@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from toolwire.seams import FetchResponse
+from toolwire.capabilities.seams import FetchResponse
 from toolwire.toolbox.web.search.failures import MALFORMED, ProviderFailure, load_json
 from toolwire.toolbox.web.search.hits import make_hit
 from toolwire.toolbox.web.search.protocol import HttpCall, SearchHit, SearchPage

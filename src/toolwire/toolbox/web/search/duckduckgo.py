@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
-from toolwire.seams import FetchResponse
+from toolwire.capabilities.seams import FetchResponse
 from toolwire.toolbox.web.search.failures import MALFORMED, RATE_LIMITED, ProviderFailure
 from toolwire.toolbox.web.search.hits import make_hit
 from toolwire.toolbox.web.search.protocol import HttpCall, SearchHit, SearchPage

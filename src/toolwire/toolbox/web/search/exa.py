@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire.seams import FetchResponse
+from toolwire.capabilities.seams import FetchResponse
 from toolwire.toolbox.web.search.failures import load_json
 from toolwire.toolbox.web.search.hits import MAX_SNIPPET_CHARS, RawHit, listed_hits
 from toolwire.toolbox.web.search.protocol import HttpCall, SearchPage

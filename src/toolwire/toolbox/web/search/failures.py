@@ -21,8 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from toolwire.capabilities.seams import FetchResponse
 from toolwire.results import Err, ErrorCode
-from toolwire.seams import FetchResponse
 
 __all__ = [
     "MALFORMED",

@@ -15,7 +15,11 @@ import os
 from collections.abc import Mapping
 from urllib.parse import quote
 
-from toolwire.backends.secrets import DEFAULT_ENV_SECRETS, DEFAULT_VAULT_DIR, EnvSecretsResolver
+from toolwire.capabilities.kinds.secrets.resolvers import (
+    DEFAULT_ENV_SECRETS,
+    DEFAULT_VAULT_DIR,
+    EnvSecretsResolver,
+)
 
 __all__ = ["DEFAULT_VAULT_DIR", "key_configured"]
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from toolwire.seams import FetchResponse
+from toolwire.capabilities.seams import FetchResponse
 
 __all__ = ["HttpCall", "SearchHit", "SearchPage", "SearchProvider"]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from toolwire.seams import FetchResponse
+from toolwire.capabilities.seams import FetchResponse
 from toolwire.toolbox.web.search.failures import (
     MALFORMED,
     REJECTED,

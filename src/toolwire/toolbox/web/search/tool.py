@@ -23,15 +23,15 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from toolwire.availability import Gate, Unavailable
-from toolwire.backends.secrets import DEFAULT_ENV_SECRETS
 from toolwire.capabilities.kind import Capability
-from toolwire.capabilities.kinds.network import network
-from toolwire.capabilities.kinds.secrets import secrets
+from toolwire.capabilities.kinds.network.kind import network
+from toolwire.capabilities.kinds.secrets.kind import secrets
+from toolwire.capabilities.kinds.secrets.resolvers import DEFAULT_ENV_SECRETS
+from toolwire.capabilities.seams import FetchResponse, ScopedFetch
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import HostNotAllowedError, SecretNotDeclaredError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.seams import FetchResponse, ScopedFetch
 from toolwire.threads import run_in_worker
 from toolwire.toolbox.common import missing_seam, refused
 from toolwire.toolbox.web.search.duckduckgo import ddgs_installed

@@ -1,0 +1,194 @@
+"""`SqliteSessionArchive`: the session archive in a SQLite file, searched with FTS5.
+
+It lives in the same file as the SQLite key-value store (``.toolwire/state.db`` by default),
+in its own tables: ``toolwire_archive`` holds the messages and ``toolwire_archive_fts`` is an
+FTS5 index over their text (an external-content table kept in step by triggers), tokenised by
+``porter unicode61`` so ``deploying`` finds ``deploy``. Hits are ranked by BM25, newest first
+on ties; the snippet is FTS5's ``snippet()``. Writes go through one connection thread, like
+the key-value store's, and every write is a transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from toolwire.capabilities.kinds.archive.base import (
+    DEFAULT_MAX_TEXT_CHARS,
+    SessionArchive,
+    check_limit,
+    check_max_text_chars,
+    checked_message,
+    clean_text,
+    clip_snippet,
+)
+from toolwire.capabilities.kinds.archive.query import parse_query
+from toolwire.capabilities.kinds.archive.seam import ArchiveHit, ArchiveScope
+from toolwire.stores.sqlite_thread import ConnectionThread
+
+__all__ = ["SqliteSessionArchive"]
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS toolwire_archive (id INTEGER PRIMARY KEY, "
+    "session TEXT NOT NULL, role TEXT NOT NULL, text TEXT NOT NULL, at REAL NOT NULL, "
+    "personality TEXT, user TEXT)",
+    "CREATE INDEX IF NOT EXISTS toolwire_archive_session ON toolwire_archive (session, at)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS toolwire_archive_fts USING fts5(text, "
+    "content='toolwire_archive', content_rowid='id', "
+    "tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER IF NOT EXISTS toolwire_archive_added AFTER INSERT ON toolwire_archive "
+    "BEGIN INSERT INTO toolwire_archive_fts (rowid, text) VALUES (new.id, new.text); END",
+    "CREATE TRIGGER IF NOT EXISTS toolwire_archive_removed AFTER DELETE ON toolwire_archive "
+    "BEGIN INSERT INTO toolwire_archive_fts (toolwire_archive_fts, rowid, text) "
+    "VALUES ('delete', old.id, old.text); END",
+)
+_INSERT = (
+    "INSERT INTO toolwire_archive (session, role, text, at, personality, user) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+_SCOPE_COLUMN = {"personality": "personality", "user": "user", "session": "session"}
+_SEARCH = (
+    "SELECT a.session, a.role, a.at, "
+    "snippet(toolwire_archive_fts, 0, '**', '**', '…', 24), -bm25(toolwire_archive_fts) "
+    "FROM toolwire_archive_fts JOIN toolwire_archive AS a ON a.id = toolwire_archive_fts.rowid "
+    "WHERE toolwire_archive_fts MATCH ? AND a.{column} = ? "
+    "ORDER BY bm25(toolwire_archive_fts), a.at DESC, a.id DESC LIMIT ?"
+)
+_USER_OF = (
+    "SELECT user FROM toolwire_archive WHERE session = ? AND user IS NOT NULL "
+    "ORDER BY at DESC, id DESC LIMIT 1"
+)
+_FORGET = "DELETE FROM toolwire_archive WHERE session = ?"
+
+
+def _scope_filter(scope: ArchiveScope) -> tuple[str, str]:
+    for name, column in _SCOPE_COLUMN.items():
+        value = getattr(scope, name)
+        if value is not None:
+            return column, value
+    raise AssertionError("ArchiveScope has exactly one field set")
+
+
+class SqliteSessionArchive(SessionArchive):
+    """The archive in one SQLite file (WAL), beside the key-value store's table.
+
+    Args:
+        path: The database file, created with its directories on first use
+            (``":memory:"`` for a private in-memory archive).
+        busy_timeout_s: How long a write waits for another connection's lock.
+        max_text_chars: How much of one message is stored and indexed.
+
+    Raises:
+        StoreError: ``max_text_chars`` is not a positive int.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout_s: float = 5.0,
+        max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    ) -> None:
+        self._path = os.fspath(path)
+        self._busy_timeout_s = busy_timeout_s
+        self._max_text_chars = check_max_text_chars(max_text_chars)
+        self._thread = ConnectionThread(self._connect, name=f"toolwire-archive:{self._path}")
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return self._path
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._path != ":memory:":
+            Path(self._path).parent.mkdir(parents=True, exist_ok=True)
+        connection = sqlite3.connect(self._path, timeout=self._busy_timeout_s, isolation_level=None)
+        deadline = time.monotonic() + self._busy_timeout_s
+        pause = 0.005
+        while True:  # a new file can answer SQLITE_BUSY without the busy handler: retry
+            try:
+                connection.execute("PRAGMA journal_mode = WAL")
+                connection.execute("PRAGMA synchronous = NORMAL")
+                connection.execute("BEGIN IMMEDIATE")
+                for statement in _SCHEMA:
+                    connection.execute(statement)
+                connection.execute("COMMIT")
+                return connection
+            except sqlite3.OperationalError as error:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                    connection.close()
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
+    async def record(
+        self,
+        session: str,
+        role: str,
+        text: str,
+        at: datetime | float | None = None,
+        *,
+        personality: str | None = None,
+        user: str | None = None,
+    ) -> None:
+        message = checked_message(session, role, text, at, personality, user, self._max_text_chars)
+        row = (
+            message.session,
+            message.role,
+            message.text,
+            message.at.timestamp(),
+            message.personality,
+            message.user,
+        )
+
+        def insert(connection: sqlite3.Connection) -> None:
+            connection.execute(_INSERT, row)
+
+        await self._thread.run(insert, writes=True)
+
+    async def search(self, query: str, scope: ArchiveScope, limit: int = 10) -> list[ArchiveHit]:
+        parsed = parse_query(clean_text("query", query))
+        count = check_limit(limit)
+        if parsed.empty:
+            return []
+        column, value = _scope_filter(scope)
+        statement = _SEARCH.format(column=column)
+        params = (parsed.to_fts5(), value, count)
+
+        def search(connection: sqlite3.Connection) -> list[ArchiveHit]:
+            return [
+                ArchiveHit(
+                    session=str(session),
+                    role=str(role),
+                    at=datetime.fromtimestamp(float(at), UTC),
+                    snippet=clip_snippet(str(snippet)),
+                    score=float(score),
+                )
+                for session, role, at, snippet, score in connection.execute(statement, params)
+            ]
+
+        return await self._thread.run(search, writes=False)
+
+    async def user_of(self, session: str) -> str | None:
+        def user(connection: sqlite3.Connection) -> str | None:
+            row = connection.execute(_USER_OF, (session,)).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._thread.run(user, writes=False)
+
+    async def forget(self, session: str) -> int:
+        def forget(connection: sqlite3.Connection) -> int:
+            return connection.execute(_FORGET, (session,)).rowcount
+
+        return await self._thread.run(forget, writes=True)
+
+    async def aclose(self) -> None:
+        await self._thread.aclose()
+
+    def __repr__(self) -> str:
+        return f"SqliteSessionArchive({self._path!r})"

@@ -1,0 +1,87 @@
+"""The browser backend: Debian's Chromium driven by Playwright, every request through the
+egress proxy.
+
+```python
+from toolwire.capabilities.kinds.browser import BrowserBackend, BrowserSettings
+
+backend = BrowserBackend(BrowserSettings(navigation_timeout_s=20))
+```
+
+One Chromium process is shared and started on first use; each session gets its own browser context
+(cookies and storage never shared) with its own egress-proxy listener applying the session's
+`NetworkPolicy` (`toolwire.capabilities.kinds.process.sandbox.egress`). The browser-wide proxy
+refuses everything, so nothing Chromium sends on its own reaches the network. Playwright is imported
+only when Chromium starts (``pip install 'toolwire[browser]'``); no browser is downloaded:
+`find_chromium` finds the system's. See ``docs/toolbox.md`` ("browser").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolwire.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from toolwire.capabilities.kinds.browser.backend import (
+        BrowserBackend,
+        SessionBrowser,
+        playwright_installed,
+    )
+    from toolwire.capabilities.kinds.browser.kind import (
+        BROWSER,
+        BrowserCapability,
+        browser,
+    )
+    from toolwire.capabilities.kinds.browser.schemes import ALLOWED_SCHEMES, navigation_refusal
+    from toolwire.capabilities.kinds.browser.session import BrowserSession
+    from toolwire.capabilities.kinds.browser.settings import (
+        CHROMIUM_ENV,
+        CHROMIUM_NAMES,
+        BrowserSettings,
+        chromium_args,
+        find_chromium,
+    )
+    from toolwire.capabilities.kinds.browser.tabs import BlockedRequest, ConsoleEntry, Tab
+
+_LAZY = {
+    "BROWSER": "toolwire.capabilities.kinds.browser.kind",
+    "BrowserCapability": "toolwire.capabilities.kinds.browser.kind",
+    "browser": "toolwire.capabilities.kinds.browser.kind",
+    "ALLOWED_SCHEMES": "toolwire.capabilities.kinds.browser.schemes",
+    "BlockedRequest": "toolwire.capabilities.kinds.browser.tabs",
+    "BrowserBackend": "toolwire.capabilities.kinds.browser.backend",
+    "BrowserSession": "toolwire.capabilities.kinds.browser.session",
+    "BrowserSettings": "toolwire.capabilities.kinds.browser.settings",
+    "CHROMIUM_ENV": "toolwire.capabilities.kinds.browser.settings",
+    "CHROMIUM_NAMES": "toolwire.capabilities.kinds.browser.settings",
+    "ConsoleEntry": "toolwire.capabilities.kinds.browser.tabs",
+    "SessionBrowser": "toolwire.capabilities.kinds.browser.backend",
+    "Tab": "toolwire.capabilities.kinds.browser.tabs",
+    "chromium_args": "toolwire.capabilities.kinds.browser.settings",
+    "find_chromium": "toolwire.capabilities.kinds.browser.settings",
+    "navigation_refusal": "toolwire.capabilities.kinds.browser.schemes",
+    "playwright_installed": "toolwire.capabilities.kinds.browser.backend",
+}
+
+
+__all__ = [
+    "ALLOWED_SCHEMES",
+    "BROWSER",
+    "CHROMIUM_ENV",
+    "CHROMIUM_NAMES",
+    "BlockedRequest",
+    "BrowserBackend",
+    "BrowserCapability",
+    "BrowserSession",
+    "BrowserSettings",
+    "ConsoleEntry",
+    "SessionBrowser",
+    "Tab",
+    "browser",
+    "chromium_args",
+    "find_chromium",
+    "navigation_refusal",
+    "playwright_installed",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -1,0 +1,51 @@
+"""The egress proxy: the only way out of a sandbox, checked by the shared network policy.
+
+```python
+from toolwire.capabilities.kinds.process.sandbox.egress import EgressProxy
+
+async with EgressProxy() as proxy:
+    listener = await proxy.serve_unix(path, NetworkPolicy(allow=("pypi.org",)))
+```
+
+An HTTP/1.1 forward proxy (absolute-form requests) and ``CONNECT`` tunnels, each target checked by
+`toolwire.capabilities.kinds.network.check_destination`, the code `SafeFetcher` uses. A refusal is
+answered ``403`` with ``X-Toolwire-Refusal: <code>``; decisions are logged on ``toolwire.egress``.
+See ``docs/sandbox.md`` ("The egress proxy"). It needs the ``web`` extra (httpx, h11, ada-url):
+``pip install 'toolwire[web]'``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolwire.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from toolwire.errors import ConfigurationError
+
+_LAZY = {
+    "ConfigurationError": "toolwire.errors",
+}
+
+
+try:
+    from toolwire.capabilities.kinds.network.ports import DEFAULT_PORTS
+    from toolwire.capabilities.kinds.process.sandbox.egress.answers import REFUSAL_HEADER, ProxyCode
+    from toolwire.capabilities.kinds.process.sandbox.egress.limits import EgressLimits
+    from toolwire.capabilities.kinds.process.sandbox.egress.listeners import EgressListener
+    from toolwire.capabilities.kinds.process.sandbox.egress.proxy import EgressProxy
+except ModuleNotFoundError as exc:  # httpx, h11 or ada-url
+    raise ConfigurationError(
+        f"the egress proxy needs {exc.name}: pip install 'toolwire[web]'"
+    ) from exc
+
+__all__ = [
+    "DEFAULT_PORTS",
+    "REFUSAL_HEADER",
+    "EgressLimits",
+    "EgressListener",
+    "EgressProxy",
+    "ProxyCode",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -1,0 +1,40 @@
+"""The once-only ``user`` warning of an unsandboxed fallback, emitted by the command tools.
+
+When ``[sandbox] mode = "auto"`` found no usable bubblewrap, the process backend carries a notice
+(`toolwire.capabilities.kinds.process.sandbox.modes.unsandboxed_notice`); the first ``terminal`` or
+``process_start`` call of the backends' registry takes it and emits it as a ``user``-audience
+`ProgressEvent`, so the person watching learns that commands are not sandboxed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Protocol, runtime_checkable
+
+from toolwire.context import ProgressEvent, ToolContext
+
+__all__ = ["NoticeSource", "emit_sandbox_notice"]
+
+
+@runtime_checkable
+class NoticeSource(Protocol):
+    """A process seam that may carry the notice (`LocalScopedProcess` does)."""
+
+    def take_sandbox_notice(self) -> str | None:
+        """The notice, to the first caller only."""
+        ...
+
+
+def emit_sandbox_notice(ctx: ToolContext, seam: object, tool_name: str) -> str | None:
+    """Emit the seam's notice, if it has one not yet given, as a ``user`` progress warning.
+
+    Returns:
+        The notice emitted, or ``None``.
+    """
+    if not isinstance(seam, NoticeSource):
+        return None
+    notice = seam.take_sandbox_notice()
+    if notice:
+        with contextlib.suppress(Exception):  # a broken emitter must not stop the command
+            ctx.emit(ProgressEvent(tool_name=tool_name, message=notice, audience="user"))
+    return notice

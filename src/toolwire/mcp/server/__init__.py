@@ -1,0 +1,53 @@
+"""Serving a registry over MCP: the SDK path, the two fast paths, sessions, tasks and auth.
+
+- ``server.py``: `create_mcp_server`, the SDK's low-level server over a registry;
+- ``serving.py``, ``http_endpoint.py``, ``options.py``: where it listens and how;
+- ``fast_http/``: ``tools/call`` and ``tools/list`` on streamable HTTP without the SDK;
+- ``fast_stdio/``: ``toolwire serve --stdio`` answering before the SDK loads;
+- ``auth/``: bearer tokens and OAuth resource-server mode;
+- sessions (``sessions.py``, ``session_tools.py``, ``resumable.py``, ``event_store.py``,
+  ``hangups.py``), tasks (``tasks.py``, ``task_records.py``), results (``listing.py``,
+  ``rich_results.py``, ``media.py``, ``result_resources.py``), approvals (``approval_requests.py``),
+  the caller (``peer.py``), and ``health.py``, ``cors.py``, ``identity.py``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolwire.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from toolwire.mcp.server.server import (
+        DEFAULT_HTTP_HOST,
+        DEFAULT_HTTP_PORT,
+        DEFAULT_MAX_SESSIONS,
+        DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+        DEFAULT_SESSION_IDLE_TIMEOUT_S,
+        ServeOptions,
+        create_mcp_server,
+    )
+
+__all__ = [
+    "DEFAULT_HTTP_HOST",
+    "DEFAULT_HTTP_PORT",
+    "DEFAULT_MAX_SESSIONS",
+    "DEFAULT_MAX_SESSIONS_PER_PRINCIPAL",
+    "DEFAULT_SESSION_IDLE_TIMEOUT_S",
+    "ServeOptions",
+    "create_mcp_server",
+]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "DEFAULT_HTTP_HOST": "toolwire.mcp.server.server",
+        "DEFAULT_HTTP_PORT": "toolwire.mcp.server.server",
+        "DEFAULT_MAX_SESSIONS": "toolwire.mcp.server.server",
+        "DEFAULT_MAX_SESSIONS_PER_PRINCIPAL": "toolwire.mcp.server.server",
+        "DEFAULT_SESSION_IDLE_TIMEOUT_S": "toolwire.mcp.server.server",
+        "ServeOptions": "toolwire.mcp.server.server",
+        "create_mcp_server": "toolwire.mcp.server.server",
+    },
+    globals(),
+)

@@ -1,0 +1,14 @@
+"""The fast path for ``tools/call`` and ``tools/list`` on streamable HTTP (see `LeanPath`).
+
+A plain request for one of the two methods (no progress token, no task, no approval round
+trip) is parsed once, checked, run inline through the registry and answered with one JSON
+body; everything else falls through, byte for byte, to the SDK's transport.
+"""
+
+from __future__ import annotations
+
+from toolwire.mcp.server.fast_http.envelope import LeanRequest, parse_lean_request
+from toolwire.mcp.server.fast_http.front import LeanFront
+from toolwire.mcp.server.fast_http.path import LEAN_ENV, LeanPath, lean_enabled
+
+__all__ = ["LEAN_ENV", "LeanFront", "LeanPath", "LeanRequest", "lean_enabled", "parse_lean_request"]

@@ -1,0 +1,66 @@
+"""Key-value stores behind the `KeyValueStore` seam: memory, SQLite, Redis and PostgreSQL.
+
+A `KeyValueBackend` is the physical store; its `KeyValueBackend.scoped` method is the
+``kv_store_factory`` the capability resolver calls with ``(tool_name, scope_id)`` (and the
+declaration's ``ttl_seconds_default``). As spec 04 says, the tools of one ``session:<id>`` or
+``personality:<id>`` share its keys and ``tool:<name>`` is private to its tool; pass
+``isolate_tools=True`` to a backend (or `create_kv_backend`) to split every scope per tool.
+The Redis and PostgreSQL drivers are imported only when those backends are created; they are
+asyncio libraries, so on trio those two stores raise `StoreError` (memory and SQLite run on both).
+
+```python
+from toolwire.stores import create_kv_backend
+
+backend = create_kv_backend("sqlite:///state/kv.db")
+store = backend.scoped("usage_counter", "tool:usage_counter", ttl_seconds_default=None)
+await store.set("greeting", "hello")
+await backend.aclose()
+```
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolwire.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from toolwire.stores.base import KeyValueBackend, KeyValueStoreFactory, Namespace
+    from toolwire.stores.memory import MemoryKeyValueBackend
+    from toolwire.stores.postgres import PostgresKeyValueBackend
+    from toolwire.stores.redis import RedisKeyValueBackend
+    from toolwire.stores.scoped import ScopedKeyValueStore
+    from toolwire.stores.sqlite import SqliteKeyValueBackend
+    from toolwire.stores.ttls import MAX_TTL_SECONDS, MIN_TTL_SECONDS
+    from toolwire.stores.urls import create_kv_backend
+
+_LAZY = {
+    "KeyValueBackend": "toolwire.stores.base",
+    "KeyValueStoreFactory": "toolwire.stores.base",
+    "MAX_TTL_SECONDS": "toolwire.stores.ttls",
+    "MIN_TTL_SECONDS": "toolwire.stores.ttls",
+    "MemoryKeyValueBackend": "toolwire.stores.memory",
+    "Namespace": "toolwire.stores.base",
+    "PostgresKeyValueBackend": "toolwire.stores.postgres",
+    "RedisKeyValueBackend": "toolwire.stores.redis",
+    "ScopedKeyValueStore": "toolwire.stores.scoped",
+    "SqliteKeyValueBackend": "toolwire.stores.sqlite",
+    "create_kv_backend": "toolwire.stores.urls",
+}
+
+
+__all__ = [
+    "MAX_TTL_SECONDS",
+    "MIN_TTL_SECONDS",
+    "KeyValueBackend",
+    "KeyValueStoreFactory",
+    "MemoryKeyValueBackend",
+    "Namespace",
+    "PostgresKeyValueBackend",
+    "RedisKeyValueBackend",
+    "ScopedKeyValueStore",
+    "SqliteKeyValueBackend",
+    "create_kv_backend",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
