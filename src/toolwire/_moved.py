@@ -3,9 +3,9 @@
 0.2 put each concept in one room (see ``CHANGELOG.md``: every move is listed there): the capability
 kinds under `toolwire.capabilities`, the key-value stores in `toolwire.stores`, the MCP client and
 server in `toolwire.mcp.client` and `toolwire.mcp.server`, the configuration in `toolwire.config`.
-An import of an old path — ``from toolwire.backends.kv import SqliteKeyValueBackend`` — still works: it gets
-the module at its new path (the same object, so ``isinstance`` and monkeypatching agree) and a
-`DeprecationWarning` naming the new path. The old paths go in 0.3.
+An import of an old path — ``from toolwire.backends.kv import SqliteKeyValueBackend`` — still works:
+it gets the module at its new path (the same object, so ``isinstance`` and monkeypatching agree) and
+a `DeprecationWarning` naming the new path. The old paths go in 0.3.
 
 `install` puts the finder first on `sys.meta_path` (the package root calls it): it answers only for
 the names of `MOVED` and what lies beneath them, and leaves every other import alone.
@@ -44,7 +44,7 @@ MOVED: dict[str, str] = {
     "toolwire.backends.browser": "toolwire.capabilities.kinds.browser",
     "toolwire.backends.browser.backend": "toolwire.capabilities.kinds.browser.backend",
     "toolwire.backends.browser.runtime": "toolwire.capabilities.kinds.browser.runtime",
-    "toolwire.backends.browser.schemes": "toolwire.capabilities.kinds.browser.schemes",
+    "toolwire.backends.browser.schemes": "toolwire.capabilities.kinds.browser.seam",
     "toolwire.backends.browser.session": "toolwire.capabilities.kinds.browser.session",
     "toolwire.backends.browser.settings": "toolwire.capabilities.kinds.browser.settings",
     "toolwire.backends.browser.tabs": "toolwire.capabilities.kinds.browser.tabs",
@@ -108,6 +108,7 @@ MOVED: dict[str, str] = {
     "toolwire.mcp.transports": "toolwire.mcp.client.transports",
     "toolwire.mcp.wire_json": "toolwire.mcp.server.wire_json",
     "toolwire.sandbox": "toolwire.capabilities.kinds.process.sandbox",
+    "toolwire.sandbox.notices": "toolwire.toolbox.sandbox_notices",
     "toolwire.seams": "toolwire.capabilities.seams",
     "toolwire.seams.archive": "toolwire.capabilities.kinds.archive.seam",
     "toolwire.seams.attachments": "toolwire.capabilities.kinds.attachments.seam",

@@ -21,8 +21,8 @@ from toolwire.capabilities.kinds.secrets.env import secret_env_name
 from toolwire.capabilities.kinds.secrets.resolvers import (
     DEFAULT_VAULT_DIR,
     VaultSecretsResolver,
-    validate_ref,
 )
+from toolwire.capabilities.kinds.secrets.seam import validate_ref
 from toolwire.cli.common import fail_usage, stderr
 
 __all__ = ["read_value", "secret_app"]

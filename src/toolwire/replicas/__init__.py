@@ -13,8 +13,9 @@ See docs/scaling.md.
 
 from __future__ import annotations
 
+from toolwire.capabilities.seams import ElsewhereError
 from toolwire.replicas.directory import ReplicaDirectory, ReplicaInfo
-from toolwire.replicas.owners import ElsewhereError, ResourceOwner, owner_of
+from toolwire.replicas.owners import ResourceOwner, owner_of
 from toolwire.replicas.read_records import LocalReadRecords, StoredReadRecords
 from toolwire.replicas.session_records import SessionRecord, SessionRecords
 from toolwire.replicas.settings import ReplicaSettings, default_replica_id

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from toolwire.replicas.owners import ElsewhereError
+from toolwire.capabilities.seams import ElsewhereError
 
 if TYPE_CHECKING:
     from toolwire.replicas.owners import ResourceOwner

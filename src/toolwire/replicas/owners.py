@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from toolwire.results import Err, ErrorCode
+from toolwire.capabilities.seams import ElsewhereError
 
 if TYPE_CHECKING:
-    from toolwire.replicas.directory import ReplicaDirectory, ReplicaInfo
+    from toolwire.replicas.directory import ReplicaDirectory
 
-__all__ = ["OWNED_SEPARATOR", "ElsewhereError", "ResourceOwner", "owner_of"]
+__all__ = ["OWNED_SEPARATOR", "ResourceOwner", "owner_of"]
 
 OWNED_SEPARATOR = "@"
 
@@ -26,58 +26,6 @@ def owner_of(resource_id: str) -> str | None:
     """The replica an id names (``abc@api-1`` → ``api-1``); ``None`` for a plain id."""
     _, sep, owner = resource_id.rpartition(OWNED_SEPARATOR)
     return owner if sep and owner else None
-
-
-class ElsewhereError(LookupError):
-    """A resource that belongs to another replica (a `LookupError`: to code that only knows
-    "not here", it is not here).
-
-    Attributes:
-        kind: What it is ("background process").
-        resource_id: The id the call named.
-        owner: The replica it belongs to.
-        here: The replica the call landed on.
-        owner_info: The owner's last heartbeat; ``None`` when it is not alive.
-    """
-
-    def __init__(
-        self, *, kind: str, resource_id: str, owner: str, here: str, owner_info: ReplicaInfo | None
-    ) -> None:
-        self.kind = kind
-        self.resource_id = resource_id
-        self.owner = owner
-        self.here = here
-        self.owner_info = owner_info
-        super().__init__(self.message)
-
-    @property
-    def alive(self) -> bool:
-        """Whether the owner was alive at the last heartbeat read."""
-        return self.owner_info is not None
-
-    @property
-    def message(self) -> str:
-        """What the model (and the operator reading the log) is told."""
-        head = (
-            f"{self.kind} {self.resource_id!r} belongs to replica {self.owner!r}, and this call "
-            f"was served by replica {self.here!r}"
-        )
-        if self.owner_info is None:
-            return (
-                f"{head}. Replica {self.owner!r} has stopped (no heartbeat), so the "
-                f"{self.kind} is gone with it: start a new one."
-            )
-        return (
-            f"{head}. It cannot be reached from here. Retry the call (a load balancer may send "
-            f"it to {self.owner_info.describe()}); an operator can route this session to that "
-            f"replica. Or start a new {self.kind} here."
-        )
-
-    def to_err(self) -> Err:
-        """The ``not_available`` answer: reason ``owned_by_another_replica``, or
-        ``owner_replica_gone`` when the owner has stopped."""
-        reason = "owned_by_another_replica" if self.alive else "owner_replica_gone"
-        return Err(self.message, ErrorCode.NOT_AVAILABLE, reason=reason)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -1,12 +1,11 @@
 """What the file tools learn about a path before they touch its contents: `look`.
 
-The file seam's ``stat`` (`toolwire.capabilities.kinds.fs_reach.scoped.ReachScopedFs.stat`) says,
-without opening anything, where a path leads once its links are followed, what is there (a regular
-file, a directory, a named pipe, a socket, a device) and which file it is (device and inode). It
-needs read reach *or* write reach, so a tool that may only write can still tell a new file from an
-old one. The tools key their locks and STALE_WRITE records on that answer, refuse toolwire's own
-state by where a path leads rather than how it is spelled, and never open what is not a regular
-file.
+The file seam's ``stat`` (`toolwire.capabilities.kinds.fs_reach.seam.StatFs`) says, without opening
+anything, where a path leads once its links are followed, what is there (a regular file, a
+directory, a named pipe, a socket, a device) and which file it is (device and inode). It needs read
+reach *or* write reach, so a tool that may only write can still tell a new file from an old one. The
+tools key their locks and STALE_WRITE records on that answer, refuse toolwire's own state by where a
+path leads rather than how it is spelled, and never open what is not a regular file.
 
 A `ScopedFs` without ``stat`` is asked ``mtime`` and ``size`` instead (read reach): the path is
 then taken as spelled, anything there counts as a file and no identity is known.
@@ -14,21 +13,9 @@ then taken as spelled, anything there counts as a file and no identity is known.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
-from toolwire.capabilities.kinds.fs_reach.regular_files import PathStat, describe_kind
-from toolwire.capabilities.seams import ScopedFs
+from toolwire.capabilities.kinds.fs_reach.seam import PathStat, ScopedFs, StatFs, describe_kind
 
 __all__ = ["PathStat", "StatFs", "look", "same_version", "unreadable_kind"]
-
-
-@runtime_checkable
-class StatFs(Protocol):
-    """A file seam that can describe a path without opening it."""
-
-    async def stat(self, path: str) -> PathStat:
-        """What is at ``path``: where it leads, kind, identity, size, modification time."""
-        ...
 
 
 async def look(fs: ScopedFs, path: str) -> PathStat:

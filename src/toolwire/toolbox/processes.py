@@ -24,20 +24,20 @@ import time
 from typing import Literal
 
 from toolwire.capabilities import fs_reach, process
-from toolwire.capabilities.kinds.process.sandbox.notices import emit_sandbox_notice
 from toolwire.capabilities.seams import (
     DEFAULT_OWNER,
     STREAMS,
     BackgroundProcess,
     BackgroundProcesses,
+    ElsewhereError,
     LogStream,
 )
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
-from toolwire.replicas.owners import ElsewhereError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.common import missing_seam, refused
+from toolwire.toolbox.sandbox_notices import emit_sandbox_notice
 from toolwire.toolbox.terminal import MAX_TIMEOUT_S, check_cwd
 from toolwire.tools import Tool, ToolAnnotations
 

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolwire.capabilities import fs_reach, process
-from toolwire.capabilities.kinds.process.sandbox.notices import emit_sandbox_notice
 from toolwire.capabilities.seams import ProcessResult
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.common import missing_seam, refused, resolve_target
+from toolwire.toolbox.sandbox_notices import emit_sandbox_notice
 from toolwire.toolbox.spill import (
     OutputSize,
     defuse_pointers,

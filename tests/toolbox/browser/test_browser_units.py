@@ -20,7 +20,7 @@ from toolwire.capabilities.kinds.browser import (
     find_chromium,
     navigation_refusal,
 )
-from toolwire.capabilities.kinds.browser.tabs import REFUSAL_HEADER_NAME
+from toolwire.capabilities.kinds.browser.seam import REFUSAL_HEADER_NAME
 from toolwire.capabilities.kinds.process.sandbox.egress import REFUSAL_HEADER
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext

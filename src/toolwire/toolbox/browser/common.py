@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from toolwire.capabilities.kinds.browser.kind import BROWSER
+from toolwire.capabilities.seams import ElsewhereError
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
-from toolwire.replicas.owners import ElsewhereError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.browser.downloads import land_downloads
 from toolwire.toolbox.browser.snapshots import reduce_snapshot
@@ -26,7 +26,7 @@ from toolwire.toolbox.browser.snapshots import reduce_snapshot
 if TYPE_CHECKING:
     from playwright.async_api import Locator, Page
 
-    from toolwire.capabilities.kinds.browser import BrowserSession, Tab
+    from toolwire.capabilities.kinds.browser.seam import BrowserSessionView, BrowserTab
 
 __all__ = [
     "ACTION_SNAPSHOT_CHARS",
@@ -63,7 +63,7 @@ class Failure(Exception):
         self.result = result
 
 
-Action = Callable[["BrowserSession", "Tab"], Awaitable[Done]]
+Action = Callable[["BrowserSessionView", "BrowserTab"], Awaitable[Done]]
 
 
 def invalid(message: str, field: str) -> Failure:
@@ -121,7 +121,7 @@ def _playwright_failure(name: str, exc: Exception) -> Err:
     return Err(f"{name}: {message[:500]}", cause=cause)
 
 
-async def answer(session: BrowserSession, tab: Tab, done: Done, ctx: ToolContext) -> Ok:
+async def answer(session: BrowserSessionView, tab: BrowserTab, done: Done, ctx: ToolContext) -> Ok:
     """The tool's answer: ``done``'s sentence, the page's state and maybe a snapshot; the
     tab's downloads are saved (or refused) first."""
     landed = await land_downloads(ctx, tab, session.settings)
@@ -151,7 +151,7 @@ async def answer(session: BrowserSession, tab: Tab, done: Done, ctx: ToolContext
     return Ok("\n".join(parts), structured=structured)
 
 
-async def page_state(session: BrowserSession, tab: Tab) -> dict[str, Any]:
+async def page_state(session: BrowserSessionView, tab: BrowserTab) -> dict[str, Any]:
     """The current tab's URL and title, and which tab it is."""
     try:
         title = await tab.page.title()
@@ -160,7 +160,7 @@ async def page_state(session: BrowserSession, tab: Tab) -> dict[str, Any]:
     return {"url": tab.page.url, "title": title[:300], "tab": session.current_index}
 
 
-def locate(tab: Tab, ref: str) -> Locator:
+def locate(tab: BrowserTab, ref: str) -> Locator:
     """The element ``ref`` names in the tab's latest snapshot.
 
     Raises:

@@ -1,11 +1,11 @@
 """Downloads: saved through the file seam under ``<working dir>/downloads``, or refused.
 
 Chromium hands a download to Playwright, which keeps it in a temporary file until the browser
-context closes. The next answer of a browser tool of the session moves it: read back, written
-with ``ctx.scoped_fs`` (the personality's write reach) to ``downloads/<name>`` under the call's
-working directory, then the temporary file is deleted. A call without file reach, a download
-over `BrowserSettings.max_download_bytes`, a target outside the write reach or a download that
-failed is refused, and the answer says so.
+context closes. The next answer of a browser tool of the session moves it: read back, written with
+``ctx.scoped_fs`` (the personality's write reach) to ``downloads/<name>`` under the call's working
+directory, then the temporary file is deleted. A call without file reach, a download over
+`BrowserLimits.max_download_bytes`, a target outside the write reach or a download that failed is
+refused, and the answer says so.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from toolwire.toolbox.common import display_path, resolve_path
 if TYPE_CHECKING:
     from playwright.async_api import Download
 
-    from toolwire.capabilities.kinds.browser import BrowserSettings, Tab
+    from toolwire.capabilities.kinds.browser.seam import BrowserLimits, BrowserTab
 
 __all__ = ["DOWNLOAD_DIR", "land_downloads", "safe_name"]
 
@@ -40,7 +40,7 @@ def safe_name(suggested: str) -> str:
     return name[:120] or "download"
 
 
-async def land_downloads(ctx: ToolContext, tab: Tab, settings: BrowserSettings) -> list[str]:
+async def land_downloads(ctx: ToolContext, tab: BrowserTab, settings: BrowserLimits) -> list[str]:
     """Save (or refuse) the tab's finished downloads; one note per download."""
     notes: list[str] = []
     while tab.downloads:
@@ -53,7 +53,7 @@ async def land_downloads(ctx: ToolContext, tab: Tab, settings: BrowserSettings) 
     return notes
 
 
-async def _land(ctx: ToolContext, download: Download, settings: BrowserSettings) -> str:
+async def _land(ctx: ToolContext, download: Download, settings: BrowserLimits) -> str:
     name = safe_name(download.suggested_filename)
     fs = ctx.scoped_fs
     if fs is None:

@@ -13,7 +13,7 @@ from typing import Literal
 
 import anyio
 
-from toolwire.capabilities.kinds.browser import BrowserSession, Tab
+from toolwire.capabilities.kinds.browser.seam import BrowserSessionView, BrowserTab
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.toolbox.browser.availability import browser_tool
@@ -27,7 +27,7 @@ MAX_TYPED_CHARS = 10_000
 """The most text browser_type enters at once."""
 
 
-async def settle(tab: Tab, session: BrowserSession) -> None:
+async def settle(tab: BrowserTab, session: BrowserSessionView) -> None:
     """Give a navigation the action started the time to load its document."""
     from playwright.async_api import Error as PlaywrightError
 
@@ -53,7 +53,7 @@ async def browser_click(
         button: The mouse button.
     """
 
-    async def click(session: BrowserSession, tab: Tab) -> Done:
+    async def click(session: BrowserSessionView, tab: BrowserTab) -> Done:
         locator = locate(tab, ref)
         popup = anyio.Event()
         tab.page.once("popup", lambda _: popup.set())
@@ -94,7 +94,7 @@ async def browser_type(
             field="text",
         )
 
-    async def type_text(session: BrowserSession, tab: Tab) -> Done:
+    async def type_text(session: BrowserSessionView, tab: BrowserTab) -> Done:
         locator = locate(tab, ref)
         if slowly:
             await locator.fill("")
@@ -121,7 +121,7 @@ async def browser_press_key(ctx: ToolContext, key: str) -> ToolResult:
     if not key or len(key) > 64:
         return Err("key must be a key name such as Enter", ErrorCode.INPUT_INVALID, field="key")
 
-    async def press(session: BrowserSession, tab: Tab) -> Done:
+    async def press(session: BrowserSessionView, tab: BrowserTab) -> Done:
         from playwright.async_api import Error as PlaywrightError
 
         try:
@@ -150,7 +150,7 @@ async def browser_select_option(
     if not values:
         return Err("values is empty: name an option", ErrorCode.INPUT_INVALID, field="values")
 
-    async def select(session: BrowserSession, tab: Tab) -> Done:
+    async def select(session: BrowserSessionView, tab: BrowserTab) -> Done:
         locator = locate(tab, ref)
         chosen = await locator.select_option(values)
         await settle(tab, session)

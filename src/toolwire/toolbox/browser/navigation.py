@@ -13,8 +13,12 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from toolwire.capabilities.kinds.browser import BrowserSession, Tab, navigation_refusal
-from toolwire.capabilities.kinds.browser.tabs import REFUSAL_HEADER_NAME
+from toolwire.capabilities.kinds.browser.seam import (
+    REFUSAL_HEADER_NAME,
+    BrowserSessionView,
+    BrowserTab,
+    navigation_refusal,
+)
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.toolbox.browser.availability import browser_tool
@@ -32,7 +36,7 @@ ERROR_PAGE_WAIT_S = 2.0
 _INTERRUPTED_BY_ERROR_PAGE = 'interrupted by another navigation to "chrome-error:'
 
 
-async def goto(tab: Tab, url: str, timeout_s: float) -> Done:
+async def goto(tab: BrowserTab, url: str, timeout_s: float) -> Done:
     """Navigate ``tab`` to ``url``; stop loading when cancelled or timed out.
 
     A navigation that failed in the network (``net::ERR_...``) leaves Chromium committing its
@@ -60,7 +64,7 @@ async def goto(tab: Tab, url: str, timeout_s: float) -> Done:
     return Done(f"Opened {page.url}{status}.")
 
 
-async def error_page(tab: Tab) -> None:
+async def error_page(tab: BrowserTab) -> None:
     """Wait (briefly) for Chromium to commit its error page after a failed load."""
     with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
         await tab.page.wait_for_url(
@@ -103,7 +107,7 @@ async def browser_navigate(ctx: ToolContext, url: str) -> ToolResult:
     if problem is not None:
         return Err(f"browser_navigate: {problem}", ErrorCode.INPUT_INVALID, field="url")
 
-    async def go(session: BrowserSession, tab: Tab) -> Done:
+    async def go(session: BrowserSessionView, tab: BrowserTab) -> Done:
         return await goto(tab, url.strip(), session.settings.navigation_timeout_s)
 
     return await act(ctx, "browser_navigate", go)
@@ -113,7 +117,7 @@ async def browser_navigate(ctx: ToolContext, url: str) -> ToolResult:
 async def browser_back(ctx: ToolContext) -> ToolResult:
     """Go back to the previous page of the current tab and answer its snapshot."""
 
-    async def back(session: BrowserSession, tab: Tab) -> Done:
+    async def back(session: BrowserSessionView, tab: BrowserTab) -> Done:
         timeout_ms = session.settings.navigation_timeout_s * 1000
         try:
             response = await tab.page.go_back(wait_until="domcontentloaded", timeout=timeout_ms)
@@ -155,7 +159,7 @@ async def browser_wait_for(
             field="time_s",
         )
 
-    async def wait(session: BrowserSession, tab: Tab) -> Done:
+    async def wait(session: BrowserSessionView, tab: BrowserTab) -> Done:
         if time_s:
             await anyio.sleep(time_s)
         timeout_ms = session.settings.action_timeout_s * 1000

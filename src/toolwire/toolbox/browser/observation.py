@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Literal
 
-from toolwire.capabilities.kinds.browser import BrowserSession, Tab
+from toolwire.capabilities.kinds.browser.seam import BrowserSessionView, BrowserTab
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.toolbox.browser.availability import browser_tool
@@ -44,7 +44,7 @@ async def browser_snapshot(
             field="max_chars",
         )
 
-    async def snapshot(session: BrowserSession, tab: Tab) -> Done:
+    async def snapshot(session: BrowserSessionView, tab: BrowserTab) -> Done:
         if ref is None:
             text = await tab.page.aria_snapshot(mode="ai")
         else:
@@ -67,7 +67,7 @@ async def browser_screenshot(
         ref: Only this element (its ref in the latest snapshot).
     """
 
-    async def shoot(session: BrowserSession, tab: Tab) -> Done:
+    async def shoot(session: BrowserSessionView, tab: BrowserTab) -> Done:
         if ref is not None:
             image = await locate(tab, ref).screenshot(type="png")
         else:
@@ -114,7 +114,7 @@ async def browser_console_messages(
         "debug": {"debug", "trace"},
     }[level]
 
-    async def console(session: BrowserSession, tab: Tab) -> Done:
+    async def console(session: BrowserSessionView, tab: BrowserTab) -> Done:
         entries = [e for e in tab.console if wanted is None or e.level in wanted]
         if clear:
             tab.console.clear()

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from toolwire.capabilities.kinds.browser import BrowserSession, Tab, navigation_refusal
 from toolwire.capabilities.kinds.browser.kind import BROWSER
+from toolwire.capabilities.kinds.browser.seam import (
+    BrowserSessionView,
+    BrowserTab,
+    navigation_refusal,
+)
 from toolwire.context import ToolContext
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.browser.availability import browser_tool
@@ -15,7 +19,7 @@ from toolwire.toolbox.browser.navigation import goto
 __all__ = ["browser_close", "browser_tabs"]
 
 
-async def _listing(session: BrowserSession) -> tuple[str, list[dict[str, object]]]:
+async def _listing(session: BrowserSessionView) -> tuple[str, list[dict[str, object]]]:
     rows: list[dict[str, object]] = []
     lines: list[str] = []
     for index, tab in enumerate(session.tabs):
@@ -46,7 +50,7 @@ async def browser_tabs(
     if url is not None and (problem := navigation_refusal(url)) is not None:
         return Err(f"browser_tabs: {problem}", ErrorCode.INPUT_INVALID, field="url")
 
-    async def tabs(session: BrowserSession, tab: Tab) -> Done:
+    async def tabs(session: BrowserSessionView, tab: BrowserTab) -> Done:
         said = ""
         if action == "new":
             fresh = await session.new_tab()

@@ -50,7 +50,8 @@ def _backend(backends: CapabilityBackends) -> object | None:
 
 
 def _resolve(declared: ArchiveCapability, call: Resolution) -> ScopedArchive | None:
-    from toolwire.capabilities.kinds.archive import ScopedSessionArchive, SessionArchive
+    from toolwire.capabilities.kinds.archive.base import SessionArchive
+    from toolwire.capabilities.kinds.archive.scoped import ScopedSessionArchive
 
     backend = _backend(call.backends)
     if not isinstance(backend, SessionArchive):

@@ -32,7 +32,17 @@ if TYPE_CHECKING:
         BrowserCapability,
         browser,
     )
-    from toolwire.capabilities.kinds.browser.schemes import ALLOWED_SCHEMES, navigation_refusal
+    from toolwire.capabilities.kinds.browser.seam import (
+        ALLOWED_SCHEMES,
+        REFUSAL_HEADER_NAME,
+        BlockedRequest,
+        BrowserLimits,
+        BrowserSessionView,
+        BrowserTab,
+        ConsoleEntry,
+        ScopedBrowser,
+        navigation_refusal,
+    )
     from toolwire.capabilities.kinds.browser.session import BrowserSession
     from toolwire.capabilities.kinds.browser.settings import (
         CHROMIUM_ENV,
@@ -41,25 +51,30 @@ if TYPE_CHECKING:
         chromium_args,
         find_chromium,
     )
-    from toolwire.capabilities.kinds.browser.tabs import BlockedRequest, ConsoleEntry, Tab
+    from toolwire.capabilities.kinds.browser.tabs import Tab
 
 _LAZY = {
     "BROWSER": "toolwire.capabilities.kinds.browser.kind",
     "BrowserCapability": "toolwire.capabilities.kinds.browser.kind",
     "browser": "toolwire.capabilities.kinds.browser.kind",
-    "ALLOWED_SCHEMES": "toolwire.capabilities.kinds.browser.schemes",
-    "BlockedRequest": "toolwire.capabilities.kinds.browser.tabs",
+    "ALLOWED_SCHEMES": "toolwire.capabilities.kinds.browser.seam",
+    "BlockedRequest": "toolwire.capabilities.kinds.browser.seam",
+    "BrowserLimits": "toolwire.capabilities.kinds.browser.seam",
+    "BrowserSessionView": "toolwire.capabilities.kinds.browser.seam",
+    "BrowserTab": "toolwire.capabilities.kinds.browser.seam",
+    "REFUSAL_HEADER_NAME": "toolwire.capabilities.kinds.browser.seam",
+    "ScopedBrowser": "toolwire.capabilities.kinds.browser.seam",
     "BrowserBackend": "toolwire.capabilities.kinds.browser.backend",
     "BrowserSession": "toolwire.capabilities.kinds.browser.session",
     "BrowserSettings": "toolwire.capabilities.kinds.browser.settings",
     "CHROMIUM_ENV": "toolwire.capabilities.kinds.browser.settings",
     "CHROMIUM_NAMES": "toolwire.capabilities.kinds.browser.settings",
-    "ConsoleEntry": "toolwire.capabilities.kinds.browser.tabs",
+    "ConsoleEntry": "toolwire.capabilities.kinds.browser.seam",
     "SessionBrowser": "toolwire.capabilities.kinds.browser.backend",
     "Tab": "toolwire.capabilities.kinds.browser.tabs",
     "chromium_args": "toolwire.capabilities.kinds.browser.settings",
     "find_chromium": "toolwire.capabilities.kinds.browser.settings",
-    "navigation_refusal": "toolwire.capabilities.kinds.browser.schemes",
+    "navigation_refusal": "toolwire.capabilities.kinds.browser.seam",
     "playwright_installed": "toolwire.capabilities.kinds.browser.backend",
 }
 
@@ -69,12 +84,17 @@ __all__ = [
     "BROWSER",
     "CHROMIUM_ENV",
     "CHROMIUM_NAMES",
+    "REFUSAL_HEADER_NAME",
     "BlockedRequest",
     "BrowserBackend",
     "BrowserCapability",
+    "BrowserLimits",
     "BrowserSession",
+    "BrowserSessionView",
     "BrowserSettings",
+    "BrowserTab",
     "ConsoleEntry",
+    "ScopedBrowser",
     "SessionBrowser",
     "Tab",
     "browser",

@@ -1,10 +1,10 @@
 """The ``browser`` kind: the call's session in the shared Chromium, through ``ctx.seam(BROWSER)``.
 
-The seam is a `SessionBrowser`: the context of the call's session and principal (a context,
-its cookies and tabs, are never shared by two credentials: `toolwire.principals`), whose every
-request goes through the egress proxy under the call's network policy (the scope's, else the
-backends').
-Its backend is ``CapabilityBackends.kind_backends["browser"]``, a `BrowserBackend`.
+The seam is a `ScopedBrowser` (``seam.py``; `SessionBrowser` implements it): the context of the
+call's session and principal (a context, its cookies and tabs, are never shared by two credentials:
+`toolwire.principals`), whose every request goes through the egress proxy under the call's network
+policy (the scope's, else the backends'). Its backend is
+``CapabilityBackends.kind_backends["browser"]``, a `BrowserBackend`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toolwire.capabilities.kind import Capability, CapabilityKind, Resolution
-from toolwire.capabilities.kinds.browser.backend import BrowserBackend, SessionBrowser
+from toolwire.capabilities.kinds.browser.backend import BrowserBackend
+from toolwire.capabilities.kinds.browser.seam import ScopedBrowser
 
-__all__ = ["BROWSER", "BrowserCapability", "SessionBrowser", "browser"]
+__all__ = ["BROWSER", "BrowserCapability", "ScopedBrowser", "browser"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -32,7 +33,7 @@ def _backend(call: Resolution) -> BrowserBackend | None:
     return found if isinstance(found, BrowserBackend) else None
 
 
-def _resolve(declared: BrowserCapability, call: Resolution) -> SessionBrowser | None:
+def _resolve(declared: BrowserCapability, call: Resolution) -> ScopedBrowser | None:
     backend = _backend(call)
     if backend is None:
         return None
@@ -40,7 +41,7 @@ def _resolve(declared: BrowserCapability, call: Resolution) -> SessionBrowser | 
     return backend.scoped(call.scope.principal.scoped(call.scope.session_id), policy)
 
 
-BROWSER: CapabilityKind[BrowserCapability, SessionBrowser] = CapabilityKind(
+BROWSER: CapabilityKind[BrowserCapability, ScopedBrowser] = CapabilityKind(
     name="browser",
     declaration=BrowserCapability,
     resolve=_resolve,

@@ -1,4 +1,5 @@
-"""`Tab`: one page of a session and what happened on it (console, blocked requests, refusals)."""
+"""`Tab`: one page of a session and what happened on it (console, blocked requests, refusals); the
+`BrowserTab` of the seam."""
 
 from __future__ import annotations
 
@@ -7,44 +8,26 @@ import contextlib
 import re
 from collections import deque
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from toolwire.capabilities.kinds.browser.schemes import navigation_refusal
+from toolwire.capabilities.kinds.browser.seam import (
+    REFUSAL_HEADER_NAME,
+    BlockedRequest,
+    ConsoleEntry,
+    navigation_refusal,
+)
 
 if TYPE_CHECKING:
     from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page, Response
 
-__all__ = ["REFUSAL_HEADER_NAME", "BlockedRequest", "ConsoleEntry", "Tab"]
-
-REFUSAL_HEADER_NAME = "x-toolwire-refusal"
-"""The egress proxy's refusal header
-(``toolwire.capabilities.kinds.process.sandbox.egress.REFUSAL_HEADER``), lower case as Playwright
-gives headers; spelled here so the tools import without httpx."""
+__all__ = ["Tab"]
 
 _REF = re.compile(r"\[ref=((?:f\d+)?e\d+)\]")
 _MAX_BLOCKED = 50
 _MAX_NOTES = 20
 _MAX_DOWNLOADS = 5
 _ERROR_PAGE = "chrome-error:"  # Chromium's page for a failed load (a refused proxy tunnel, say)
-
-
-@dataclass(frozen=True, slots=True)
-class ConsoleEntry:
-    """A console message or an uncaught page error."""
-
-    level: str
-    text: str
-    url: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class BlockedRequest:
-    """A request of the page the egress proxy refused (``code``: its refusal code)."""
-
-    host: str
-    code: str
 
 
 class Tab:

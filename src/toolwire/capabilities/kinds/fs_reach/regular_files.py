@@ -23,29 +23,13 @@ import errno
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal, TypeAlias
 
 from toolwire.capabilities.kinds.fs_reach.beneath import Located
+from toolwire.capabilities.kinds.fs_reach.seam import FileKind, PathStat, describe_kind
 from toolwire.errors import PathNotReachableError
 
-__all__ = ["FileKind", "PathStat", "describe_kind", "file_kind", "read_regular_file", "stat_path"]
+__all__ = ["file_kind", "read_regular_file", "stat_path"]
 
-FileKind: TypeAlias = Literal[
-    "file", "directory", "symlink", "fifo", "socket", "character device", "block device", "other"
-]
-"""What a directory entry is; only a ``"file"`` (a regular file) is ever read."""
-
-_DESCRIPTIONS: dict[FileKind, str] = {
-    "file": "a regular file",
-    "directory": "a directory",
-    "symlink": "a symbolic link",
-    "fifo": "a named pipe (FIFO)",
-    "socket": "a socket",
-    "character device": "a character device",
-    "block device": "a block device",
-    "other": "a special file",
-}
 _KINDS: tuple[tuple[Callable[[int], bool], FileKind], ...] = (
     (stat.S_ISREG, "file"),
     (stat.S_ISDIR, "directory"),
@@ -60,41 +44,6 @@ _KINDS: tuple[tuple[Callable[[int], bool], FileKind], ...] = (
 def file_kind(mode: int) -> FileKind:
     """The kind of file an ``st_mode`` describes."""
     return next((kind for test, kind in _KINDS if test(mode)), "other")
-
-
-def describe_kind(kind: FileKind) -> str:
-    """``kind`` in words, with its article: ``"a named pipe (FIFO)"``, ``"a socket"``, ..."""
-    return _DESCRIPTIONS[kind]
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class PathStat:
-    """What `ReachScopedFs.stat` tells about a path, without opening it.
-
-    Attributes:
-        path: The canonical path the asked one reaches, links below the reach prefix followed:
-            the file a read or a write of the asked path touches.
-        kind: What is there; ``None`` when nothing is.
-        device: The file's device (``st_dev``; 0 when missing).
-        inode: The file's inode (``st_ino``; 0 when missing). Every name of one file — hard
-            links included — has the same ``(device, inode)``.
-        links: Its number of hard links (0 when missing).
-        size: Its size in bytes (0 when missing).
-        mtime: Its modification time in seconds since the epoch; ``None`` when missing.
-    """
-
-    path: str
-    kind: FileKind | None = None
-    device: int = 0
-    inode: int = 0
-    links: int = 0
-    size: int = 0
-    mtime: float | None = None
-
-    @property
-    def exists(self) -> bool:
-        """Whether something is at the path."""
-        return self.kind is not None
 
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY

@@ -54,12 +54,8 @@ from toolwire.capabilities.kinds.fs_reach.file_operations import (
     size_at,
     write_at,
 )
-from toolwire.capabilities.kinds.fs_reach.regular_files import (
-    PathStat,
-    read_regular_file,
-    stat_path,
-)
-from toolwire.capabilities.seams import DirEntry
+from toolwire.capabilities.kinds.fs_reach.regular_files import read_regular_file, stat_path
+from toolwire.capabilities.kinds.fs_reach.seam import DirEntry, PathStat
 from toolwire.errors import ConfigurationError, PathNotReachableError
 from toolwire.safety.protected_paths import ProtectedPaths, is_protected
 from toolwire.safety.sensitive_paths import is_sensitive

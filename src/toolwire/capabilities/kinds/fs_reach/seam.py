@@ -1,12 +1,63 @@
-"""The seam of the ``fs_reach`` kind: `ScopedFs` and its `DirEntry`."""
+"""The seam of the ``fs_reach`` kind: `ScopedFs` and its `DirEntry`; `StatFs` and its `PathStat`."""
 
 from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
-__all__ = ["DirEntry", "ScopedFs"]
+__all__ = ["DirEntry", "FileKind", "PathStat", "ScopedFs", "StatFs", "describe_kind"]
+
+FileKind: TypeAlias = Literal[
+    "file", "directory", "symlink", "fifo", "socket", "character device", "block device", "other"
+]
+"""What a directory entry is; only a ``"file"`` (a regular file) is ever read."""
+
+_DESCRIPTIONS: dict[FileKind, str] = {
+    "file": "a regular file",
+    "directory": "a directory",
+    "symlink": "a symbolic link",
+    "fifo": "a named pipe (FIFO)",
+    "socket": "a socket",
+    "character device": "a character device",
+    "block device": "a block device",
+    "other": "a special file",
+}
+
+
+def describe_kind(kind: FileKind) -> str:
+    """``kind`` in words, with its article: ``"a named pipe (FIFO)"``, ``"a socket"``, ..."""
+    return _DESCRIPTIONS[kind]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PathStat:
+    """What `ReachScopedFs.stat` tells about a path, without opening it.
+
+    Attributes:
+        path: The canonical path the asked one reaches, links below the reach prefix followed:
+            the file a read or a write of the asked path touches.
+        kind: What is there; ``None`` when nothing is.
+        device: The file's device (``st_dev``; 0 when missing).
+        inode: The file's inode (``st_ino``; 0 when missing). Every name of one file — hard
+            links included — has the same ``(device, inode)``.
+        links: Its number of hard links (0 when missing).
+        size: Its size in bytes (0 when missing).
+        mtime: Its modification time in seconds since the epoch; ``None`` when missing.
+    """
+
+    path: str
+    kind: FileKind | None = None
+    device: int = 0
+    inode: int = 0
+    links: int = 0
+    size: int = 0
+    mtime: float | None = None
+
+    @property
+    def exists(self) -> bool:
+        """Whether something is at the path."""
+        return self.kind is not None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -67,4 +118,13 @@ class ScopedFs(Protocol):
         Raises:
             IsADirectoryError: the path is a directory.
         """
+        ...
+
+
+@runtime_checkable
+class StatFs(Protocol):
+    """A file seam that can describe a path without opening it."""
+
+    async def stat(self, path: str) -> PathStat:
+        """What is at ``path``: where it leads, kind, identity, size, modification time."""
         ...

@@ -66,7 +66,8 @@ def _resolve(declared: NetworkCapability, call: Resolution) -> ScopedFetch | Non
     fetcher = call.backends.fetcher
     if fetcher is None:
         return None
-    from toolwire.capabilities.kinds.network import HostScopedFetch, resolve_allowed_hosts
+    from toolwire.capabilities.kinds.network.policy import resolve_allowed_hosts
+    from toolwire.capabilities.kinds.network.scoped import HostScopedFetch
 
     policy = call.scope.network_policy or call.backends.network_policy
     hosts = resolve_allowed_hosts(declared.allowed_hosts, policy)

@@ -131,7 +131,7 @@ class LocalScopedProcess:
 
     def take_sandbox_notice(self) -> str | None:
         """The backend's once-only warning for the user (commands run unsandboxed), if it has not
-        been given yet (`toolwire.capabilities.kinds.process.sandbox.notices`)."""
+        been given yet (`toolwire.toolbox.sandbox_notices`)."""
         return self._backend.take_notice()
 
     @property

@@ -13,6 +13,7 @@ __all__ = [
     "BackgroundProcess",
     "BackgroundProcesses",
     "LogStream",
+    "NoticeSource",
     "ProcessResult",
     "ProcessStatus",
     "ScopedProcess",
@@ -173,4 +174,13 @@ class ScopedProcess(Protocol):
     @property
     def background(self) -> BackgroundProcesses | None:
         """The call owner's background processes; ``None`` when the backend has none."""
+        ...
+
+
+@runtime_checkable
+class NoticeSource(Protocol):
+    """A process seam that may carry the notice (`LocalScopedProcess` does)."""
+
+    def take_sandbox_notice(self) -> str | None:
+        """The notice, to the first caller only."""
         ...

@@ -34,6 +34,7 @@ from toolwire.capabilities.kinds.secrets.env import (
     EnvSecretsResolver,
     check_env_name,
 )
+from toolwire.capabilities.kinds.secrets.seam import validate_ref
 from toolwire.errors import (
     ConfigurationError,
     SecretNotConfiguredError,
@@ -51,7 +52,6 @@ __all__ = [
     "how_to_set",
     "is_ref_permitted",
     "secrets_env_table",
-    "validate_ref",
 ]
 
 DEFAULT_VAULT_DIR = "~/.toolwire/secrets"
@@ -67,24 +67,6 @@ class SecretsResolver(Protocol):
     async def get(self, ref: str) -> str | None:
         """The value of ``ref``, or ``None``."""
         ...
-
-
-def validate_ref(ref: str) -> str:
-    """``ref`` itself when it is a well-formed ref.
-
-    A ref is non-empty, relative (no leading ``/``), holds no NUL or backslash, and no segment
-    is empty, ``.`` or ``..``.
-
-    Raises:
-        ValueError: the ref is malformed (the message does not repeat it).
-    """
-    if not isinstance(ref, str) or not ref:
-        raise ValueError("a secret ref must be a non-empty string like 'providers/exa/apiKey'")
-    if "\0" in ref or "\\" in ref or ref.startswith("/"):
-        raise ValueError("a secret ref may not hold NUL or backslashes, or start with '/'")
-    if any(segment in ("", ".", "..") for segment in ref.split("/")):
-        raise ValueError("a secret ref may not have empty, '.' or '..' segments")
-    return ref
 
 
 def is_ref_permitted(ref: str, declared: Sequence[str]) -> bool:

@@ -1,10 +1,10 @@
-"""The seam of the ``secrets`` kind: `ScopedSecrets`."""
+"""The seam of the ``secrets`` kind: `ScopedSecrets`, and what a well-formed ref is."""
 
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-__all__ = ["ScopedSecrets"]
+__all__ = ["ScopedSecrets", "validate_ref"]
 
 
 @runtime_checkable
@@ -19,3 +19,21 @@ class ScopedSecrets(Protocol):
             KeyError: the ref was declared but no resolver knows it.
         """
         ...
+
+
+def validate_ref(ref: str) -> str:
+    """``ref`` itself when it is a well-formed ref.
+
+    A ref is non-empty, relative (no leading ``/``), holds no NUL or backslash, and no segment
+    is empty, ``.`` or ``..``.
+
+    Raises:
+        ValueError: the ref is malformed (the message does not repeat it).
+    """
+    if not isinstance(ref, str) or not ref:
+        raise ValueError("a secret ref must be a non-empty string like 'providers/exa/apiKey'")
+    if "\0" in ref or "\\" in ref or ref.startswith("/"):
+        raise ValueError("a secret ref may not hold NUL or backslashes, or start with '/'")
+    if any(segment in ("", ".", "..") for segment in ref.split("/")):
+        raise ValueError("a secret ref may not have empty, '.' or '..' segments")
+    return ref

@@ -120,7 +120,7 @@ class ChatCompletionsRunner:
         if not isinstance(self.model, str) or not self.model.strip():
             raise ConfigurationError("ChatCompletionsRunner(model=...) must name a model")
         if self.api_key_ref is not None:
-            from toolwire.capabilities.kinds.secrets.resolvers import validate_ref
+            from toolwire.capabilities.kinds.secrets.seam import validate_ref
 
             try:
                 validate_ref(self.api_key_ref)

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolwire.capabilities.kinds.secrets.resolvers import validate_ref
+from toolwire.capabilities.kinds.secrets.seam import validate_ref
 from toolwire.errors import ConfigurationError
 from toolwire.toolbox.web.search.duckduckgo import DEFAULT_REGION
 

@@ -9,20 +9,11 @@ When ``[sandbox] mode = "auto"`` found no usable bubblewrap, the process backend
 from __future__ import annotations
 
 import contextlib
-from typing import Protocol, runtime_checkable
 
+from toolwire.capabilities.kinds.process.seam import NoticeSource
 from toolwire.context import ProgressEvent, ToolContext
 
-__all__ = ["NoticeSource", "emit_sandbox_notice"]
-
-
-@runtime_checkable
-class NoticeSource(Protocol):
-    """A process seam that may carry the notice (`LocalScopedProcess` does)."""
-
-    def take_sandbox_notice(self) -> str | None:
-        """The notice, to the first caller only."""
-        ...
+__all__ = ["emit_sandbox_notice"]
 
 
 def emit_sandbox_notice(ctx: ToolContext, seam: object, tool_name: str) -> str | None:
