@@ -18,6 +18,12 @@ reads any kind's seam with ``ctx.seam(KIND)``; the six kinds of spec 01 also fil
 
 Host patterns: an exact host, ``*.example.com`` (subdomains only, **not** ``example.com``
 itself), or ``*`` ("whatever the personality's network policy allows").
+
+Rooms: ``kinds/`` (one folder per kind: declaration, seam, backends), ``kind.py``
+(`CapabilityKind`, the record of a kind), ``declarations.py`` (`ToolCapabilities`, at most one
+declaration per kind), ``seams.py`` (the seams a `ToolContext` carries), ``backends.py``
+(`CapabilityBackends`, `CapabilityScope`), ``resolver.py`` (declaration + backends → seams) and
+``defaults.py`` (`create_backends`: a default set of backends for one machine).
 """
 
 from __future__ import annotations

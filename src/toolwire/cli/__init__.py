@@ -1,4 +1,16 @@
-"""The ``toolwire`` command: ``serve``, ``tools`` and ``call`` (see ``docs/cli.md``)."""
+"""The ``toolwire`` command: ``serve``, ``tools`` and ``call`` (see ``docs/cli.md``).
+
+Rooms:
+
+- ``app.py``: the typer app, its global options and commands; ``common.py``: shared plumbing;
+- ``serve.py`` (``toolwire serve``), ``serving.py`` (serving without typer or rich),
+  ``stdio_fast.py`` (``serve --stdio`` without typer), ``reloading.py`` (``serve --reload``);
+- ``tools_cmd.py`` (``toolwire tools``), ``tool_words.py`` (a tool's annotations as words),
+  ``call_cmd.py`` (``toolwire call``);
+- ``doctor_cmd.py`` (``toolwire doctor``) and ``doctor_checks.py`` (what it checks);
+- ``secret_cmd.py`` (the secrets vault), ``token_cmd.py`` (bearer tokens), ``mcp_cmd.py`` (pins);
+- ``extras.py``: what a command needs beyond the base install, checked before it starts.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,12 @@
 
 See ``docs/code-mode.md``. The interpreter (Monty, the ``code-mode`` extra) is imported only
 when a ``run_code`` tool is built.
+
+Rooms: ``run_code.py`` (the tool), ``settings.py`` (`CodeModeSettings`), ``stubs.py`` (the tools
+as typed ``async`` stubs), ``workers.py`` (`MontyWorkers`: the interpreter pool), ``programs.py``
+(`Program`: one program, call by call), ``inner_calls.py`` (its calls through the pipeline),
+``flow.py`` (untrusted data does not drive sinks), ``turns.py`` (the session's taint) and
+``states.py`` (paused programs in the key-value store).
 """
 
 from __future__ import annotations

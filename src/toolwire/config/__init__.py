@@ -69,6 +69,11 @@ config file, or the current directory when there is none. Environment variables 
 (`toolwire.mcp.server.auth.env`). A bad file or variable raises `ConfigurationError` naming the key
 and the line (``toolwire.toml:7: store.url: expected a string``), never a traceback from deep
 inside.
+
+Rooms: ``files.py`` (a TOML file, errors by line), ``tables.py`` (``[sandbox]``,
+``[mcp.servers.*]``, ... read into values), ``env.py`` (the ``TOOLWIRE_*`` overrides), ``roots.py``
+(sandbox roots checked: never ``/``, never missing), ``code.py`` (``[code]``) and
+``code_mode.py`` (``[flow]`` and ``[code_mode]``).
 """
 
 from __future__ import annotations

@@ -27,6 +27,12 @@ ToolCall[] ─► admit ─► validate ─► before ─► dry_run ─► cach
 Beside them: ``settings`` (what a registry fixes), ``batch`` (one batch's shared state),
 ``gates`` (the allowlist and filter rules) and ``hooks`` (`HookRegistry`, events). Nothing
 here imports the registry.
+
+Also here: ``deadlines.py`` (one timer for a batch's deadlines), ``quota_slots.py`` (concurrency
+slots, leased and renewed) and ``quota_tables.py`` (``[[quotas]]`` from a config file), beside
+``quotas``; ``task_runner.py`` (`TaskRunner`: the hand-off to the background) and
+``task_records.py`` (`TaskInfo` and its record), beside ``tasks``; ``tracing.py``
+(`PipelineTracer`: what may wrap batches and calls).
 """  # noqa: E501
 
 from toolwire.execution.gates import FilterOptions

@@ -10,6 +10,10 @@ One module per API, each with the same three verbs:
 Modules: `openai_chat`, `openai_responses`, `anthropic`, `gemini`. See ``docs/formats.md``.
 `openai_responses` and `anthropic` also carry the providers' own tool search (``deferred=``,
 ``loaded_tools``, ``tool_callers``; ``docs/tool-search.md``).
+
+Private rooms: ``_common.py`` (tool specs, response plumbing, presenting), ``_openai.py`` (the
+function body both OpenAI APIs share), ``_strict.py`` (when a schema can be sent ``strict``) and
+``_deferred.py`` (tool search on the wire: groups, passed-through keys, loaded names).
 """
 
 from __future__ import annotations

@@ -15,6 +15,12 @@ is `ToolBinding`.
 Nothing here imports a framework until you use its adapter: ``import toolwire.integrations``
 is free, and a name from a framework that is not installed raises `ConfigurationError` naming
 the extra to install.
+
+Rooms beside the four adapters: ``langchain_search.py`` (tool search in LangChain and LangGraph),
+``amplifier_results.py`` (an amplifier-style view of results); private: ``_binding.py``
+(`ToolBinding`), ``_gathering.py`` (one response's calls as one batch), ``_run_sessions.py`` (a
+session per run), ``_sync.py`` (`run_sync`), ``_extras.py`` (the missing-extra error),
+``_amplifier_tool.py`` (`AmplifierTool`) and ``_amplifier_pre.py`` (a ``tool:pre`` answer).
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ snapshot = await take_snapshot(provider, ProviderContext(iteration=1, session_id
 ```
 
 See ``docs/providers.md`` for the contract and how a snapshot gates dispatch.
+
+Rooms: ``base.py`` (the `ToolProvider` contract, `list_tools`), ``static.py`` (`static_tools`),
+``gated.py`` (`gated_tools`), ``skill_scoped.py`` (`skill_scoped_tools`), ``combined.py``
+(`combined`), ``cached.py`` (`cached`: a TTL cache) and ``snapshot.py`` (`ToolSnapshot`).
 """
 
 from __future__ import annotations

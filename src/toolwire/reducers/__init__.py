@@ -4,6 +4,11 @@
 installs, head + tail), ``read_file`` (first 200 lines of an unranged read), ``kanban_list``
 (counts by status and the top 5 open) and ``fetch_url`` (a page without its link farms, images,
 tracking parameters and repeated lines). See ``docs/reducers.md``.
+
+Rooms: ``registry.py`` (the reducer contract and registry), ``defaults.py`` (`default_reducers`),
+``terminal.py`` (the terminal reducer) over ``git_status.py``, ``test_runs.py``,
+``installs.py`` and ``head_tail.py``, with ``lines.py`` (line selection) and ``spill.py`` (the
+spill pointer); ``read_file.py``, ``kanban.py`` and ``fetch_url.py`` (one tool's reducer each).
 """
 
 from __future__ import annotations

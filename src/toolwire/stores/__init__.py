@@ -16,6 +16,11 @@ store = backend.scoped("usage_counter", "tool:usage_counter", ttl_seconds_defaul
 await store.set("greeting", "hello")
 await backend.aclose()
 ```
+
+Rooms: ``base.py`` (the physical backend), ``namespace.py`` (`Namespace`, counters,
+`ValueStore`), ``scoped.py`` (`ScopedKeyValueStore`), ``ttls.py`` (the TTL rules); the backends
+``memory.py``, ``sqlite.py`` (with ``sqlite_thread.py``), ``redis.py`` and ``postgres.py``
+(``loops.py``: asyncio only); ``urls.py`` (`create_kv_backend`) and ``url_settings.py``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ instrument(registry, capture_content=True)    # also arguments and results, reda
 or ``ToolRegistry(telemetry=ToolTelemetry(...))``. Needs ``opentelemetry-api`` (the ``otel``
 extra: ``pip install 'toolwire[otel]'``); a registry without telemetry never imports it and
 pays nothing for it. See ``docs/telemetry.md`` for the spans, attributes and metrics.
+
+Rooms: ``tracer.py`` (`ToolTelemetry`), ``instrumenting.py`` (``instrument(registry)``),
+``instruments.py`` (the metrics), ``content.py`` (what a span may say of the content) and
+``names.py`` (the attribute, span and metric names).
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ async with ToolHarness(my_tool) as harness:           # in-memory store, a tempo
   of `toolwire.formats` and collects the results your agent sends back.
 
 See ``docs/testing.md``.
+
+Rooms: ``harness.py`` (`ToolHarness`), ``backends.py`` (backends and contexts for tests),
+``scripted.py`` (`ScriptedModel`) and ``wire.py`` (each provider's JSON for scripted calls).
 """
 
 from __future__ import annotations

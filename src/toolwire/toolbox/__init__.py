@@ -40,6 +40,14 @@ Without capability backends every one of them is refused ``not_available``; with
 no reach for a path, the seam refuses (``PATH_NOT_REACHABLE: ...``, also ``not_available``).
 The process tools also answer ``not_available`` when the process backend has no background
 processes (``create_backends()`` gives them).
+
+Rooms: ``files.py``, ``patching.py``, ``search.py``, ``terminal.py``, ``processes.py``,
+``todo.py``, ``delegation.py``, ``kept_results.py`` (one toolset's tools each); ``browser/``,
+``code/``, ``kanban/``, ``memory/``, ``web/`` (toolsets of several modules); ``guard.py`` (the
+command guard as a hook). What the file tools share: ``common.py`` (paths, refusals),
+``file_stats.py`` (`look`), ``filetypes.py`` (text or binary), ``locks.py`` (path locks),
+``write_turns.py`` (`write_turn`), ``stale.py`` (STALE_WRITE), ``protected.py`` (paths no write
+tool touches), ``diagnosis.py`` (why ``old_text`` did not match), ``spill.py`` (spill files).
 """
 
 from __future__ import annotations

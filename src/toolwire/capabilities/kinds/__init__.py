@@ -5,6 +5,19 @@ protocol and value types, and its `CapabilityKind` record), then add the record 
 A kind that is not in spec 01 leaves ``context_field`` unset: its seam reaches the tool as
 ``ctx.seam(KIND)`` with no change to `ToolContext`. Its backend, if it needs one, goes in
 ``CapabilityBackends.kind_backends[<name>]``.
+
+Rooms, one folder per kind (in each: kind.py, the declaration and row; seam.py; backends):
+
+- ``fs_reach/``: file access within declared path prefixes (`ReachScopedFs`);
+- ``protected_paths/``: the protected paths, for the tools that write files;
+- ``network/``: safe HTTP to the declared hosts (`SafeFetcher`, the shared network policy);
+- ``process/``: child processes of declared binaries, background processes, the sandbox;
+- ``storage/``: a key-value store in one scope; ``shared_storage/``: stores of picked scopes;
+- ``secrets/``: declared secret refs, resolved for the call;
+- ``attachments/``: the turn's attachments of the declared kinds;
+- ``archive/``: full-text search over past sessions (SQLite FTS5, PostgreSQL);
+- ``browser/``: the shared Chromium, one browser context per session;
+- ``subagent/``: sub-agents for the ``task`` tool (`Delegation`, runners, pricing).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ The tools are in `toolwire.mcp.conformance.tools`, the resources, template, subs
 completion in `toolwire.mcp.conformance.resources`; the client the suite's client scenarios
 run is ``python -m toolwire.mcp.conformance.client <url>``. See ``docs/mcp.md``
 (Conformance) for the scenarios and what each proves.
+
+Also here: ``samples.py`` (the sample media: a PNG and a WAV, built in code).
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@
   ``hangups.py``), tasks (``tasks.py``, ``task_records.py``), results (``listing.py``,
   ``rich_results.py``, ``media.py``, ``result_resources.py``), approvals (``approval_requests.py``),
   the caller (``peer.py``), and ``health.py``, ``cors.py``, ``identity.py``.
+
+Also here: ``stdin_lines.py`` (stdin as lines a stopping server need not wait for), and what
+the fast paths share: ``wire_json.py`` (orjson when installed) and ``json_depth.py`` (how deeply
+a request is read).
 """
 
 from __future__ import annotations

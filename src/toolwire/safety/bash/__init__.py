@@ -7,4 +7,9 @@ pipeline stage feeds the next; `nested` finds the code a command runs besides it
 (``sh -c``, ``eval``, inline interpreter code, ``find -exec``, ``xargs``); `code_scan` reads
 other languages' inline code; `line_files` joins the files a line downloads or writes to the
 ones it runs; `fallback` reads what did not parse; `walk` visits every command of a line.
+
+Also here: ``code_runs.py`` and ``code_values.py`` (code a command runs, judged as code),
+``config_commands.py`` (commands carried by configuration), ``line_state.py`` (variables and
+folder left for later commands), ``model.py`` (what the walker hands the rules) and ``shapes.py``
+(what a syntax tree's shape says).
 """

@@ -28,6 +28,10 @@ of which goes through the egress proxy under the call's network policy; and the 
 file reach, where downloads are saved (``downloads/`` under the working directory). Without a
 `BrowserBackend` they answer ``not_available``; without Chromium or Playwright they are hidden
 (``is_available``). Everything they answer comes from the page: ``output_is_untrusted``.
+
+Rooms: ``availability.py`` (`browser_tool`; can the tools run here?), ``common.py`` (the session,
+an action, the answer's shape), ``navigation.py``, ``interaction.py``, ``observation.py``,
+``tabs.py``, ``downloads.py`` (the tools) and ``snapshots.py`` (reducing a snapshot).
 """
 
 from __future__ import annotations

@@ -24,6 +24,16 @@ then every finding grouped by file; ``structured`` holds every diagnostic (file,
 code, severity, message, tool) and test (name, outcome, duration, message, details). Errors
 (`toolwire.toolbox.code.failures`) mean the checker could not run. Where checkers are looked
 for: `toolwire.toolbox.code.toolchains`.
+
+Rooms:
+
+- ``definitions.py`` (the three tools), ``checking.py`` (their shared flow), ``running.py``
+  (`CheckRequest`), ``toolchains.py``, ``sandbox_roots.py``, ``projects.py`` (marker files),
+  ``ecosystems.py`` (the table: which checker per ecosystem);
+- the checkers: ``python_checks.py``, ``pytest_checks.py``, ``javascript_checks.py``,
+  ``javascript_tests.py``, ``go_checks.py``, ``rust_checks.py``, ``report_lint.py``;
+- reading them: ``parsing.py``, ``reports.py``, ``junit.py``, ``safe_xml.py``,
+  ``cargo_messages.py``; answering: ``diagnostics.py``, ``failures.py``, ``rendering.py``.
 """
 
 from __future__ import annotations

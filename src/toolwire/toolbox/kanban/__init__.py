@@ -8,6 +8,8 @@ when another agent got there first: agents sharing a Redis or PostgreSQL store l
 Passing ``expected_rev`` turns a concurrent change into a ``STALE_WRITE`` refusal instead.
 
 Columns: ``todo``, ``ready``, ``running``, ``review``, ``blocked``, ``done``, ``archived``.
+
+Rooms: ``tools.py`` (the five tools), ``board.py`` (`Board`) and ``cards.py`` (`Card`).
 """
 
 from __future__ import annotations

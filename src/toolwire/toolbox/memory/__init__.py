@@ -11,6 +11,8 @@ from toolwire.toolbox.memory import MemoryLimits, memory_tools
 
 registry.register_all(memory_tools(MemoryLimits(max_scope_chars=32_000)))
 ```
+
+Also here: ``swaps.py`` (`swap`: compare-and-set one key until no other writer got in between).
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ registry.register_all(web_tools(FetchSettings(respect_robots=False)))  # fetches
 ``not_available``. Its output is untrusted: pages are written by whoever controls the site.
 ``web_search`` asks the provider of ``search`` (`WebSearchSettings`, by default from
 ``TOOLWIRE_WEB_SEARCH_*``: DuckDuckGo without a key) through the same backend.
+
+Rooms: ``fetch.py`` (``fetch_url``), ``settings.py`` (`FetchSettings`), ``robots.py``
+(robots.txt, RFC 9309), ``charsets.py`` (bytes → text), ``documents.py`` (a body → what the model
+reads), ``html.py`` (HTML → Markdown), ``paging.py`` (a window of a long text), ``search/``
+(``web_search`` and its providers).
 """
 
 from __future__ import annotations

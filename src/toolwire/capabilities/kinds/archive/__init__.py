@@ -10,6 +10,12 @@ from toolwire.capabilities.kinds.archive import SqliteSessionArchive
 async with SqliteSessionArchive(".toolwire/state.db") as archive:
     await archive.record("s1", "user", "deploy the cli on friday", personality="ops")
 ```
+
+Rooms: ``kind.py`` (declaration and row), ``seam.py`` (`ScopedArchive`, `ArchiveHit`,
+`ArchiveScope`), ``base.py`` (`SessionArchive`: record and search), ``sqlite.py`` (FTS5) and
+``postgres.py`` (full-text search), ``query.py`` (the model's search text as a safe query),
+``stop_words.py`` (the words no archive searches), ``scoped.py`` (`ScopedSessionArchive`) and
+``urls.py`` (`create_session_archive` from a store URL).
 """
 
 from __future__ import annotations

@@ -13,6 +13,11 @@ One Chromium process is shared and started on first use; each session gets its o
 refuses everything, so nothing Chromium sends on its own reaches the network. Playwright is imported
 only when Chromium starts (``pip install 'toolwire[browser]'``); no browser is downloaded:
 `find_chromium` finds the system's. See ``docs/toolbox.md`` ("browser").
+
+Rooms: ``kind.py`` (declaration and row), ``settings.py`` (`BrowserSettings`), ``runtime.py`` (the
+one Chromium and its egress proxy), ``backend.py`` (`BrowserBackend`), ``session.py``
+(`BrowserSession`: one context, its tabs, its proxy listener), ``tabs.py`` (`Tab`: one page and
+what happened on it) and ``schemes.py`` (which URLs a page may be navigated to).
 """
 
 from __future__ import annotations

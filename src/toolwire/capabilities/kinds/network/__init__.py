@@ -12,6 +12,18 @@ pure parts (`host_matches`, `check_url`, `check_destination`, `resolve_allowed_h
 without it. The egress proxy (`toolwire.capabilities.kinds.process.sandbox.egress`) applies the same
 policy through `check_destination`. See ``docs/network.md`` for every rule and the reasons behind
 them.
+
+Rooms:
+
+- ``kind.py`` (declaration and row), ``seam.py`` (`ScopedFetch`, `FetchResponse`, `NetworkPolicy`),
+  ``scoped.py`` (`HostScopedFetch`: limited to the declared hosts);
+- ``fetcher.py`` (`SafeFetcher`), ``exchange.py`` (its httpx half), ``transport.py`` (connects
+  only to validated addresses: DNS pinning), ``resolvers.py`` (name resolution behind `check_url`);
+- ``policy.py`` (whether a destination may be reached), ``refusals.py`` (why not, as a code),
+  ``hosts.py`` (host patterns), ``ports.py`` (ports in patterns and for raw connections);
+- ``urls.py`` (WHATWG URL parsing), ``canonical_hosts.py`` (a URL's host as browsers read it);
+- ``addresses.py`` (which IP addresses may be reached), ``special_addresses.py`` (the IANA
+  special-purpose registries, as data), ``embedded_ipv4.py`` (IPv4 inside IPv6 addresses).
 """
 
 from __future__ import annotations

@@ -7,6 +7,13 @@
   (httpx; ``pip install 'toolwire[web]'``).
 - `ModelPrice` — dollars per million tokens, for ``cost_usd``.
 - `delegation_from_config` — a `Delegation` from the ``[agents]`` table of ``toolwire.toml``.
+
+Rooms: ``kind.py`` (declaration and row), ``seam.py`` (`ScopedSubagents` and a run's values),
+``delegation.py`` (`Delegation`), ``settings.py`` (`delegation_from_config`), ``runner.py`` (the
+runner protocol), ``runs.py`` (one run under its timeout and abort), ``child.py`` (a sub-agent's
+registry and context), ``tally.py`` (`SubagentTally`: progress as it happens), ``pricing.py``
+(`ModelPrice`, `cost_of`), ``chat_runner.py`` (`ChatCompletionsRunner`) and ``chat_client.py``
+(one Chat Completions request over httpx).
 """
 
 from __future__ import annotations

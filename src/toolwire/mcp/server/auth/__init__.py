@@ -16,4 +16,9 @@ mode, each credential limited to the toolsets and tools it was granted.
 - `toolwire.mcp.server.auth.exposure`: the refusal to serve beyond loopback without authentication.
 
 See ``docs/mcp.md`` (Authentication).
+
+Also here: ``credentials.py`` (`GrantedAccessToken`, `TokenRejected`), ``grants.py`` (`Grant`:
+what one credential may list and call), ``verifier.py`` (`CredentialVerifier`: a token or a JWT →
+its principal), ``principals.py`` (the principal of an HTTP request) and ``fetch.py``
+(`fetch_json`: one bounded GET of an issuer's document).
 """

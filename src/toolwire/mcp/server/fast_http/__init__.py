@@ -3,6 +3,11 @@
 A plain request for one of the two methods (no progress token, no task, no approval round
 trip) is parsed once, checked, run inline through the registry and answered with one JSON
 body; everything else falls through, byte for byte, to the SDK's transport.
+
+Rooms: ``path.py`` (`LeanPath`), ``front.py`` (`LeanFront`: ``POST /mcp`` past Starlette's
+routing), ``envelope.py`` (which requests it answers), ``asgi_io.py`` (reading and replaying the
+ASGI request), ``peer.py`` (the client of a call it runs), ``coalesce.py`` and
+``coalesce_protocol.py`` (one socket write per answer).
 """
 
 from __future__ import annotations

@@ -10,6 +10,11 @@ answered before it returns (`toolwire.mcp.server.fast_stdio.grace`).
 
 ``TOOLWIRE_MCP_LEAN=0`` turns it off (the SDK serves from the first byte), as it does the HTTP fast
 path (`toolwire.mcp.server.fast_http`).
+
+Rooms: ``loop.py`` (`LeanStdio`), ``messages.py`` (which messages it answers), ``answers.py``
+(the results, shaped per revision), ``wire.py`` (stdout, one writer), ``peers.py`` (tools left to
+the SDK), ``handover.py`` (the hand-over to the SDK server), ``sdk_streams.py`` (the SDK's
+streams) and ``grace.py`` (stdin's end, answered within a grace).
 """
 
 from __future__ import annotations

@@ -10,6 +10,11 @@ registry.register(web_search_tool(WebSearchSettings(provider="exa")))  # key: EX
 One provider protocol (`SearchProvider`: build the request, parse the answer) and one tool
 that sends the request through the network seam with the key from the secrets seam. See
 ``docs/toolbox.md`` (``web: web_search``) for the providers' APIs, prices and error codes.
+
+Rooms: ``tool.py`` (``web_search``), ``settings.py`` (`WebSearchSettings`), ``protocol.py`` and
+``providers.py``; one file per provider: ``brave.py``, ``tavily.py``, ``exa.py``, ``searxng.py``,
+``duckduckgo.py``; ``keys.py`` (is the key there?), ``hits.py`` (`SearchHit` values),
+``render.py`` (the answer) and ``failures.py`` (a failed provider's stable codes).
 """
 
 from __future__ import annotations

@@ -18,6 +18,18 @@ registry = ToolRegistry(backends=create_backends(sandbox="required"))
 
 See ``docs/sandbox.md``. The backend and the modes are imported from their modules (they
 build on `toolwire.backends`, which imports this package's `Confinement`).
+
+Rooms:
+
+- ``modes.py`` (which backend a mode gives), ``settings.py`` (`SandboxMode`, `SandboxLimits`),
+  ``probe.py`` (can bubblewrap run here?), ``notices.py`` (the unsandboxed-fallback warning);
+- ``backend.py`` (`SandboxedProcessBackend`), ``confinement.py`` (what one call's children may
+  reach), ``layout.py`` (bubblewrap's mounts), ``launch.py`` (the command line of one sandbox),
+  ``cgroups.py`` (a pids cgroup per sandbox), ``lifelines.py`` (how a sandbox is ended),
+  ``host_dir.py`` (the backend's private directory on the host);
+- ``egress/`` (the egress proxy), ``egress_gateway.py`` (the proxy in an event loop of its own),
+  ``relays.py`` (the egress relay and its launcher), ``relay.py`` (the relay in Python) and
+  ``inside.py`` (the stdlib-only launcher that runs first inside a sandbox).
 """
 
 from __future__ import annotations

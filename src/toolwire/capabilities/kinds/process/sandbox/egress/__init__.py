@@ -12,6 +12,13 @@ An HTTP/1.1 forward proxy (absolute-form requests) and ``CONNECT`` tunnels, each
 answered ``403`` with ``X-Toolwire-Refusal: <code>``; decisions are logged on ``toolwire.egress``.
 See ``docs/sandbox.md`` ("The egress proxy"). It needs the ``web`` extra (httpx, h11, ada-url):
 ``pip install 'toolwire[web]'``.
+
+Rooms: ``proxy.py`` (`EgressProxy`), ``listeners.py`` (a Unix or loopback TCP socket with its own
+policy), ``context.py`` (what a listener's connections share), ``connection.py`` (one client
+connection), ``client.py`` (h11 parsing of the client side), ``forward.py`` (one absolute-form
+request), ``tunnel.py`` (a checked, pinned ``CONNECT`` tunnel), ``splice.py`` (two streams joined
+both ways), ``headers.py`` (hop-by-hop headers stop here), ``answers.py`` (the proxy's own answers
+and their log line) and ``limits.py`` (what one client may hold, and for how long).
 """
 
 from __future__ import annotations
