@@ -43,7 +43,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
-from toolwire.code_mode import toolwire_tools
+import toolwire.code_mode.toolwire_tools as toolwire_tools
 from toolwire.code_mode.flow import FlowState
 from toolwire.code_mode.inner_calls import Approval, InnerCalls
 from toolwire.code_mode.programs import cut_output, finished_result
@@ -63,6 +63,8 @@ from toolwire.seams import ProcessResult, ScopedProcess
 __all__ = ["run_python"]
 
 _CLIENT = Path(toolwire_tools.__file__).read_text(encoding="utf-8")
+_TRACE_CHARS = 20_000
+"""The most of a program's traceback kept (its output is cut at ``max_output_chars``)."""
 _DRAIN_S = 2.0
 """How long the bridge waits, after the program's process ended, for its last frames."""
 
@@ -249,7 +251,7 @@ def _answer(
             field="code",
         )
     if op == "raised":
-        trace = str(report.get("traceback"))[: settings.max_output_chars]
+        trace = cut_output(str(report.get("traceback")), _TRACE_CHARS)
         output = f"\nIts output:\n{printed}" if printed else ""
         return Err(
             f"The program raised an exception:\n{trace}{output}",
