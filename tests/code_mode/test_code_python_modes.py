@@ -68,3 +68,14 @@ async def test_the_runtime_parameter_exists_only_when_the_python_runtime_is_on(
     monty = await on.execute("run_code", {"code": "1 + 1"}, ctx_in(tmp_path))
     assert value_of(monty) == 2  # the default is still Monty
     await on.aclose()
+
+
+@pytest.mark.parametrize("anyio_backend", ["trio"])
+async def test_on_trio_the_python_runtime_runs_where_monty_cannot(tmp_path: Path) -> None:
+    registry = python_registry(
+        tmp_path, [echo], processes=LocalProcessBackend(), python_unsandboxed=True
+    )
+    assert value_of(await run_py(registry, tmp_path, "await echo('on trio')")) == "on trio"
+    monty = await registry.execute("run_code", {"code": "1"}, ctx_in(tmp_path))
+    assert error_of(monty).reason == "asyncio_only"
+    await registry.aclose()
