@@ -281,6 +281,8 @@ print("x" * 200)
     assert isinstance(outcome.result, Ok)
     assert outcome.result.structured is not None
     assert outcome.result.structured["printed"] == "x" * 50 + "\n[output cut at 50 characters]"
+    returned = await run_py(registry, tmp_path, "if True:\n    return 42\nprint('no')\n1")
+    assert value_of(returned) == 42  # a top-level return, even inside a block, ends it
     err = error_of(await run_py(registry, tmp_path, "x = 1\nreturn x +"))
     assert err.code is ErrorCode.INPUT_INVALID
     assert "line 2" in err.error

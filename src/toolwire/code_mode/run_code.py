@@ -15,7 +15,8 @@ its last expression together with what it printed is the result:
   ``run_code`` call sent again with ``approvals=[token]`` resumes it where it stopped, once.
 
 Programs run on asyncio (Monty's async pool); on another event loop the call is answered
-``not_available``.
+``not_available``. With ``python_runtime`` on, ``runtime="python"`` runs the program in CPython
+in the command sandbox instead (`toolwire.code_mode.python_runtime`).
 """
 
 from __future__ import annotations

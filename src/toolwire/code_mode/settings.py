@@ -34,7 +34,8 @@ class CodeModeSettings:
             ``timeout_s``, ``max_inner_calls`` and ``max_output_chars`` and the sandbox's
             limits. Off by default: such a program reaches the files the policy grants.
         python_executable: The interpreter a ``runtime="python"`` program runs in: a system
-            one, visible in the sandbox (``/usr``, ``/opt``; not a virtualenv under a home).
+            CPython 3.10 or newer, visible in the sandbox (``/usr``, ``/opt``; not a virtualenv
+            under a home).
         python_unsandboxed: Run ``runtime="python"`` programs even when the process backend
             does not sandbox (bubblewrap missing, ``[sandbox] mode = "off"``); refused
             (``not_available``, ``reason="sandbox_unavailable"``) otherwise.
