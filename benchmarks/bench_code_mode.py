@@ -10,6 +10,9 @@
    program that ``asyncio.gather``s them (one batch) and one that awaits them one by one (100
    batches). Target: gather ≤ 2× ``execute_parallel`` plus the worker checkout.
 3. **Checkout** — a worker taken from the warm pool and given back (target ≤ 5 ms median).
+4. **The CPython runtime** (``runtime="python"``, where bubblewrap runs) — its checkout (a
+   program doing nothing: the sandbox, the interpreter, the socket's greeting) and the same
+   100 gathered calls, beside Monty's.
 
 pydantic-ai-harness's CodeMode and smolagents' local executor run in an environment of their
 own (``bench_code_mode_peers.py``; ``TOOLWIRE_CODE_PEERS_PYTHON`` names its Python).
@@ -203,6 +206,56 @@ async def _overhead(registry: ToolRegistry, mode: CodeMode, repeats: int) -> Non
     print(f"checkout ≤ 5 ms median: {'pass' if taken <= 5 else 'FAIL'}\n")
 
 
+async def _python_runtime(tmp: Path, repeats: int) -> None:
+    from toolwire.capabilities.kinds.process.sandbox import probe_bubblewrap
+
+    probe = probe_bubblewrap()
+    if not probe.usable:
+        print(f"skipped: the sandbox cannot run here ({probe.reason})\n")
+        return
+    from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
+
+    kv = SqliteKeyValueBackend(tmp / "python.db")
+    backends = CapabilityBackends(kv_store_factory=kv.scoped, processes=SandboxedProcessBackend())
+    registry = ToolRegistry(backends=backends, reducers=None)
+    registry.register(ping)
+    registry.register(CodeMode(registry, CodeModeSettings(python_runtime=True)).tool())
+    ctx = ToolContext(session_id="bench", working_dir=str(tmp))
+    gather = "import asyncio\nlen(await asyncio.gather(*[ping() for _ in range(100)]))"
+
+    async def program(code: str, runtime: str) -> None:
+        args = {"code": code, "runtime": runtime}
+        outcome = await registry.execute("run_code", args, ctx)
+        assert outcome.result.ok, outcome.result
+
+    async with registry:
+        await program(gather, "monty")  # warm the pool
+        await program(gather, "python")
+        rows = [
+            (
+                "monty, a program doing nothing",
+                await _median_ms(lambda: program("1", "monty"), repeats),
+            ),
+            (
+                "monty, 100 calls gathered",
+                await _median_ms(lambda: program(gather, "monty"), repeats),
+            ),
+            (
+                "python, a program doing nothing (checkout)",
+                await _median_ms(lambda: program("1", "python"), repeats),
+            ),
+            (
+                "python, 100 calls gathered",
+                await _median_ms(lambda: program(gather, "python"), repeats),
+            ),
+        ]
+    print("| run_code | median ms |")
+    print("| --- | --- |")
+    for label, ms in rows:
+        print(f"| {label} | {ms:.2f} |")
+    print()
+
+
 def _peers() -> None:
     """The peers run in their own environment (``bench_code_mode_peers.py``)."""
     python = os.environ.get("TOOLWIRE_CODE_PEERS_PYTHON", "")
@@ -224,6 +277,8 @@ async def main(repeats: int = 20) -> None:
             await _context_saved(registry)
             print("### Overhead: 100 calls\n")
             await _overhead(registry, mode, repeats)
+            print("### The CPython runtime: checkout and 100 gathered calls\n")
+            await _python_runtime(Path(tmp), repeats)
             print("### Peers\n")
             _peers()
 

@@ -31,6 +31,22 @@ async def test_the_tables_become_the_policy_and_the_settings(tmp_path: Path) -> 
     await registry.aclose()
 
 
+def test_the_python_runtime_keys_become_its_settings(tmp_path: Path) -> None:
+    text = (
+        "[code_mode]\nenabled = true\npython_runtime = true\npython_unsandboxed = true\n"
+        'python_executable = "/usr/local/bin/python3"\npython_hosts = ["pypi.org"]\n'
+        "python_max_frame_bytes = 1024\n"
+    )
+    config = load_config(config_of(tmp_path, text), env={})
+    assert config.code_mode == CodeModeSettings(
+        python_runtime=True,
+        python_unsandboxed=True,
+        python_executable="/usr/local/bin/python3",
+        python_hosts=("pypi.org",),
+        python_max_frame_bytes=1024,
+    )
+
+
 def test_without_the_tables_sinks_ask_and_run_code_is_not_served(tmp_path: Path) -> None:
     config = load_config(config_of(tmp_path, "[code_mode]\ntimeout_s = 30\n"), env={})
     assert config.after_untrusted == "approve"
@@ -50,6 +66,10 @@ def test_without_the_tables_sinks_ask_and_run_code_is_not_served(tmp_path: Path)
         ("[code_mode]\nmax_inner_calls = 0\n", "code_mode.max_inner_calls: expected an integer"),
         ("[code_mode]\ncpu_time_s = true\n", "code_mode.cpu_time_s: expected seconds"),
         ("[code_mode]\nafter_untrusted = 'allow'\n", "toolwire.toml:2: code_mode.after_untrusted"),
+        ("[code_mode]\npython_runtime = 1\n", "code_mode.python_runtime: expected true"),
+        ("[code_mode]\npython_executable = 'python3'\n", "code_mode.python_executable"),
+        ("[code_mode]\npython_hosts = 'x.org'\n", "code_mode.python_hosts: expected a list"),
+        ("[code_mode]\npython_max_frame_bytes = 0\n", "code_mode.python_max_frame_bytes"),
     ],
 )
 def test_mistakes_name_the_file_and_line(tmp_path: Path, text: str, message: str) -> None:

@@ -11,8 +11,9 @@ caps = ToolCapabilities.of(network(["api.github.com", "*.githubusercontent.com"]
                            storage("session", ttl_seconds_default=1800))
 ```
 
-Each kind is one module of `toolwire.capabilities.kinds` (declaration, factory, seam protocol,
-`CapabilityKind` record) and one row of `KINDS`, the table the resolver loops over. A tool
+Each kind is one folder of `toolwire.capabilities.kinds` (declaration, factory and
+`CapabilityKind` record in ``kind.py``, the seam protocol in ``seam.py``, its backends) and one
+row of `KINDS`, the table the resolver loops over. A tool
 reads any kind's seam with ``ctx.seam(KIND)``; the six kinds of spec 01 also fill a typed field
 (``ctx.kv_store``, ``ctx.scoped_fs``, ...). See ``docs/capabilities.md``.
 

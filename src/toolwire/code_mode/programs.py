@@ -15,13 +15,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolwire.code_mode.inner_calls import Approval, InnerCalls, PendingCall, Settled, raised
+from toolwire.code_mode.inner_calls import (
+    Approval,
+    InnerCalls,
+    PendingCall,
+    Settled,
+    dumps,
+    raised,
+)
 from toolwire.code_mode.settings import CodeModeSettings
 from toolwire.code_mode.stubs import CallableTool
 from toolwire.code_mode.workers import load_monty
-from toolwire.results import Err, ErrorCode
+from toolwire.results import Err, ErrorCode, ToolResult, ok
 
-__all__ = ["Finished", "Paused", "Program", "failure"]
+__all__ = ["Finished", "Paused", "Program", "bind_arguments", "failure", "finished_result"]
 
 _CUT = "\n[output cut at {limit} characters]"
 
@@ -149,7 +156,7 @@ class Program:
                 f"this program reached its limit of {self._settings.max_inner_calls} tool calls"
             )
             return await snapshot.resume(raised("RuntimeError", message))
-        args = _bind(entry, tuple(snapshot.args), dict(snapshot.kwargs))
+        args = bind_arguments(entry, tuple(snapshot.args), dict(snapshot.kwargs))
         if isinstance(args, str):
             return await snapshot.resume(raised("TypeError", args))
         self.calls += 1
@@ -158,7 +165,7 @@ class Program:
         return await snapshot.resume({"future": ...})
 
 
-def _bind(
+def bind_arguments(
     entry: CallableTool, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any] | str:
     """The arguments by name, positional ones bound in stub order; a message when they clash."""
@@ -169,6 +176,26 @@ def _bind(
             return f"{entry.python_name}() got two values for {name!r}"
         kwargs[name] = value
     return kwargs
+
+
+def finished_result(
+    value: Any, printed: str, calls: int, cost_usd: float | None, **facts: Any
+) -> ToolResult:
+    """The result of a program that ended: what it printed, then its value as JSON (when not
+    ``None``); ``structured`` = ``{result, printed, inner_calls, **facts}``."""
+    import pydantic_core
+
+    value = pydantic_core.to_jsonable_python(value, fallback=str)
+    parts = [printed.rstrip("\n")] if printed else []
+    if value is not None:
+        parts.append(dumps(value))
+    structured = {"result": value, "printed": printed, "inner_calls": calls, **facts}
+    return ok("\n".join(parts), structured=structured, cost_usd=cost_usd)
+
+
+def cut_output(text: str, limit: int) -> str:
+    """``text`` cut at ``limit`` characters, with the marker a program's output is cut with."""
+    return text if len(text) <= limit else text[:limit] + _CUT.format(limit=limit)
 
 
 def failure(exc: BaseException, line_offset: int) -> Err:

@@ -15,7 +15,8 @@ its last expression together with what it printed is the result:
   ``run_code`` call sent again with ``approvals=[token]`` resumes it where it stopped, once.
 
 Programs run on asyncio (Monty's async pool); on another event loop the call is answered
-``not_available``.
+``not_available``. With ``python_runtime`` on, ``runtime="python"`` runs the program in CPython
+in the command sandbox instead (`toolwire.code_mode.python_runtime`).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ import anyio
 
 from toolwire.capabilities.seams import AtomicKeyValueStore
 from toolwire.code_mode.flow import FlowState
-from toolwire.code_mode.inner_calls import Approval, InnerCalls, dumps
-from toolwire.code_mode.programs import Finished, Paused, Program, failure
+from toolwire.code_mode.inner_calls import Approval, InnerCalls
+from toolwire.code_mode.programs import Finished, Paused, Program, failure, finished_result
 from toolwire.code_mode.settings import CodeModeSettings
 from toolwire.code_mode.states import (
     PROGRAMS_SCOPE,
@@ -48,7 +49,7 @@ from toolwire.execution.approvals import waiting_call
 from toolwire.execution.batch import current_batch, track_current_batch
 from toolwire.execution.flow import FLOW_SCOPE, FLOW_TOOL, RecordsOwnTaint
 from toolwire.registry import ToolRegistry
-from toolwire.results import Err, ErrorCode, ToolResult, ok
+from toolwire.results import Err, ErrorCode, ToolResult
 from toolwire.tools import Tool, ToolAnnotations
 
 __all__ = ["CodeMode", "run_code_tool"]
@@ -61,8 +62,15 @@ otherwise); a failed call raises an exception you can catch. Filter and summaris
 program and print only what you need. The sandbox has no files, network or environment; \
 `import asyncio`, `json`, `re`, `math`, `datetime` work.
 
-```python
+{runtime}```python
 {stubs}```"""
+_PYTHON = """With `runtime="python"` the program runs in real CPython (the whole standard \
+library and installed packages) in the command sandbox: it can read and write the files \
+you may, and nothing else; the tools are the same async functions (also in the module \
+`toolwire_tools`). It cannot pause for an approval: a call that needs one stops it. \
+Use it only when the default sandbox lacks what the program needs.
+
+"""
 _NO_LOOP = "run_code runs programs on asyncio only (Monty's async worker pool)"
 
 
@@ -105,21 +113,35 @@ class CodeMode(RecordsOwnTaint):
         """The ``run_code`` tool (its description lists the tools registered now)."""
         return Tool(
             name=self.name,
-            description=_HEADER.format(stubs=self.stubs()),
-            schema={
-                "type": "object",
-                "properties": {
-                    "code": {"type": "string", "description": "The Python program to run."}
-                },
-                "required": ["code"],
-                "additionalProperties": False,
-            },
+            description=_HEADER.format(
+                stubs=self.stubs(), runtime=_PYTHON if self.settings.python_runtime else ""
+            ),
+            schema=self._schema(),
             execute=self.execute,
             toolset="code",
             output_is_untrusted=True,  # what tools returned flows into what the program prints
             timeout_s=self.settings.timeout_s + 10,
             annotations=ToolAnnotations(title="Run a program", open_world=True),
         )
+
+    def _schema(self) -> dict[str, Any]:
+        properties: dict[str, Any] = {
+            "code": {"type": "string", "description": "The Python program to run."}
+        }
+        if self.settings.python_runtime:
+            properties["runtime"] = {
+                "type": "string",
+                "enum": ["monty", "python"],
+                "default": "monty",
+                "description": "monty (the default): a sandboxed interpreter that can pause "
+                "for approvals; python: CPython in the command sandbox, for libraries.",
+            }
+        return {
+            "type": "object",
+            "properties": properties,
+            "required": ["code"],
+            "additionalProperties": False,
+        }
 
     def _store(self) -> AtomicKeyValueStore | None:
         backends = self.registry.settings.backends
@@ -134,6 +156,8 @@ class CodeMode(RecordsOwnTaint):
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run (or resume) the program in ``args["code"]``."""
+        if args.get("runtime") == "python" and self.settings.python_runtime:
+            return await self._run_python(str(args["code"]), ctx)
         if asyncio._get_running_loop() is None:  # trio runs no asyncio loop
             return Err(_NO_LOOP, ErrorCode.NOT_AVAILABLE, reason="asyncio_only")
         code = str(args["code"])
@@ -160,6 +184,21 @@ class CodeMode(RecordsOwnTaint):
                         return _busy()
                     paused = taken
         return await self._run(code, ctx, admission, states, key, paused)
+
+    async def _run_python(self, code: str, ctx: ToolContext) -> ToolResult:
+        from toolwire.code_mode.python_runtime import run_python
+
+        batch = current_batch()
+        return await run_python(
+            registry=self.registry,
+            settings=self.settings,
+            entries=self.entries(),
+            code=code,
+            ctx=ctx,
+            admission=batch.admission if batch is not None else Admission(),
+            program_id=_program_id(program_key(ctx, code), ctx),
+            tool_name=self.name,
+        )
 
     async def _run(
         self,
@@ -298,15 +337,7 @@ def _placeholder(**kwargs: Any) -> None:
 
 
 def _finished(ended: Finished, program: Program, cost_usd: float | None) -> ToolResult:
-    import pydantic_core
-
-    value = pydantic_core.to_jsonable_python(ended.value, fallback=str)
-    printed = program.output
-    parts = [printed.rstrip("\n")] if printed else []
-    if value is not None:
-        parts.append(dumps(value))
-    structured = {"result": value, "printed": printed, "inner_calls": program.calls}
-    return ok("\n".join(parts), structured=structured, cost_usd=cost_usd)
+    return finished_result(ended.value, program.output, program.calls, cost_usd)
 
 
 def _approval_required(waiting: tuple[Approval, ...]) -> Err:

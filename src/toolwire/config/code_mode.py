@@ -10,6 +10,11 @@ enabled = true
 timeout_s = 120               # also cpu_time_s, max_memory_bytes, max_inner_calls,
 max_inner_calls = 200         # max_output_chars, inner_result_chars, state_ttl_s,
                               # max_processes (toolwire.code_mode.CodeModeSettings)
+python_runtime = true         # offer runtime="python": CPython in the command sandbox
+python_executable = "/usr/bin/python3"
+python_unsandboxed = false    # true: run it even where commands are not sandboxed
+python_hosts = []             # hosts it may reach through the egress proxy
+python_max_frame_bytes = 4194304
 ```
 
 ``[flow] after_untrusted`` is the policy of the model's direct calls
@@ -30,7 +35,17 @@ __all__ = ["CODE_MODE_KEYS", "code_mode_table", "code_mode_tables", "flow_table"
 
 _INTS = ("max_memory_bytes", "max_inner_calls", "max_output_chars", "inner_result_chars")
 _SECONDS = ("timeout_s", "cpu_time_s", "state_ttl_s")
-CODE_MODE_KEYS = ("enabled", *_SECONDS, *_INTS, "max_processes")
+_BOOLS = ("python_runtime", "python_unsandboxed")
+CODE_MODE_KEYS = (
+    "enabled",
+    *_SECONDS,
+    *_INTS,
+    "max_processes",
+    *_BOOLS,
+    "python_executable",
+    "python_hosts",
+    "python_max_frame_bytes",
+)
 """The keys of ``[code_mode]``."""
 
 
@@ -89,7 +104,19 @@ def code_mode_table(table: Any, at: Located) -> CodeModeSettings | None:
     for key, value in table.items():
         if key == "enabled":
             continue
-        if key in _SECONDS:
+        if key in _BOOLS:
+            if not isinstance(value, bool):
+                raise at.error(("code_mode", key), f"expected true or false, got {kind_of(value)}")
+            values[key] = value
+        elif key == "python_executable":
+            if not isinstance(value, str) or not value.startswith("/"):
+                raise at.error(("code_mode", key), f"expected an absolute path, got {value!r}")
+            values[key] = value
+        elif key == "python_hosts":
+            if not isinstance(value, list) or not all(isinstance(h, str) and h for h in value):
+                raise at.error(("code_mode", key), f"expected a list of hosts, got {value!r}")
+            values[key] = tuple(value)
+        elif key in _SECONDS:
             if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise at.error(("code_mode", key), f"expected seconds above 0, got {value!r}")
             values[key] = float(value)

@@ -47,7 +47,8 @@ Rooms: ``files.py``, ``patching.py``, ``search.py``, ``terminal.py``, ``processe
 command guard as a hook). What the file tools share: ``common.py`` (paths, refusals),
 ``file_stats.py`` (`look`), ``filetypes.py`` (text or binary), ``locks.py`` (path locks),
 ``write_turns.py`` (`write_turn`), ``stale.py`` (STALE_WRITE), ``protected.py`` (paths no write
-tool touches), ``diagnosis.py`` (why ``old_text`` did not match), ``spill.py`` (spill files).
+tool touches), ``diagnosis.py`` (why ``old_text`` did not match), ``spill.py`` (spill files);
+``sandbox_notices.py`` (the command tools' once-only warning of an unsandboxed fallback).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""The built-in capability kinds, one module each, and `KINDS`: the table the resolver loops over.
+"""The built-in capability kinds, one folder each, and `KINDS`: the table the resolver loops over.
 
-To add a kind: write ``kinds/<name>.py`` (its `Capability` declaration and factory, its seam
-protocol and value types, and its `CapabilityKind` record), then add the record to `KINDS`.
+To add a kind: make the folder ``kinds/<name>/`` — ``kind.py`` (its `Capability` declaration and
+factory, and its `CapabilityKind` record), ``seam.py`` (the protocol a tool sees and its values),
+its backends beside them, and an ``__init__.py`` re-exporting what ``kind.py`` exports — then add
+the record to `KINDS`.
 A kind that is not in spec 01 leaves ``context_field`` unset: its seam reaches the tool as
 ``ctx.seam(KIND)`` with no change to `ToolContext`. Its backend, if it needs one, goes in
 ``CapabilityBackends.kind_backends[<name>]``.

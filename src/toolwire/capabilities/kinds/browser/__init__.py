@@ -14,10 +14,11 @@ refuses everything, so nothing Chromium sends on its own reaches the network. Pl
 only when Chromium starts (``pip install 'toolwire[browser]'``); no browser is downloaded:
 `find_chromium` finds the system's. See ``docs/toolbox.md`` ("browser").
 
-Rooms: ``kind.py`` (declaration and row), ``settings.py`` (`BrowserSettings`), ``runtime.py`` (the
+Rooms: ``kind.py`` (declaration and row), ``seam.py`` (`ScopedBrowser`, the session and tab
+protocols a tool sees, which URLs a page may open), ``settings.py`` (`BrowserSettings`), ``runtime.py`` (the
 one Chromium and its egress proxy), ``backend.py`` (`BrowserBackend`), ``session.py``
 (`BrowserSession`: one context, its tabs, its proxy listener), ``tabs.py`` (`Tab`: one page and
-what happened on it) and ``schemes.py`` (which URLs a page may be navigated to).
+what happened on it).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ build on `toolwire.backends`, which imports this package's `Confinement`).
 Rooms:
 
 - ``modes.py`` (which backend a mode gives), ``settings.py`` (`SandboxMode`, `SandboxLimits`),
-  ``probe.py`` (can bubblewrap run here?), ``notices.py`` (the unsandboxed-fallback warning);
+  ``probe.py`` (can bubblewrap run here?);
 - ``backend.py`` (`SandboxedProcessBackend`), ``confinement.py`` (what one call's children may
   reach), ``layout.py`` (bubblewrap's mounts), ``launch.py`` (the command line of one sandbox),
   ``cgroups.py`` (a pids cgroup per sandbox), ``lifelines.py`` (how a sandbox is ended),
