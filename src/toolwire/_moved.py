@@ -108,6 +108,7 @@ MOVED: dict[str, str] = {
     "toolwire.mcp.transports": "toolwire.mcp.client.transports",
     "toolwire.mcp.wire_json": "toolwire.mcp.server.wire_json",
     "toolwire.sandbox": "toolwire.capabilities.kinds.process.sandbox",
+    "toolwire.replicas.serving": "toolwire.replicas.membership",
     "toolwire.sandbox.notices": "toolwire.toolbox.sandbox_notices",
     "toolwire.seams": "toolwire.capabilities.seams",
     "toolwire.seams.archive": "toolwire.capabilities.kinds.archive.seam",

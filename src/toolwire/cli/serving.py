@@ -24,7 +24,7 @@ from toolwire.cli.tool_words import offered_and_withheld, tool_annotations
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.server.server import ServeOptions
 from toolwire.mcp.server.serving import serve_registry
-from toolwire.replicas.serving import replicas_for
+from toolwire.replicas.membership import replicas_for
 from toolwire.safety.protected_paths import default_protected_paths
 from toolwire.wiring import Wired, open_registry
 

@@ -10,10 +10,10 @@
 
 See docs/scaling.md.
 
-Rooms: ``settings.py`` (`ReplicaSettings`), ``serving.py`` (`replicas_for`), ``state.py``
-(`ReplicaState` and its heartbeat), ``directory.py`` (`ReplicaDirectory`: who is alive),
-``session_records.py`` and ``handshake_sessions.py`` (handshake-era sessions any replica
-answers), ``read_records.py`` and ``session_read_records.py`` (``STALE_WRITE`` records per
+Rooms: ``settings.py`` (`ReplicaSettings`), ``membership.py`` (`replicas_for`: joining and leaving
+the group), ``state.py`` (`ReplicaState` and its heartbeat), ``directory.py`` (`ReplicaDirectory`:
+who is alive), ``session_records.py`` and ``handshake_sessions.py`` (handshake-era sessions any
+replica answers), ``read_records.py`` and ``session_read_records.py`` (``STALE_WRITE`` records per
 session), ``owners.py`` (ids that name their replica) and ``claims.py`` (who holds a browser).
 """
 

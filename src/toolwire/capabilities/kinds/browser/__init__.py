@@ -15,10 +15,10 @@ only when Chromium starts (``pip install 'toolwire[browser]'``); no browser is d
 `find_chromium` finds the system's. See ``docs/toolbox.md`` ("browser").
 
 Rooms: ``kind.py`` (declaration and row), ``seam.py`` (`ScopedBrowser`, the session and tab
-protocols a tool sees, which URLs a page may open), ``settings.py`` (`BrowserSettings`), ``runtime.py`` (the
-one Chromium and its egress proxy), ``backend.py`` (`BrowserBackend`), ``session.py``
-(`BrowserSession`: one context, its tabs, its proxy listener), ``tabs.py`` (`Tab`: one page and
-what happened on it).
+protocols a tool sees, which URLs a page may open), ``settings.py`` (`BrowserSettings`),
+``runtime.py`` (the one Chromium and its egress proxy), ``backend.py`` (`BrowserBackend`),
+``session.py`` (`BrowserSession`: one context, its tabs, its proxy listener), ``tabs.py``
+(`Tab`: one page and what happened on it).
 """
 
 from __future__ import annotations
