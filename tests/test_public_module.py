@@ -19,7 +19,6 @@ import pytest
 import toolwire
 from toolwire.lazy import lazy_exports, publish
 
-
 _NEVER_RESOLVED = {"CapabilityBackends", "ServeOptions", "ToolwireConfig"}
 """Annotated with names imported only under ``TYPE_CHECKING``: their hints never resolved."""
 
