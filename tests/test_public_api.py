@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import types
 
 import toolwire
@@ -53,6 +55,26 @@ def test_error_codes_compare_equal_to_their_wire_strings() -> None:
 
 
 def test_lazy_names_load_on_first_use() -> None:
-    presenter_cls = toolwire.Presenter
-    assert presenter_cls.__module__ == "toolwire.presenting"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, toolwire\n"
+            "print('toolwire.presenting' in sys.modules)\n"
+            "print(toolwire.Presenter.__module__, 'toolwire.presenting' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "toolwire", "True"]
     assert "Presenter" in dir(toolwire)
+
+
+def test_the_exception_tree_is_exported_from_the_root() -> None:
+    from toolwire import errors
+
+    assert set(errors.__all__) <= set(toolwire.__all__)
+    for name in ("PeerUnavailableError", "PolicyRefusal"):
+        assert issubclass(getattr(toolwire, name), toolwire.ToolwireError)

@@ -14,6 +14,22 @@ from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities import ToolCapabilities
 from toolwire.context import AbortSignal, Audience, ProgressEvent, ToolContext
 from toolwire.decorator import tool
+from toolwire.errors import (
+    AbortedError,
+    BinaryNotAllowedError,
+    CapabilityError,
+    ConfigurationError,
+    FormatError,
+    HostNotAllowedError,
+    PathNotReachableError,
+    ProviderError,
+    RegistrationError,
+    SecretNotConfiguredError,
+    SecretNotDeclaredError,
+    StoreError,
+    ToolDefinitionError,
+    ToolwireError,
+)
 from toolwire.execution.gates import FilterOptions
 from toolwire.execution.hooks import (
     AfterCall,
@@ -25,6 +41,7 @@ from toolwire.execution.hooks import (
     replace_args,
 )
 from toolwire.lazy import lazy_exports as _lazy_exports
+from toolwire.lazy import publish as _publish
 from toolwire.principals import Principal
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry, ToolResultReducer
 from toolwire.registry import ToolDefinition, ToolRegistry
@@ -34,11 +51,13 @@ from toolwire.version import __version__
 
 if TYPE_CHECKING:
     from toolwire.capabilities.defaults import create_backends
+    from toolwire.capabilities.kinds.network.refusals import PolicyRefusal
     from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, ProcessBackend
     from toolwire.capabilities.kinds.process.background import ProcessManager
     from toolwire.capabilities.resolver import CapabilityBackends, CapabilityScope
     from toolwire.config import ToolwireConfig, load_config
     from toolwire.mcp import McpProvider, McpServerConfig, ServeOptions, serve_registry
+    from toolwire.mcp.server.peer import PeerUnavailableError
     from toolwire.presenting import Presenter, PresenterOptions, present
     from toolwire.providers import (
         ProviderContext,
@@ -65,6 +84,8 @@ _LAZY: dict[str, str] = {
     "LocalProcessBackend": "toolwire.capabilities.kinds.process.backends",
     "McpProvider": "toolwire.mcp",
     "McpServerConfig": "toolwire.mcp",
+    "PeerUnavailableError": "toolwire.mcp.server.peer",
+    "PolicyRefusal": "toolwire.capabilities.kinds.network.refusals",
     "Presenter": "toolwire.presenting",
     "PresenterOptions": "toolwire.presenting",
     "ProcessBackend": "toolwire.capabilities.kinds.process.backends",
@@ -94,29 +115,38 @@ _LAZY: dict[str, str] = {
 }
 
 
-__getattr__, __dir__ = _lazy_exports("toolwire", _LAZY, globals())
+__getattr__, __dir__ = _lazy_exports("toolwire", _LAZY, globals(), public_module="toolwire")
 _install_moved_modules()  # 0.1 module paths import as their new homes, with a warning
 
 
 __all__ = [
     "AbortSignal",
+    "AbortedError",
     "AfterCall",
     "Audience",
     "BeforeCall",
     "BeforeDecision",
+    "BinaryNotAllowedError",
     "CachePolicy",
     "CallOutcome",
     "CapabilityBackends",
+    "CapabilityError",
     "CapabilityScope",
+    "ConfigurationError",
     "Err",
     "ErrorCode",
     "FilterOptions",
+    "FormatError",
     "HookRegistry",
+    "HostNotAllowedError",
     "KeyValueBackend",
     "LocalProcessBackend",
     "McpProvider",
     "McpServerConfig",
     "Ok",
+    "PathNotReachableError",
+    "PeerUnavailableError",
+    "PolicyRefusal",
     "Presenter",
     "PresenterOptions",
     "Principal",
@@ -124,15 +154,21 @@ __all__ = [
     "ProcessManager",
     "ProgressEvent",
     "ProviderContext",
+    "ProviderError",
     "ReducerContext",
     "ReducerRegistry",
+    "RegistrationError",
+    "SecretNotConfiguredError",
+    "SecretNotDeclaredError",
     "ServeOptions",
+    "StoreError",
     "Tool",
     "ToolAnnotations",
     "ToolCall",
     "ToolCapabilities",
     "ToolContext",
     "ToolDefinition",
+    "ToolDefinitionError",
     "ToolEvent",
     "ToolProvider",
     "ToolRegistry",
@@ -140,6 +176,7 @@ __all__ = [
     "ToolResultReducer",
     "ToolSnapshot",
     "ToolwireConfig",
+    "ToolwireError",
     "__version__",
     "cached",
     "combined",
@@ -165,3 +202,10 @@ __all__ = [
     "take_snapshot",
     "tool",
 ]
+
+# Reprs, docs and pickles show the path users import (``toolwire.ToolResult``), as httpx does;
+# the lazy names get the same on first use (``public_module`` above).
+for _name in __all__:
+    if _name in globals():
+        _publish(globals()[_name], __name__)
+del _name

@@ -43,6 +43,7 @@ DEFAULT_RESULT_BUDGET_CHARS = 80_000
 """The default per-turn output budget, split across a batch of calls."""
 
 Audience: TypeAlias = Literal["internal", "user", "dashboard"]
+"""Who a `ProgressEvent` is for: ``"internal"`` (logs), ``"user"`` (chat, MCP), ``"dashboard"``."""
 S_co = TypeVar("S_co", covariant=True)
 
 

@@ -24,6 +24,9 @@ ToolwireError
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 __all__ = [
     "AbortedError",
     "BinaryNotAllowedError",
@@ -102,6 +105,10 @@ class ProviderError(ToolwireError):
         super().__init__(message)
         self.provider_id = provider_id
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with the keyword ``provider_id`` (the default passes ``args`` only)."""
+        return functools.partial(type(self), provider_id=self.provider_id), self.args
+
 
 class FormatError(ToolwireError, ValueError):
     """A value handed to a `toolwire.formats` function is not the shape that API uses."""
@@ -117,3 +124,7 @@ class AbortedError(ToolwireError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"aborted: {reason}")
         self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the reason, not the message (which would be prefixed twice)."""
+        return type(self), (self.reason,)

@@ -12,8 +12,8 @@ caps = ToolCapabilities.of(network(["api.github.com", "*.githubusercontent.com"]
 ```
 
 Each kind is one folder of `toolwire.capabilities.kinds` (declaration, factory and
-`CapabilityKind` record in ``kind.py``, the seam protocol in ``seam.py``, its backends) and one
-row of `KINDS`, the table the resolver loops over. A tool
+`CapabilityKind` record in its ``kind`` module, the seam protocol in its ``seam`` module, its
+backends) and one row of `KINDS`, the table the resolver loops over. A tool
 reads any kind's seam with ``ctx.seam(KIND)``; the six kinds of spec 01 also fill a typed field
 (``ctx.kv_store``, ``ctx.scoped_fs``, ...). See ``docs/capabilities.md``.
 

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 __all__ = ["FORMATS", "FormatName", "ScriptedCall", "ScriptedResult", "WireFormat"]
 
 FormatName: TypeAlias = Literal["openai_chat", "openai_responses", "anthropic", "gemini"]
+"""A provider wire format a scripted model speaks (a key of `FORMATS`)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

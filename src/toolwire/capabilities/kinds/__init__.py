@@ -1,9 +1,9 @@
 """The built-in capability kinds, one folder each, and `KINDS`: the table the resolver loops over.
 
-To add a kind: make the folder ``kinds/<name>/`` — ``kind.py`` (its `Capability` declaration and
-factory, and its `CapabilityKind` record), ``seam.py`` (the protocol a tool sees and its values),
-its backends beside them, and an ``__init__.py`` re-exporting what ``kind.py`` exports — then add
-the record to `KINDS`.
+To add a kind: make its folder here — a ``kind`` module (its `Capability` declaration and
+factory, and its `CapabilityKind` record), a ``seam`` module (the protocol a tool sees and its
+values), its backends beside them, and a package init re-exporting what the ``kind`` module
+exports — then add the record to `KINDS`.
 A kind that is not in spec 01 leaves ``context_field`` unset: its seam reaches the tool as
 ``ctx.seam(KIND)`` with no change to `ToolContext`. Its backend, if it needs one, goes in
 ``CapabilityBackends.kind_backends[<name>]``.

@@ -33,7 +33,9 @@ __all__ = [
 ]
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
+"""Where `serve_http` listens unless told: loopback only."""
 DEFAULT_HTTP_PORT = 8765
+"""The port `serve_http` listens on unless told."""
 DEFAULT_SESSION_IDLE_TIMEOUT_S = 300.0
 """How long an HTTP session may sit idle (no request in flight) before it is closed."""
 DEFAULT_MAX_SESSIONS = 1000

@@ -42,6 +42,7 @@ FROM_PERSONALITY: Literal["from-personality"] = "from-personality"
 """An ``fs_reach`` side that defers to the personality's derived reach."""
 
 PathReach: TypeAlias = tuple[str, ...] | Literal["from-personality"]
+"""One side of an ``fs_reach`` (read or write): path patterns, or `FROM_PERSONALITY`."""
 
 _MEMO_KEY = "fs_reach.personality"
 

@@ -9,7 +9,7 @@ from the exception.
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from toolwire.errors import HostNotAllowedError
 
@@ -47,6 +47,10 @@ class PolicyRefusal(HostNotAllowedError):
         text = reason if reason.startswith("HOST_NOT_ALLOWED:") else f"HOST_NOT_ALLOWED: {reason}"
         super().__init__(text)
         self.code: RefusalCode = code
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle the code too (the default passes the message only)."""
+        return type(self), (str(self), self.code)
 
     @property
     def reason(self) -> str:

@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 StorageScope: TypeAlias = Literal["tool-private", "session", "personality"]
+"""Who shares a declared store: the tool alone, the session's calls, or the personality's."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
