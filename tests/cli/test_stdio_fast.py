@@ -33,7 +33,7 @@ from toolwire.cli.stdio_fast import StdioCommand, stdio_command
         (["serve", "--stdio", "--stdio"], None),
         (["serve", "--stdio", "--reload"], None),  # the app refuses it
         (["serve"], None),  # HTTP
-        (["serve", "--stdio", "--conformance-fixture"], None),
+        (["serve", "--stdio", "--insecure-no-auth"], None),  # an option the app handles
         (["serve", "--stdio", "--http", "127.0.0.1:1"], None),  # the app refuses it
         (["serve", "--help"], None),
         (["--version"], None),

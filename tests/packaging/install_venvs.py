@@ -113,6 +113,11 @@ class Installer:
             for name, extras in FLAVOURS.items()
         }
 
+    @property
+    def wheel(self) -> Path:
+        """The built wheel."""
+        return self._wheel
+
     def get(self, flavour: str) -> Installed:
         """The venv of ``flavour`` (waiting for its install)."""
         return self._installs[flavour].result()

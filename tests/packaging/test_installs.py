@@ -14,6 +14,7 @@ import subprocess
 import threading
 import time
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -51,6 +52,16 @@ def first_example() -> str:
         if block.language == "python" and "execute_parallel" in block.code:
             return block.code
     raise AssertionError("README.md has no Python example calling execute_parallel")
+
+
+def test_the_wheel_ships_the_package_and_no_test_fixture(installer: Installer) -> None:
+    """Regression (issue 24): the MCP conformance fixture was packaged as
+    ``toolwire.mcp.conformance``; it is a test fixture and lives in ``tests/`` now."""
+    with zipfile.ZipFile(installer.wheel) as wheel:
+        names = wheel.namelist()
+    assert "toolwire/__init__.py" in names
+    assert all(name.startswith(("toolwire/", "toolwire-")) for name in names)
+    assert [name for name in names if "conformance" in name] == []
 
 
 def test_the_base_install_builds_backends_and_runs_the_readme_example(

@@ -52,14 +52,6 @@ def serve(
             "that authenticates).",
         ),
     ] = False,
-    conformance_fixture: Annotated[
-        bool,
-        typer.Option(
-            "--conformance-fixture",
-            help="Also serve the MCP conformance suite's fixture (tools, resources, "
-            "completion; see docs/mcp.md): for testing, never in production.",
-        ),
-    ] = False,
     tools: ToolsOption = None,
     reload: Annotated[
         bool,
@@ -96,7 +88,6 @@ def serve(
         _check_exposure(config, host, insecure_no_auth)
     if reload:
         flags = ["--insecure-no-auth"] if insecure_no_auth else []
-        flags += ["--conformance-fixture"] if conformance_fixture else []
         flags += ["--quiet"] if quiet else []
         _serve_reloading(ctx, config, (host, port), list(tools or ()), flags)
         return
@@ -108,7 +99,6 @@ def serve(
             host,
             port,
             insecure_no_auth,
-            conformance_fixture,
             backend_options=event_loop_options("stdio" if stdio else "http"),
         )
     except ConfigurationError as exc:

@@ -44,7 +44,6 @@ async def serve_until_stopped(
     host: str,
     port: int,
     insecure_no_auth: bool = False,
-    conformance_fixture: bool = False,
     banner: Callable[[Wired, str], None] | None = None,
 ) -> str | None:
     """Serve until the client leaves (stdio) or a signal arrives; the signal's name, if one.
@@ -68,8 +67,6 @@ async def serve_until_stopped(
                         insecure_no_auth=insecure_no_auth,
                         replicas=replicas,
                     )
-                    if conformance_fixture:
-                        options = _with_conformance_fixture(wired, options)
                     await serve_registry(
                         wired.registry,
                         transport="stdio" if transport == "stdio" else "http",
@@ -114,13 +111,6 @@ class _StopOnSignal:
                 self.received = signal.Signals(signum).name
                 self.serving.cancel()
                 return
-
-
-def _with_conformance_fixture(wired: Wired, options: ServeOptions) -> ServeOptions:
-    from toolwire.mcp.conformance import fixture_tools, with_fixture_features
-
-    wired.registry.register_all(fixture_tools())
-    return with_fixture_features(options)
 
 
 def _serve_options(config: ToolwireConfig) -> ServeOptions:

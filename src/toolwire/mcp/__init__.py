@@ -8,10 +8,10 @@ client of the ``tools/call`` a served tool is running for.
 Names load on first use, so reading a config file (which needs only `McpServerConfig`) does
 not import the MCP SDK. See ``docs/mcp.md``.
 
-Rooms: ``client/`` (servers' tools in), ``server/`` (a registry out), ``conversion.py`` (MCP
-shapes ↔ toolwire values), ``settings.py`` (server settings, without the SDK), ``read_streams.py``
-(`ForwardingReadStream`), ``revision.py`` (the 2026-07-28 listing features), ``task_extension.py``
-(the 2026-07-28 Tasks extension, both sides) and ``conformance/`` (the conformance fixture).
+Rooms: ``client/`` (servers' tools in), ``server/`` (a registry out), ``conversion.py`` (MCP shapes
+↔ toolwire values), ``settings.py`` (server settings, without the SDK), ``read_streams.py``
+(`ForwardingReadStream`), ``revision.py`` (the 2026-07-28 listing features), and
+``task_extension.py`` (the 2026-07-28 Tasks extension, both sides).
 """
 
 from __future__ import annotations

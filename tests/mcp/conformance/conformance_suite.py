@@ -1,5 +1,6 @@
 """The official MCP conformance suite (npm, on Node 22), installed by
-``scripts/conformance-setup.sh``, and ``toolwire serve --conformance-fixture`` to run it on.
+``scripts/conformance-setup.sh``, and the fixture to run it on (``fixture_server.py``: the fixture's
+tools and resources served by `serve_registry`).
 
 Every scenario the suite lists is in exactly one of `SERVER_SCENARIOS`/`CLIENT_SCENARIOS`
 (must pass), `KNOWN_FAILING` (applies, fails today) or `NOT_APPLICABLE` (the reasons are in
@@ -37,8 +38,10 @@ REPO = Path(__file__).resolve().parents[3]
 SETUP = REPO / "scripts" / "conformance-setup.sh"
 BASELINE = Path(__file__).with_name("expected_failures.yml")
 """The suite's expected-failures file: `KNOWN_FAILING` and `NOT_APPLICABLE`."""
-TOOLWIRE = Path(sys.executable).with_name("toolwire")
-CLIENT_COMMAND = f"{sys.executable} -m toolwire.mcp.conformance.client"
+HERE = Path(__file__).resolve().parent
+FIXTURE_SERVER = HERE / "fixture_server.py"
+"""The script that serves the fixture (its directory, and so the fixture, first on sys.path)."""
+CLIENT_COMMAND = f"{sys.executable} {HERE / 'fixture' / 'client.py'}"
 """What the suite runs for a client scenario (it appends the URL of its test server)."""
 SUITE_TIMEOUT_S = 600
 START_TIMEOUT_S = 60
@@ -72,7 +75,7 @@ SERVER_SCENARIOS = (
     "resources-unsubscribe",
     "dns-rebinding-protection",
 )
-"""The server scenarios toolwire serve must pass."""
+"""The server scenarios toolwire's server (`serve_registry`) must pass."""
 CLIENT_SCENARIOS = ("initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry")
 """The client scenarios McpProvider must pass."""
 KNOWN_FAILING: tuple[str, ...] = ()
@@ -162,7 +165,7 @@ def require_suite() -> Suite:
 
 @dataclass(frozen=True)
 class Served:
-    """``toolwire serve --conformance-fixture`` running: its endpoint and process."""
+    """The fixture served (``fixture_server.py``): its endpoint and process."""
 
     url: str
     process: subprocess.Popen[str]
@@ -174,7 +177,7 @@ def serve_fixture(workdir: Path) -> Served:
     log = workdir / "serve.log"
     with log.open("w") as sink:
         process = subprocess.Popen(
-            [str(TOOLWIRE), "serve", "--http", "127.0.0.1:0", "--conformance-fixture"],
+            [sys.executable, str(FIXTURE_SERVER)],
             cwd=workdir,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -184,13 +187,13 @@ def serve_fixture(workdir: Path) -> Served:
         )
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline and process.poll() is None:
-        match = re.search(r"(http://127\.0\.0\.1:\d+/mcp)", log.read_text())
+        match = re.search(r"^serving (http://127\.0\.0\.1:\d+/mcp)$", log.read_text(), re.M)
         if match:
             return Served(url=match.group(1), process=process)
         time.sleep(0.05)
     process.kill()
     process.wait()
-    raise AssertionError("toolwire serve --conformance-fixture did not start:\n" + log.read_text())
+    raise AssertionError("the conformance fixture did not start:\n" + log.read_text())
 
 
 def stop_fixture(served: Served) -> None:

@@ -1,7 +1,7 @@
-"""The conformance fixture and what it rests on, without Node: `McpProvider`'s client
-handlers against ``toolwire serve --conformance-fixture`` (elicitation with defaults, sampling,
-roots not needed, logs), the fixture's resources and completion through the SDK client, and
-the pure parts (media blocks, schema defaults, log levels) with hypothesis.
+"""The conformance fixture and what it rests on, without Node: `McpProvider`'s client handlers
+against the fixture served by `serve_registry` (elicitation with defaults, sampling, roots not
+needed, logs), the fixture's resources and completion through the SDK client, and the pure parts
+(media blocks, schema defaults, log levels) with hypothesis.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any, Literal
 import mcp_types as mt
 import pytest
 from conformance_suite import Served, serve_fixture, stop_fixture
+from fixture import fixture_tools
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp.client.client import Client
@@ -21,7 +22,6 @@ from toolwire import ToolContext, ToolRegistry
 from toolwire.mcp.client.bridge import bridge_into
 from toolwire.mcp.client.handlers import ClientHandlers, apply_schema_defaults
 from toolwire.mcp.client.provider import McpProvider
-from toolwire.mcp.conformance import fixture_tools
 from toolwire.mcp.server.media import media_blocks
 from toolwire.mcp.server.peer import LOG_LEVELS, LogLevels, current_peer
 from toolwire.mcp.server.result_resources import RESOURCE_NOT_FOUND
@@ -39,7 +39,7 @@ JSON = st.recursive(
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """``toolwire serve --conformance-fixture`` in a temporary directory."""
+    """The fixture served (``fixture_server.py``) in a temporary directory."""
     served = serve_fixture(tmp_path_factory.mktemp("fixture-units"))
     yield served
     stop_fixture(served)

@@ -1,8 +1,8 @@
-"""The official MCP conformance suite against toolwire: its server scenarios against
-``toolwire serve --conformance-fixture`` over HTTP on 127.0.0.1, its client scenarios against
-`McpProvider` (``python -m toolwire.mcp.conformance.client``). A failing scenario fails the
-test with the suite's own output. Needs Node 22 and the suite (``scripts/conformance-setup.sh``,
-which ``make test`` runs): without them the tests skip, or fail with ``CI=true``.
+"""The official MCP conformance suite against toolwire: its server scenarios against the fixture
+(``fixture/``, served by ``fixture_server.py`` with `serve_registry`) over HTTP on 127.0.0.1, its
+client scenarios against `McpProvider` (``fixture/client.py``). A failing scenario fails the test
+with the suite's own output. Needs Node 22 and the suite (``scripts/conformance-setup.sh``, which
+``make test`` runs): without them the tests skip, or fail with ``CI=true``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def suite() -> Suite:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory, suite: Suite) -> Iterator[Served]:
-    """The fixture served by ``toolwire serve`` in a temporary directory."""
+    """The fixture served (``fixture_server.py``) in a temporary directory."""
     served = serve_fixture(tmp_path_factory.mktemp("fixture"))
     yield served
     stop_fixture(served)
@@ -55,8 +55,8 @@ def test_every_listed_scenario_is_accounted_for(suite: Suite, tmp_path: Path) ->
 
 
 def test_server_scenarios_pass(suite: Suite, served: Served, tmp_path: Path) -> None:
-    """Every server scenario (active and pending) passes against toolwire serve, except those
-    in the baseline, which must still fail (the suite calls a baseline that passes stale)."""
+    """Every server scenario (active and pending) passes against the served fixture, except those in
+    the baseline, which must still fail (the suite calls a baseline that passes stale)."""
     run = suite.run(
         "server",
         "--url",

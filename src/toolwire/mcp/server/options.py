@@ -72,16 +72,17 @@ class ServeOptions:
         `serve_http` allows only on a loopback address. insecure_no_auth: Let `serve_http` bind a
         non-loopback address without ``auth`` (behind a proxy that authenticates); it warns loudly.
         server_features: Called with the low-level server once toolwire's handlers are on it, to add
-        more (``toolwire.mcp.conformance`` adds its fixture's resources). identity: The server's
-        title, description, website and icons (``serverInfo``). tools_list_ttl_s: How long a client
-        may cache ``tools/list`` and ``server/discover`` (2026-07-28 ``ttlMs``; ``cacheScope`` is
-        ``private`` when ``auth`` is set). replicas: This server as one of several replicas on a
-        shared store (`toolwire.replicas.ReplicaState`): handshake-era sessions and read records on
-        the store, each principal's stateless session the same on every replica (docs/scaling.md);
-        ``None``: one server. cors_origins: Streamable HTTP: the origins of web pages that may call
-        the server from a browser (``https://app.example.com``): their CORS preflights are answered
-        before authentication and the answers are readable by them (`toolwire.mcp.server.cors`);
-        ``()``: no browser page may.
+        more: resources, prompts, completion (docs/mcp.md, "Resources beside the tools"); such a
+        server answers every request on the SDK path. identity: The server's title, description,
+        website and icons (``serverInfo``). tools_list_ttl_s: How long a client may cache
+        ``tools/list`` and ``server/discover`` (2026-07-28 ``ttlMs``; ``cacheScope`` is ``private``
+        when ``auth`` is set). replicas: This server as one of several replicas on a shared store
+        (`toolwire.replicas.ReplicaState`): handshake-era sessions and read records on the store,
+        each principal's stateless session the same on every replica (docs/scaling.md); ``None``:
+        one server. cors_origins: Streamable HTTP: the origins of web pages that may call the server
+        from a browser (``https://app.example.com``): their CORS preflights are answered before
+        authentication and the answers are readable by them (`toolwire.mcp.server.cors`); ``()``: no
+        browser page may.
     """
 
     name: str = "toolwire"
