@@ -10,6 +10,7 @@ enabled = true
 timeout_s = 120               # also cpu_time_s, max_memory_bytes, max_inner_calls,
 max_inner_calls = 200         # max_output_chars, inner_result_chars, state_ttl_s,
                               # max_processes (toolwire.code_mode.CodeModeSettings)
+max_stub_chars = 20000        # past it, tool_search gives the stubs (a large catalogue)
 ```
 
 ``[flow] after_untrusted`` is the policy of the model's direct calls
@@ -30,7 +31,7 @@ __all__ = ["CODE_MODE_KEYS", "code_mode_table", "code_mode_tables", "flow_table"
 
 _INTS = ("max_memory_bytes", "max_inner_calls", "max_output_chars", "inner_result_chars")
 _SECONDS = ("timeout_s", "cpu_time_s", "state_ttl_s")
-CODE_MODE_KEYS = ("enabled", *_SECONDS, *_INTS, "max_processes")
+CODE_MODE_KEYS = ("enabled", *_SECONDS, *_INTS, "max_processes", "max_stub_chars")
 """The keys of ``[code_mode]``."""
 
 

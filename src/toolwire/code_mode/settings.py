@@ -28,6 +28,9 @@ class CodeModeSettings:
             is ``"approve"``: paused for a human, ``"refuse"``: refused, or ``"allow"``: run.
         state_ttl_s: Seconds a program paused for approval is kept.
         max_processes: Interpreter workers kept by the pool (programs beyond wait).
+        max_stub_chars: Past this many characters of stubs, ``run_code``'s description lists
+            only the tools kept in view and ``tool_search`` finds the rest, giving their stubs
+            (`toolwire.code_mode.catalogue`).
     """
 
     timeout_s: float = 120.0
@@ -39,6 +42,7 @@ class CodeModeSettings:
     after_untrusted: AfterUntrusted = "approve"
     state_ttl_s: float = 7 * 24 * 3600.0
     max_processes: int = 2
+    max_stub_chars: int = 20_000
 
     def __post_init__(self) -> None:
         for name in ("timeout_s", "cpu_time_s", "state_ttl_s"):
@@ -50,6 +54,7 @@ class CodeModeSettings:
             "max_output_chars",
             "inner_result_chars",
             "max_processes",
+            "max_stub_chars",
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
