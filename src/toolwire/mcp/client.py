@@ -236,6 +236,7 @@ class McpProvider:
             is_available=lambda: self.connected,
             defer_loading=self.config.defer_loading,  # found by tool_search (tool_search/)
             output_is_untrusted=True,
+            sink=self.config.is_sink(remote_name),  # [mcp.servers.x] sink: the flow rule
             timeout_s=self.config.timeout_s,
             annotations=annotations_from_mcp(spec.annotations, spec.title),
             output_schema=output,

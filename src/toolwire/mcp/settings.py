@@ -64,6 +64,10 @@ class McpServerConfig:
             (served, with a warning) or ``"off"`` (definitions are not pinned).
         defer_loading: Its tools are deferred: left out of the definitions until
             ``tool_search`` finds them in a session (`toolwire.tool_search`).
+        sink: Its tools that send data out or change something outside (``Tool.sink``):
+            ``True`` for all of them, or the remote names of some. Once untrusted output
+            reached a session, a call to one needs approval or is refused (``[flow]
+            after_untrusted``, `toolwire.execution.flow`).
     """
 
     name: str
@@ -81,9 +85,11 @@ class McpServerConfig:
     protocol: Literal["auto", "legacy"] = "auto"
     pin: Literal["refuse", "warn", "off"] = "refuse"
     defer_loading: bool = False
+    sink: bool | tuple[str, ...] = False
 
     def __post_init__(self) -> None:
         check_server_name(self.name)
+        self._check_sink()
         if (self.command is None) == (self.url is None):
             raise ConfigurationError(
                 f"MCP server {self.name!r}: give exactly one of command (stdio) or url "
@@ -111,6 +117,26 @@ class McpServerConfig:
         object.__setattr__(self, "args", tuple(self.args))
         if self.tools is not None:
             object.__setattr__(self, "tools", tuple(self.tools))
+
+    def _check_sink(self) -> None:
+        if isinstance(self.sink, bool):
+            return
+        if isinstance(self.sink, str) or not all(isinstance(n, str) for n in self.sink):
+            raise ConfigurationError(
+                f"MCP server {self.name!r}: sink takes true, false or a list of the server's "
+                f"tool names, got {self.sink!r}"
+            )
+        object.__setattr__(self, "sink", tuple(self.sink))
+        unbridged = sorted(set(self.sink) - set(self.tools)) if self.tools is not None else []
+        if unbridged:
+            raise ConfigurationError(
+                f"MCP server {self.name!r}: sink names {unbridged}, which its tools list "
+                "leaves out; add them to tools or remove them from sink"
+            )
+
+    def is_sink(self, remote_name: str) -> bool:
+        """Whether the server's tool ``remote_name`` is declared a sink (``sink``)."""
+        return self.sink if isinstance(self.sink, bool) else remote_name in self.sink
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
