@@ -10,7 +10,7 @@ import pytest
 from toolwire.code_mode import CodeModeSettings
 from toolwire.config import load_config
 from toolwire.errors import ConfigurationError
-from toolwire.wiring import create_registry
+from toolwire.wiring import create_registry, open_registry
 
 
 def config_of(tmp_path: Path, text: str) -> Path:
@@ -45,6 +45,19 @@ def test_the_python_runtime_keys_become_its_settings(tmp_path: Path) -> None:
         python_hosts=("pypi.org",),
         python_max_frame_bytes=1024,
     )
+
+
+@pytest.mark.anyio
+async def test_max_stub_chars_defers_a_catalogue_whose_stubs_pass_it(tmp_path: Path) -> None:
+    text = "[code_mode]\nenabled = true\nmax_stub_chars = 100\n"
+    config = load_config(config_of(tmp_path, text), env={})
+    assert config.code_mode is not None
+    assert config.code_mode.max_stub_chars == 100
+    async with open_registry(config) as wired:
+        shown = {d["name"] for d in wired.registry.definitions()}
+    assert "run_code" in shown
+    assert "tool_search" in shown
+    assert "read_file" not in shown  # found through tool_search, its stubs with it
 
 
 def test_without_the_tables_sinks_ask_and_run_code_is_not_served(tmp_path: Path) -> None:

@@ -24,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
 
 from toolwire.capabilities.seams import AtomicKeyValueStore
+from toolwire.code_mode.catalogue import SEARCH_NOTE, attach_catalogue
 from toolwire.code_mode.flow import FlowState
 from toolwire.code_mode.inner_calls import Approval, InnerCalls
 from toolwire.code_mode.programs import Finished, Paused, Program, failure, finished_result
@@ -109,13 +111,23 @@ class CodeMode(RecordsOwnTaint):
         shown = {k: e for k, e in self.entries().items() if e.tool.name not in deferred}
         return render_stubs(shown)
 
+    def stubs_of(self, names: Sequence[str]) -> str:
+        """The stubs of the tools ``names`` (what ``tool_search`` shows of the tools it found)."""
+        wanted = set(names)
+        return render_stubs({k: e for k, e in self.entries().items() if e.tool.name in wanted})
+
     def tool(self) -> Tool:
-        """The ``run_code`` tool (its description lists the tools registered now)."""
+        """The ``run_code`` tool (its description lists the tools registered now; past
+        ``max_stub_chars``, the tool search finds the rest: `toolwire.code_mode.catalogue`)."""
+        searching = attach_catalogue(
+            self.registry, self.name, self.settings.max_stub_chars, self.stubs, self.stubs_of
+        )
         return Tool(
             name=self.name,
             description=_HEADER.format(
                 stubs=self.stubs(), runtime=_PYTHON if self.settings.python_runtime else ""
-            ),
+            )
+            + (SEARCH_NOTE if searching else ""),
             schema=self._schema(),
             execute=self.execute,
             toolset="code",

@@ -43,6 +43,9 @@ class CodeModeSettings:
             proxy (narrowed by the network policy); none by default: no network.
         python_max_frame_bytes: The largest message a ``runtime="python"`` program may send
             over its tool socket (a call's arguments, its final value).
+        max_stub_chars: Past this many characters of stubs, ``run_code``'s description lists
+            only the tools kept in view and ``tool_search`` finds the rest, giving their stubs
+            (`toolwire.code_mode.catalogue`).
     """
 
     timeout_s: float = 120.0
@@ -59,6 +62,7 @@ class CodeModeSettings:
     python_unsandboxed: bool = False
     python_hosts: tuple[str, ...] = ()
     python_max_frame_bytes: int = 4 * 1024 * 1024
+    max_stub_chars: int = 20_000
 
     def __post_init__(self) -> None:
         for name in ("timeout_s", "cpu_time_s", "state_ttl_s"):
@@ -71,6 +75,7 @@ class CodeModeSettings:
             "inner_result_chars",
             "max_processes",
             "python_max_frame_bytes",
+            "max_stub_chars",
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:

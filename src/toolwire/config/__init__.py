@@ -150,48 +150,64 @@ class ToolwireConfig:
     """Everything `toolwire serve`, `toolwire call` and `create_registry` need.
 
     Attributes:
-        base_dir: Where relative paths were resolved (the config file's directory). source: The
-        config file read, if any. sandbox_read: Absolute paths tools may read. sandbox_write:
-        Absolute paths tools may write (also readable). sandbox: The sandbox's mode and limits
-        (``[sandbox] mode``, ``max_processes``, ...). network_allow: Host patterns fetches may reach
-        (empty: every public host). network_deny: Host patterns they may never reach (checked
-        first). allow_private_urls: Let fetches reach private and loopback addresses. store_url: The
-        key-value store. toolsets: Built-in toolsets to enable (``None``: all). tool_modules: Your
-        own tools' files and modules (``[tools] modules``, ``--tools``; `toolwire.tool_modules`).
-        builtin_tools: Whether the built-in tools are served (``[tools] builtin``). deferred_tools:
-        Tools left out of the definitions until ``tool_search`` finds them (``[tools] defer``: names
-        or patterns such as ``mcp__jira__*``; `toolwire.tool_search`). result_budget_chars: The
-        per-request output budget. http_host: Default ``toolwire serve --http`` interface.
-        http_port: Default ``toolwire serve --http`` port. session_idle_timeout_s: Streamable HTTP
-        sessions idle this long are closed (``None``: the server's default, 300 s). max_sessions:
-        Streamable HTTP sessions open at once (``None``: the server's default, 1,000).
+        base_dir: Where relative paths were resolved (the config file's directory).
+        source: The config file read, if any.
+        sandbox_read: Absolute paths tools may read.
+        sandbox_write: Absolute paths tools may write (also readable).
+        sandbox: The sandbox's mode and limits (``[sandbox] mode``, ``max_processes``, ...).
+        network_allow: Host patterns fetches may reach (empty: every public host).
+        network_deny: Host patterns they may never reach (checked first).
+        allow_private_urls: Let fetches reach private and loopback addresses.
+        store_url: The key-value store.
+        toolsets: Built-in toolsets to enable (``None``: all).
+        tool_modules: Your own tools' files and modules (``[tools] modules``, ``--tools``;
+            `toolwire.tool_modules`).
+        builtin_tools: Whether the built-in tools are served (``[tools] builtin``).
+        deferred_tools: Tools left out of the definitions until ``tool_search`` finds them
+            (``[tools] defer``: names or patterns such as ``mcp__jira__*``;
+            `toolwire.tool_search`).
+        result_budget_chars: The per-request output budget.
+        http_host: Default ``toolwire serve --http`` interface.
+        http_port: Default ``toolwire serve --http`` port.
+        session_idle_timeout_s: Streamable HTTP sessions idle this long are closed
+            (``None``: the server's default, 300 s).
+        max_sessions: Streamable HTTP sessions open at once (``None``: the server's default,
+            1,000).
         max_sessions_per_principal: Of those, how many one authenticated credential may hold
-        (``None``: the server's default, 100). stateless_sessions: Whose 2026-07-28 requests share a
-        session: ``per_principal`` (each credential its own, the default) or ``shared`` (every
-        client one). serve_identity: The server's title, description, website and icons
-        (``[serve]``). tools_list_ttl_s: How long clients may cache ``tools/list`` (``None``: the
-        server's default, 60 s). cors_origins: Origins of web pages that may call ``toolwire serve
-        --http`` from a browser (``[serve] cors_origins``; `toolwire.mcp.server.cors`). mcp_servers:
-        MCP servers whose tools are bridged in. auth: Who may use ``toolwire serve --http``
-        (``[auth]``: bearer tokens, OAuth); off by default, which only a loopback address allows.
-        agents: The ``[agents]`` table (sub-agents for ``task``, see ``docs/agents.md``); ``None``
-        leaves the ``delegation`` toolset out. web_search: The ``[web_search]`` table
-        (``web_search``'s provider, see ``docs/toolbox.md``); ``None``: the environment's or
-        DuckDuckGo. code: The ``[code]`` table: the code tools' checker timeouts
-        (`toolwire.config.code`); ``None``: the defaults. after_untrusted: ``[flow]
-        after_untrusted``: a ``sink`` call once untrusted output reached its session
-        (`toolwire.config.code_mode`). code_mode: ``[code_mode]``: ``run_code``'s limits when it is
-        served (``enabled = true``); ``None``: not served. result_handles: Keep trimmed results
-        whole behind handles (``[result_handles]`` ``ttl_s``, ``max_chars_per_session``; see
-        ``docs/result-handles.md``); ``None``: plain trims. quotas: The ``[[quotas]]`` tables:
-        limits checked and reserved before each call runs (see ``docs/quotas.md``); ``None``: no
-        quotas. replicas: The ``[replicas]`` table (``toolwire serve`` as one of several replicas on
-        the shared store; keys checked by `toolwire.replicas.ReplicaSettings`, see
-        ``docs/scaling.md``); ``None``: one server. secrets_env: ``[secrets.env]``: ref →
-        environment variable, beside `DEFAULT_ENV_SECRETS` and each ref's own
-        ``TOOLWIRE_SECRET_<REF>`` (`toolwire.capabilities.kinds.secrets.env`). warnings: What
-        `load_config` found worth saying but not refusing (a sandbox that is the home directory only
-        because toolwire was started there).
+            (``None``: the server's default, 100).
+        stateless_sessions: Whose 2026-07-28 requests share a session: ``per_principal``
+            (each credential its own, the default) or ``shared`` (every client one).
+        serve_identity: The server's title, description, website and icons (``[serve]``).
+        tools_list_ttl_s: How long clients may cache ``tools/list`` (``None``: the server's
+            default, 60 s).
+        cors_origins: Origins of web pages that may call ``toolwire serve --http`` from a
+            browser (``[serve] cors_origins``; `toolwire.mcp.server.cors`).
+        mcp_servers: MCP servers whose tools are bridged in.
+        auth: Who may use ``toolwire serve --http`` (``[auth]``: bearer tokens, OAuth);
+            off by default, which only a loopback address allows.
+        agents: The ``[agents]`` table (sub-agents for ``task``, see ``docs/agents.md``);
+            ``None`` leaves the ``delegation`` toolset out.
+        web_search: The ``[web_search]`` table (``web_search``'s provider, see
+            ``docs/toolbox.md``); ``None``: the environment's or DuckDuckGo.
+        code: The ``[code]`` table: the code tools' checker timeouts
+            (`toolwire.config.code`); ``None``: the defaults.
+        after_untrusted: ``[flow] after_untrusted``: a ``sink`` call once untrusted output
+            reached its session (`toolwire.config.code_mode`).
+        code_mode: ``[code_mode]``: ``run_code``'s limits when it is served (``enabled =
+            true``); ``None``: not served.
+        result_handles: Keep trimmed results whole behind handles (``[result_handles]``
+            ``ttl_s``, ``max_chars_per_session``; see ``docs/result-handles.md``); ``None``:
+            plain trims.
+        quotas: The ``[[quotas]]`` tables: limits checked and reserved before each call runs
+            (see ``docs/quotas.md``); ``None``: no quotas.
+        replicas: The ``[replicas]`` table (``toolwire serve`` as one of several replicas on
+            the shared store; keys checked by `toolwire.replicas.ReplicaSettings`, see
+            ``docs/scaling.md``); ``None``: one server.
+        secrets_env: ``[secrets.env]``: ref → environment variable, beside
+            `DEFAULT_ENV_SECRETS` and each ref's own ``TOOLWIRE_SECRET_<REF>``
+            (`toolwire.capabilities.kinds.secrets.env`).
+        warnings: What `load_config` found worth saying but not refusing (a sandbox that is
+            the home directory only because toolwire was started there).
     """
 
     base_dir: str = field(default_factory=os.getcwd)

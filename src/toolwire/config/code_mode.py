@@ -15,6 +15,7 @@ python_executable = "/usr/bin/python3"
 python_unsandboxed = false    # true: run it even where commands are not sandboxed
 python_hosts = []             # hosts it may reach through the egress proxy
 python_max_frame_bytes = 4194304
+max_stub_chars = 20000        # past it, tool_search gives the stubs (a large catalogue)
 ```
 
 ``[flow] after_untrusted`` is the policy of the model's direct calls
@@ -45,6 +46,7 @@ CODE_MODE_KEYS = (
     "python_executable",
     "python_hosts",
     "python_max_frame_bytes",
+    "max_stub_chars",
 )
 """The keys of ``[code_mode]``."""
 

@@ -13,7 +13,7 @@ from toolwire.capabilities.kinds.process.sandbox.settings import (
     SandboxSettings,
     sandbox_settings,
 )
-from toolwire.config.files import Located, check_keys
+from toolwire.config.files import Located, check_keys, kind_of
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import ResultHandles
 from toolwire.mcp.server.cors import check_cors_origins
@@ -33,6 +33,7 @@ __all__ = [
 MCP_SERVER_KEYS = {
     "command", "args", "env", "cwd", "url", "headers", "result_limit_chars", "timeout_s",
     "connect_timeout_s", "ping_interval_s", "tools", "protocol", "pin", "defer_loading",
+    "sink",
 }  # fmt: skip
 
 
@@ -78,6 +79,15 @@ def mcp_server_table(name: str, spec: Any, at: Located, base: Path) -> McpServer
             options[item] = str(base / at.string(value, where))
         elif item == "defer_loading":  # its tools are found by tool_search first
             options[item] = at.boolean(value, where)
+        elif item == "sink":  # true, or the remote names of its tools that send data out
+            if isinstance(value, bool):
+                options[item] = value
+            elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+                options[item] = tuple(value)
+            else:
+                raise at.error(
+                    where, f"expected true, false or a list of tool names, got {kind_of(value)}"
+                )
         else:
             options[item] = at.string(value, where)
     try:

@@ -279,6 +279,22 @@ class ToolBinding:
             outcome, ctx, args=outcome.args if outcome.args is not None else call.args
         )
 
+    async def call_approved(
+        self, call: ToolCall, ctx: ToolContext, approvals: Sequence[str]
+    ) -> BoundOutcome:
+        """Run ``call`` again, alone, with the approval tokens a human gave (the call a framework's
+        own approval flow sends back; a paused ``run_code`` program resumes) and present its
+        outcome."""
+        snapshot = None
+        if self.searching:
+            snapshot = await self.snapshot(
+                iteration=ctx.current_turn, session_id=ctx.session_id, principal=ctx.principal
+            )
+        outcomes = await self.registry.execute_parallel(
+            [call], ctx, snapshot=snapshot, approvals=list(approvals)
+        )
+        return self.present(outcomes[0], ctx, args=call.args)
+
     def present(
         self, outcome: CallOutcome, ctx: ToolContext, *, args: str | Mapping[str, Any] | None
     ) -> BoundOutcome:

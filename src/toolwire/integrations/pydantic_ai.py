@@ -19,6 +19,13 @@ What the agent gets, beyond plain function tools:
   the message history get the object), secrets redacted in every string, the presented text
   beside it in ``metadata["text"]``; the framed text otherwise, and always for a tool whose
   output is untrusted or a payload longer than the ingestion cap;
+- with ``deferred_approvals=True``, a call that needs a human's approval (``requires_approval``, the
+  flow rule, or a ``run_code`` program paused on such a call) raises pydantic-ai's
+  `ApprovalRequired`: the run ends with `DeferredToolRequests`, whose ``metadata[call_id]`` names
+  the waiting call (``tool_name``, ``args``, ``via``) and its ``token``; approve it with
+  ``DeferredToolResults(approvals={call_id: True})`` and the call runs again with the token (a
+  paused program resumes where it stopped). The token is found in the approval's
+  ``metadata[call_id]["token"]`` when you pass it back, else in the toolset's memory;
 - ``input_invalid`` raised as `ModelRetry` (pydantic-ai's retry, counted against
   ``max_retries``); other failures as `ToolFailed`, a failed result the model adapts to;
 - a `ToolContext` **from the run**: session = the conversation id, turn = the model responses so
@@ -37,6 +44,7 @@ from typing import Any, TypeAlias
 
 from toolwire.calls import ToolCall
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
+from toolwire.execution.approvals import pending_approval
 from toolwire.integrations._binding import BoundOutcome, ToolBinding
 from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
@@ -47,7 +55,7 @@ from toolwire.results import ErrorCode, Ok
 from toolwire.safety.redaction import redact_secrets
 
 try:
-    from pydantic_ai.exceptions import ModelRetry, ToolFailed
+    from pydantic_ai.exceptions import ApprovalRequired, ModelRetry, ToolFailed
     from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturn
     from pydantic_ai.tools import AgentDepsT, RunContext, ToolDefinition
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
@@ -71,20 +79,21 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
     """A pydantic-ai toolset whose tools are a toolwire registry's (see the module docstring).
 
     Args:
-        registry: The tools and the pipeline that runs them.
-        provider: Chooses the tools shown at each step (its tools must be in ``registry``).
-        context: The base `ToolContext`: fixed, or a function of the `RunContext`. Without one,
-            the run's deps when they are a `ToolContext`, else a context for the conversation.
-        presenter: Presents outcomes (default: ingestion cap = ``result_budget_chars``).
-        result_budget_chars: The per-response budget of the contexts the toolset makes.
-        working_dir: The working directory of the contexts the toolset makes.
-        strict: Strict schemas: ``None`` where the meaning is kept, ``False`` never, ``True``
-            always (a tool that cannot be strict raises `ConfigurationError` when listed).
-        max_retries: How many ``input_invalid`` retries a tool gets (pydantic-ai's count).
-        id: The toolset's id (pydantic-ai needs one for durable execution).
-        settle_ticks: See `toolwire.integrations._gathering`.
-        structured_returns: Return a result's ``structured`` payload as the tool's return
-            value (see the module docstring) instead of the framed text.
+        registry: The tools and the pipeline that runs them. provider: Chooses the tools shown at
+        each step (its tools must be in ``registry``). context: The base `ToolContext`: fixed, or a
+        function of the `RunContext`. Without one, the run's deps when they are a `ToolContext`,
+        else a context for the conversation. presenter: Presents outcomes (default: ingestion cap =
+        ``result_budget_chars``). result_budget_chars: The per-response budget of the contexts the
+        toolset makes. working_dir: The working directory of the contexts the toolset makes. strict:
+        Strict schemas: ``None`` where the meaning is kept, ``False`` never, ``True`` always (a tool
+        that cannot be strict raises `ConfigurationError` when listed). max_retries: How many
+        ``input_invalid`` retries a tool gets (pydantic-ai's count). id: The toolset's id
+        (pydantic-ai needs one for durable execution). settle_ticks: See
+        `toolwire.integrations._gathering`. structured_returns: Return a result's ``structured``
+        payload as the tool's return value (see the module docstring) instead of the framed text.
+        deferred_approvals: Raise `ApprovalRequired` for a call that waits for a human (the agent's
+        ``output_type`` must then include `DeferredToolRequests`); ``False``: the model reads the
+        ``approval_required`` error.
     """
 
     def __init__(
@@ -101,6 +110,7 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
         id: str | None = None,
         settle_ticks: int = DEFAULT_SETTLE_TICKS,
         structured_returns: bool = False,
+        deferred_approvals: bool = False,
     ) -> None:
         self.binding = ToolBinding(
             registry,
@@ -114,6 +124,8 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
         self._context = context
         self._max_retries = max_retries
         self._structured_returns = structured_returns
+        self._deferred_approvals = deferred_approvals
+        self._tokens: OrderedDict[str, str] = OrderedDict()
         self._id = id
         self._listed: OrderedDict[Hashable, frozenset[str]] = OrderedDict()
 
@@ -159,18 +171,52 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
 
         Raises:
             ModelRetry: the arguments were ``input_invalid`` (the model is asked to fix them).
-            ToolFailed: any other failure; the model reads the presented error.
+            ApprovalRequired: with ``deferred_approvals``, the call waits for a human. ToolFailed:
+            any other failure; the model reads the presented error.
         """
-        key = _step_key(ctx)
-        expected = self._expected_calls(ctx, key)
         call = ToolCall(id=ctx.tool_call_id or f"call_{name}", name=name, args=tool_args)
-        bound = await self.binding.call(key, call, self.tool_context(ctx), expected=expected)
+        token = self._approved_token(ctx, call.id)
+        if token is not None:
+            bound = await self.binding.call_approved(call, self.tool_context(ctx), [token])
+        else:
+            key = _step_key(ctx)
+            expected = self._expected_calls(ctx, key)
+            bound = await self.binding.call(key, call, self.tool_context(ctx), expected=expected)
+        if self._deferred_approvals:
+            self._ask_approval(bound, call.id)
         if bound.ok:
             structured = self._structured(bound) if self._structured_returns else None
             return structured if structured is not None else bound.text
         if bound.code is ErrorCode.INPUT_INVALID:
             raise ModelRetry(bound.text)
         raise ToolFailed(bound.text)
+
+    def _approved_token(self, ctx: RunContext[Any], call_id: str) -> str | None:
+        """The approval token of a call a human approved (pydantic-ai calls it again)."""
+        if not (self._deferred_approvals and ctx.tool_call_approved):
+            return None
+        metadata = ctx.tool_call_metadata
+        if isinstance(metadata, dict) and isinstance(metadata.get("token"), str):
+            return str(metadata["token"])
+        return self._tokens.pop(call_id, None)
+
+    def _ask_approval(self, bound: BoundOutcome, call_id: str) -> None:
+        """Raise `ApprovalRequired` when the outcome waits for a human."""
+        pending = pending_approval(bound.outcome)
+        if pending is None:
+            return
+        self._tokens[call_id] = pending.token
+        while len(self._tokens) > _STEPS_KEPT:
+            self._tokens.popitem(last=False)
+        raise ApprovalRequired(
+            metadata={
+                "token": pending.token,
+                "tool_name": pending.tool_name,
+                "args": dict(pending.args),
+                "via": pending.via,
+                "text": bound.text,
+            }
+        )
 
     def tool_context(self, ctx: RunContext[Any]) -> ToolContext:
         """The `ToolContext` of a run step (see the class docstring)."""

@@ -45,20 +45,29 @@ class McpServerConfig:
     """One MCP server to bridge. Give ``command`` (stdio) or ``url`` (streamable HTTP).
 
     Attributes:
-        name: The ``<server>`` in ``mcp__<server>__<tool>``; no ``__``. command: Executable of a
-        stdio server. args: Its arguments. env: Extra environment variables for the stdio server.
-        cwd: Its working directory. url: Endpoint of a streamable HTTP server
-        (``http://host:port/mcp``). headers: HTTP headers sent with every request
-        (``Authorization``, ...). result_limit_chars: Cap on each result of this server's tools.
-        timeout_s: Per-call timeout. connect_timeout_s: How long connecting (and listing the tools)
-        may take. ping_interval_s: Keepalive ping period; ``None`` disables it. tools: Only these
-        remote tool names are bridged (``None``: all). protocol: ``"auto"`` (2026-07-28 when the
-        server speaks it, else the handshake) or ``"legacy"`` (always the initialize handshake).
+        name: The ``<server>`` in ``mcp__<server>__<tool>``; no ``__``.
+        command: Executable of a stdio server.
+        args: Its arguments.
+        env: Extra environment variables for the stdio server.
+        cwd: Its working directory.
+        url: Endpoint of a streamable HTTP server (``http://host:port/mcp``).
+        headers: HTTP headers sent with every request (``Authorization``, ...).
+        result_limit_chars: Cap on each result of this server's tools.
+        timeout_s: Per-call timeout.
+        connect_timeout_s: How long connecting (and listing the tools) may take.
+        ping_interval_s: Keepalive ping period; ``None`` disables it.
+        tools: Only these remote tool names are bridged (``None``: all).
+        protocol: ``"auto"`` (2026-07-28 when the server speaks it, else the handshake) or
+            ``"legacy"`` (always the initialize handshake).
         pin: What a tool whose definition changed since it was first seen gets
-        (`toolwire.mcp.client.pinning`): ``"refuse"`` (not served until approved), ``"warn"``
-        (served, with a warning) or ``"off"`` (definitions are not pinned). defer_loading: Its tools
-        are deferred: left out of the definitions until ``tool_search`` finds them in a session
-        (`toolwire.tool_search`).
+            (`toolwire.mcp.client.pinning`): ``"refuse"`` (not served until approved),
+            ``"warn"`` (served, with a warning) or ``"off"`` (definitions are not pinned).
+        defer_loading: Its tools are deferred: left out of the definitions until
+            ``tool_search`` finds them in a session (`toolwire.tool_search`).
+        sink: Its tools that send data out or change something outside (``Tool.sink``):
+            ``True`` for all of them, or the remote names of some. Once untrusted output
+            reached a session, a call to one needs approval or is refused (``[flow]
+            after_untrusted``, `toolwire.execution.flow`).
     """
 
     name: str
@@ -76,9 +85,11 @@ class McpServerConfig:
     protocol: Literal["auto", "legacy"] = "auto"
     pin: Literal["refuse", "warn", "off"] = "refuse"
     defer_loading: bool = False
+    sink: bool | tuple[str, ...] = False
 
     def __post_init__(self) -> None:
         check_server_name(self.name)
+        self._check_sink()
         if (self.command is None) == (self.url is None):
             raise ConfigurationError(
                 f"MCP server {self.name!r}: give exactly one of command (stdio) or url "
@@ -106,6 +117,26 @@ class McpServerConfig:
         object.__setattr__(self, "args", tuple(self.args))
         if self.tools is not None:
             object.__setattr__(self, "tools", tuple(self.tools))
+
+    def _check_sink(self) -> None:
+        if isinstance(self.sink, bool):
+            return
+        if isinstance(self.sink, str) or not all(isinstance(n, str) for n in self.sink):
+            raise ConfigurationError(
+                f"MCP server {self.name!r}: sink takes true, false or a list of the server's "
+                f"tool names, got {self.sink!r}"
+            )
+        object.__setattr__(self, "sink", tuple(self.sink))
+        unbridged = sorted(set(self.sink) - set(self.tools)) if self.tools is not None else []
+        if unbridged:
+            raise ConfigurationError(
+                f"MCP server {self.name!r}: sink names {unbridged}, which its tools list "
+                "leaves out; add them to tools or remove them from sink"
+            )
+
+    def is_sink(self, remote_name: str) -> bool:
+        """Whether the server's tool ``remote_name`` is declared a sink (``sink``)."""
+        return self.sink if isinstance(self.sink, bool) else remote_name in self.sink
 
     @property
     def transport(self) -> Literal["stdio", "http"]:

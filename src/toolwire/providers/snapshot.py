@@ -45,21 +45,29 @@ class ToolSnapshot:
     Build it with `take_snapshot` (or `ToolSnapshot.of` for a list you already hold).
 
     Attributes:
-        iteration: The iteration it was taken for.
-        tools: The tools, in the provider's order.
-        names: Their names.
-        dropped: Later tools whose name was already taken (they are neither shown nor run).
+        iteration: The iteration it was taken for. tools: The tools, in the provider's order. names:
+        Their names. dropped: Later tools whose name was already taken (they are neither shown nor
+        run). findable: Deferred tools the session has not found yet (`toolwire.tool_search`): a
+        call to one is refused naming ``tool_search``.
     """
 
     iteration: int
     tools: tuple[Tool, ...]
     names: frozenset[str]
     dropped: tuple[Tool, ...] = ()
+    findable: frozenset[str] = frozenset()
     _by_name: Mapping[str, Tool] = field(repr=False, compare=False)
 
     @classmethod
-    def of(cls, tools: Sequence[Tool], *, iteration: int = 1) -> ToolSnapshot:
-        """Freeze a list of tools; a repeated name keeps its first tool."""
+    def of(
+        cls,
+        tools: Sequence[Tool],
+        *,
+        iteration: int = 1,
+        findable: frozenset[str] = frozenset(),
+    ) -> ToolSnapshot:
+        """Freeze a list of tools; a repeated name keeps its first tool (``findable``: the deferred
+        tools the session may still find with ``tool_search``)."""
         by_name: dict[str, Tool] = {}
         dropped: list[Tool] = []
         for tool in tools:
@@ -72,6 +80,7 @@ class ToolSnapshot:
             tools=tuple(by_name.values()),
             names=frozenset(by_name),
             dropped=tuple(dropped),
+            findable=findable - frozenset(by_name),
             _by_name=MappingProxyType(by_name),
         )
 
@@ -119,6 +128,13 @@ class ToolSnapshot:
 
     def refusal(self, name: str) -> Err:
         """The ``not_available`` result for a call to ``name`` outside the snapshot."""
+        if name in self.findable:
+            return err(
+                f"Unknown tool: {name} (not offered: find it with tool_search first; it is "
+                "callable from the step after)",
+                ErrorCode.NOT_AVAILABLE,
+                reason=NOT_OFFERED,
+            )
         listed = self.allowed_tools()[:_MAX_LISTED_NAMES]
         more = ", ..." if len(self.tools) > _MAX_LISTED_NAMES else ""
         offered = f"Available tools: {', '.join(listed)}{more}." if listed else "No tools."

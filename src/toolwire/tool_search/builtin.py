@@ -1,10 +1,11 @@
 """The ``tool_search`` built-in: the model's way to find deferred tools.
 
-``tool_search(query, limit=5, mode="words")`` answers the best matches among the deferred
-tools — ``structured = {"tools": [{"name", "description", "score", "group", "parameters"}]}``
-and a compact text — and makes them callable for the calling session from its next step
-(the session's next snapshot offers them). ``mode="regex"`` takes a case-insensitive regular
-expression instead of words.
+``tool_search(query, limit=5, mode="words")`` answers the best matches among the deferred tools —
+``structured = {"tools": [{"name", "description", "score", "group", "parameters"}]}`` and a compact
+text — and makes them callable for the calling session from its next step (the session's next
+snapshot offers them). With code mode (``run_code``), the answer also holds the found tools' typed
+Python stubs (``structured["stubs"]`` and in the text), what a program calls them by.
+``mode="regex"`` takes a case-insensitive regular expression instead of words.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ class Searcher(Protocol):
         self, session_id: str, names: Iterable[str], principal: Principal = ...
     ) -> list[str]:
         """Make ``names`` callable in the session."""
+        ...
+
+    def stubs(self, names: Sequence[str]) -> str | None:
+        """The code-mode stubs of ``names``, or ``None``."""
         ...
 
 
@@ -107,7 +112,12 @@ def tool_search_tool(search: Searcher) -> Tool:
                 [f"Found {len(tools)} tool(s), callable from your next step:"]
                 + [_line(t) for t in tools]
             )
-        return ok(text, structured={"query": query, "tools": tools})
+        structured: dict[str, Any] = {"query": query, "tools": tools}
+        stubs = search.stubs([t["name"] for t in tools])
+        if stubs:
+            structured["stubs"] = stubs
+            text += f"\n\nIn run_code programs:\n```python\n{stubs}```"
+        return ok(text, structured=structured)
 
     return Tool(
         name=TOOL_SEARCH_NAME,

@@ -109,6 +109,7 @@ class ToolSearch:
             else FoundTools(backends.kv_store_factory if backends is not None else None)
         )
         self._indexes: dict[SearchMode, ToolIndex] = {}
+        self._stubs: Callable[[Sequence[str]], str] | None = None
         registry.on_change(self._indexes.clear)
         registry.use_tool_search(self, self._rules)
         registry.register(tool_search_tool(self), replace=True)
@@ -126,6 +127,23 @@ class ToolSearch:
     def deferred(self) -> frozenset[str]:
         """The names of the deferred tools."""
         return self._registry.deferred_names
+
+    def use_rules(self, rules: DeferralRules) -> None:
+        """Decide what is deferred with ``rules`` from now on (the index is rebuilt)."""
+        self._rules = rules
+        self._indexes.clear()
+        self._registry.use_tool_search(self, rules)
+
+    def show_stubs(self, render: Callable[[Sequence[str]], str] | None) -> None:
+        """Have ``tool_search`` results also give ``render(names)``: the typed Python stubs by which
+        a ``run_code`` program calls the found tools (`toolwire.code_mode`)."""
+        self._stubs = render
+
+    def stubs(self, names: Sequence[str]) -> str | None:
+        """The stubs of the tools ``names`` (``None`` without a renderer or names)."""
+        if self._stubs is None or not names:
+            return None
+        return self._stubs(names)
 
     def native_tools(self) -> list[Tool]:
         """Every available tool but the ``tool_search`` built-in: what to send a provider whose
@@ -187,7 +205,8 @@ class ToolSearch:
         """The session's tools for this iteration: the registry's undeferred tools and the
         deferred tools the session found (``ctx.session_id``; the principal from
         ``principal`` or ``ctx.extra["principal"]``, else `LOCAL`)."""
-        return ToolSnapshot.of(await self.list(ctx, principal=principal), iteration=ctx.iteration)
+        tools = await self.list(ctx, principal=principal)
+        return ToolSnapshot.of(tools, iteration=ctx.iteration, findable=self.deferred())
 
     async def list(self, ctx: ProviderContext, *, principal: Principal | None = None) -> list[Tool]:
         """What `snapshot` freezes; also makes a `ToolSearch` a `ToolProvider`."""

@@ -94,13 +94,14 @@ async def hold_link(
     """Connect to ``config``'s server and hold the link until it is lost, then return.
 
     Args:
-        config: The server. on_listing: Called with every listing: the first one before ``on_up``,
-        then each re-listing (after a change notification, and as the 2026-07-28 keep-alive). on_up:
-        Called once the link is connected, subscribed and listed. handlers: The host's answers to
-        the server's sampling, elicitation and roots requests, and where its logs go
-        (`toolwire.mcp.client.handlers`). on_connected: Called with the client once it is connected,
-        before the first listing (its protocol revision and the server's capabilities are known
-        then).
+        config: The server.
+        on_listing: Called with every listing: the first one before ``on_up``, then each
+            re-listing (after a change notification, and as the 2026-07-28 keep-alive).
+        on_up: Called once the link is connected, subscribed and listed.
+        handlers: The host's answers to the server's sampling, elicitation and roots
+            requests, and where its logs go (`toolwire.mcp.client.handlers`).
+        on_connected: Called with the client once it is connected, before the first
+            listing (its protocol revision and the server's capabilities are known then).
 
     Raises:
         TimeoutError: Connecting, subscribing and the first listing together took longer

@@ -84,13 +84,14 @@ class McpProvider:
     is stopped, and its tasks ended, when the block is left. A provider runs once.
 
     Args:
-        config: The server. listen: Called with the new tool list whenever it changes (after a
-        reconnect or a ``list_changed``); use `bridge_into` to keep a registry in step. handlers:
-        How the host answers the server's sampling, elicitation and roots requests, and where its
-        logs go (`toolwire.mcp.client.handlers.ClientHandlers`); only the capabilities of the
-        handlers given are declared. pins: Where tool definitions are pinned
-        (`DefinitionPins.in_backend` of the configured store); ``None`` pins them in memory, for
-        this provider's life only.
+        config: The server.
+        listen: Called with the new tool list whenever it changes (after a reconnect or a
+            ``list_changed``); use `bridge_into` to keep a registry in step.
+        handlers: How the host answers the server's sampling, elicitation and roots
+            requests, and where its logs go (`toolwire.mcp.client.handlers.ClientHandlers`);
+            only the capabilities of the handlers given are declared.
+        pins: Where tool definitions are pinned (`DefinitionPins.in_backend` of the
+            configured store); ``None`` pins them in memory, for this provider's life only.
 
     Attributes:
         config: The server.
@@ -235,6 +236,7 @@ class McpProvider:
             is_available=lambda: self.connected,
             defer_loading=self.config.defer_loading,  # found by tool_search (tool_search/)
             output_is_untrusted=True,
+            sink=self.config.is_sink(remote_name),  # [mcp.servers.x] sink: the flow rule
             timeout_s=self.config.timeout_s,
             annotations=annotations_from_mcp(spec.annotations, spec.title),
             output_schema=output,

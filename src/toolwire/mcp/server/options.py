@@ -49,40 +49,48 @@ class ServeOptions:
     """How a registry is served.
 
     Attributes:
-        name: The server name clients see. result_budget_chars: The per-request budget: the registry
-        trims a success to it (plus the ``[truncated — N chars total]`` marker) and the presenter
-        caps any text, errors included, at it (plus room for that marker). working_dir: The tools'
-        working directory (the process's by default). presenter: Turns an outcome into the text the
-        client reads; by default a `toolwire.presenting.Presenter` whose ingestion cap is
-        ``result_budget_chars``. instructions: Optional server instructions shown to clients.
-        session_idle_timeout_s: Streamable HTTP: a session with no request in flight (and no open
-        GET stream) for this long is closed; its id then answers 404 and the client starts a new
-        session. max_sessions: Streamable HTTP: how many sessions may be open at once. A new session
-        at the cap closes the one of its own principal idle the longest (any principal's own, never
-        another's); only when none of them is idle is the newcomer refused (503).
-        max_sessions_per_principal: Streamable HTTP with ``auth``: how many sessions one credential
-        may hold at once; at that cap its new session closes its own session idle the longest (503
-        when all of them are busy). So no credential fills the server: ``max_sessions`` /
-        ``max_sessions_per_principal`` credentials always fit. stateless_sessions: Whose 2026-07-28
-        requests share a session (todo list, result handles, read records, browser context):
-        ``"per_principal"`` (each credential its own, the default) or ``"shared"`` (every client one
-        session, as a server without authentication has anyway). auth: Streamable HTTP: who may
-        connect, and which tools each credential sees and calls
-        (`toolwire.mcp.server.auth.server_auth.ServerAuth`); ``None``: nobody is asked, which
-        `serve_http` allows only on a loopback address. insecure_no_auth: Let `serve_http` bind a
-        non-loopback address without ``auth`` (behind a proxy that authenticates); it warns loudly.
-        server_features: Called with the low-level server once toolwire's handlers are on it, to add
-        more: resources, prompts, completion (docs/mcp.md, "Resources beside the tools"); such a
-        server answers every request on the SDK path. identity: The server's title, description,
-        website and icons (``serverInfo``). tools_list_ttl_s: How long a client may cache
-        ``tools/list`` and ``server/discover`` (2026-07-28 ``ttlMs``; ``cacheScope`` is ``private``
-        when ``auth`` is set). replicas: This server as one of several replicas on a shared store
-        (`toolwire.replicas.ReplicaState`): handshake-era sessions and read records on the store,
-        each principal's stateless session the same on every replica (docs/scaling.md); ``None``:
-        one server. cors_origins: Streamable HTTP: the origins of web pages that may call the server
-        from a browser (``https://app.example.com``): their CORS preflights are answered before
-        authentication and the answers are readable by them (`toolwire.mcp.server.cors`); ``()``: no
-        browser page may.
+        name: The server name clients see.
+        result_budget_chars: The per-request budget: the registry trims a success to it (plus
+            the ``[truncated — N chars total]`` marker) and the presenter caps any text,
+            errors included, at it (plus room for that marker).
+        working_dir: The tools' working directory (the process's by default).
+        presenter: Turns an outcome into the text the client reads; by default a
+            `toolwire.presenting.Presenter` whose ingestion cap is ``result_budget_chars``.
+        instructions: Optional server instructions shown to clients.
+        session_idle_timeout_s: Streamable HTTP: a session with no request in flight (and no
+            open GET stream) for this long is closed; its id then answers 404 and the client
+            starts a new session.
+        max_sessions: Streamable HTTP: how many sessions may be open at once. A new session
+            at the cap closes the one of its own principal idle the longest (any principal's
+            own, never another's); only when none of them is idle is the newcomer refused
+            (503).
+        max_sessions_per_principal: Streamable HTTP with ``auth``: how many sessions one
+            credential may hold at once; at that cap its new session closes its own session
+            idle the longest (503 when all of them are busy). So no credential fills the
+            server: ``max_sessions`` / ``max_sessions_per_principal`` credentials always fit.
+        stateless_sessions: Whose 2026-07-28 requests share a session (todo list, result
+            handles, read records, browser context): ``"per_principal"`` (each credential
+            its own, the default) or ``"shared"`` (every client one session, as a server
+            without authentication has anyway).
+        auth: Streamable HTTP: who may connect, and which tools each credential sees and
+            calls (`toolwire.mcp.server.auth.server_auth.ServerAuth`); ``None``: nobody is asked,
+            which `serve_http` allows only on a loopback address.
+        insecure_no_auth: Let `serve_http` bind a non-loopback address without ``auth``
+            (behind a proxy that authenticates); it warns loudly.
+        server_features: Called with the low-level server once toolwire's handlers are on
+            it, to add more: resources, prompts, completion (docs/mcp.md, "Resources beside
+            the tools"); such a server answers every request on the SDK path.
+        identity: The server's title, description, website and icons (``serverInfo``).
+        tools_list_ttl_s: How long a client may cache ``tools/list`` and ``server/discover``
+            (2026-07-28 ``ttlMs``; ``cacheScope`` is ``private`` when ``auth`` is set).
+        replicas: This server as one of several replicas on a shared store
+            (`toolwire.replicas.ReplicaState`): handshake-era sessions and read records on
+            the store, each principal's stateless session the same on every replica
+            (docs/scaling.md); ``None``: one server.
+        cors_origins: Streamable HTTP: the origins of web pages that may call the server from
+            a browser (``https://app.example.com``): their CORS preflights are answered before
+            authentication and the answers are readable by them (`toolwire.mcp.server.cors`);
+            ``()``: no browser page may.
     """
 
     name: str = "toolwire"

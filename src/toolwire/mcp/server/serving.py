@@ -65,14 +65,15 @@ def http_protocol() -> type[asyncio.Protocol] | str:
 
 
 async def serve_stdio(registry: ToolRegistry, options: ServeOptions | None = None) -> None:
-    """Serve ``registry`` on this process's stdin/stdout until the client disconnects (stdin closes:
-    the requests read before are answered, the calls still running after the grace,
+    """Serve ``registry`` on this process's stdin/stdout until the client disconnects (stdin
+    closes: the requests read before are answered, the calls still running after the grace,
     ``TOOLWIRE_STDIO_EOF_GRACE_S``, are aborted; `toolwire.mcp.server.fast_stdio.grace`) or until
     cancelled (calls in flight are aborted).
 
     The lean loop (`toolwire.mcp.server.fast_stdio`) answers the handshake, ``tools/list`` and plain
-    calls before the SDK is even imported, and hands the connection to the SDK server at the first
-    message it does not answer itself (``TOOLWIRE_MCP_LEAN=0``: the SDK from the start)."""
+    calls before the SDK is even imported, and hands the connection to the SDK server at the
+    first message it does not answer itself (``TOOLWIRE_MCP_LEAN=0``: the SDK from the
+    start)."""
     from toolwire.mcp.server.fast_stdio import lean_stdio_applies, serve_lean_stdio
     from toolwire.mcp.server.fast_stdio.grace import StdinEnd, eof_grace_s, watched_stdout
     from toolwire.mcp.server.stdin_lines import stdin_lines

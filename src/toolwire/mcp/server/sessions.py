@@ -75,13 +75,15 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
     """The SDK's session manager, evicting the longest-idle session at the cap.
 
     Args:
-        server: The MCP server the sessions talk to. idle_timeout_s: Seconds a session may sit idle
-        before it is closed. max_sessions: Sessions open at once. security_settings: DNS-rebinding
-        protection (``None``: off). events: Where the sessions' SSE events are kept so clients can
-        resume their streams (`toolwire.mcp.server.resumable`); ``None``: streams are not resumable.
+        server: The MCP server the sessions talk to.
+        idle_timeout_s: Seconds a session may sit idle before it is closed.
+        max_sessions: Sessions open at once.
+        security_settings: DNS-rebinding protection (``None``: off).
+        events: Where the sessions' SSE events are kept so clients can resume their streams
+            (`toolwire.mcp.server.resumable`); ``None``: streams are not resumable.
         shared: The replicas' session records (``None``: sessions live in this process only).
-        max_per_principal: Sessions one authenticated credential may hold at once (``None``:
-        ``max_sessions``).
+        max_per_principal: Sessions one authenticated credential may hold at once
+            (``None``: ``max_sessions``).
     """
 
     def __init__(
