@@ -278,8 +278,10 @@ async def test_closing_the_backends_kills_every_process_group_grandchildren_incl
 
 
 # The script starts a process tree, drops its manager unclosed, collects it and exits.
-DROPPED_MANAGER = """ import gc, sys import anyio from
-toolwire.capabilities.kinds.process.background import ProcessManager
+DROPPED_MANAGER = """
+import gc, sys
+import anyio
+from toolwire.capabilities.kinds.process.background import ProcessManager
 
 async def main() -> None:
     manager = ProcessManager(sys.argv[1], stop_grace_s=1.0)

@@ -60,9 +60,9 @@ EVENTS_TOOL = "toolwire-mcp-events"
 EVENTS_SCOPE = f"tool:{EVENTS_TOOL}"
 """The scope of that namespace (private to it)."""
 DEFAULT_EVENT_TTL_S = 60.0
-"""How long an event stays resumable. A client that lost a stream comes back within seconds (it is
-told to wait 1 s, `toolwire.mcp.server.resumable.RETRY_INTERVAL_MS`); every SSE event of the server
-is kept this long, so this bounds the store's size: events/s × 60 s."""
+"""How long an event stays resumable. A client that lost a stream comes back within seconds
+(it is told to wait 1 s, `toolwire.mcp.server.resumable.RETRY_INTERVAL_MS`); every SSE event of the
+server is kept this long, so this bounds the store's size: events/s × 60 s."""
 DEFAULT_MAX_EVENTS_PER_STREAM = 512
 """How many of a stream's newest events are kept."""
 _SEQ_DIGITS = 20

@@ -20,8 +20,8 @@ __all__ = ["DEFAULT_TOOLS_LIST_TTL_S", "ICON_KEYS", "PER_SESSION_CACHE", "hint_e
 DEFAULT_TOOLS_LIST_TTL_S = 60.0
 """How long a client may keep a ``tools/list`` answer (it is told when the tools change)."""
 PER_SESSION_CACHE: dict[str, Any] = {"ttlMs": 0, "cacheScope": "private"}
-"""The 2026-07-28 cache hint of a listing that differs per session (a registry with deferred tools
-lists what each session found, `toolwire.mcp.server.session_tools`): re-ask, never share."""
+"""The 2026-07-28 cache hint of a listing that differs per session (a registry with deferred
+tools lists what each session found, `toolwire.mcp.server.session_tools`): re-ask, never share."""
 ICON_KEYS = ("src", "mimeType", "sizes", "theme")
 """The fields of an MCP icon; anything else in a tool's icon mapping is not sent."""
 
