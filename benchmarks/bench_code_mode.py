@@ -166,19 +166,22 @@ async def _overhead(registry: ToolRegistry, mode: CodeMode, repeats: int) -> Non
     async def raw_monty() -> None:  # the interpreter's own round trips, no tool runs
         import pydantic_monty as monty
 
-        async with await mode.workers.checkout({}) as session:
-            snap = await session.feed_start(gather)
+        def drive(session: Any) -> None:
+            snap = session.feed_start(gather)
             while not isinstance(snap, monty.MontyComplete):
-                if isinstance(snap, monty.AsyncFunctionSnapshot):
-                    snap = await snap.resume({"future": ...})
-                elif isinstance(snap, monty.AsyncFutureSnapshot):
+                if isinstance(snap, monty.FunctionSnapshot):
+                    snap = snap.resume({"future": ...})
+                elif isinstance(snap, monty.FutureSnapshot):
                     answers = {c: {"return_value": "pong"} for c in snap.pending_call_ids}
-                    snap = await snap.resume(answers)
+                    snap = snap.resume(answers)
                 else:
-                    snap = await snap.resume()
+                    snap = snap.resume()
+
+        async with mode.workers.checkout({}) as worker:
+            await worker.run(drive, worker.session)
 
     async def checkout() -> None:
-        async with await mode.workers.checkout({}):
+        async with mode.workers.checkout({}):
             pass
 
     await program(gather)  # warm the pool
