@@ -126,6 +126,23 @@ async def test_a_program_waiting_past_its_wall_clock_limit_is_stopped(tmp_path: 
     await registry.aclose()
 
 
+async def test_a_program_computing_past_its_wall_clock_limit_frees_its_worker(
+    tmp_path: Path,
+) -> None:
+    """The wall clock ends a program while its interpreter still computes (the interpreter's own
+    limit is longer): the answer comes at the wall clock, and the only worker is given back once
+    the interpreter stops, so the next program runs on it."""
+    settings = CodeModeSettings(timeout_s=0.3, cpu_time_s=1.0, max_processes=1)
+    registry = registry_with([ping], tmp_path / "kv.db", settings)
+    assert value_of(await run(registry, "await ping()")) == "pong"
+    err = error_of(await run(registry, "while True:\n    pass\n"))
+    assert err.cause == "limit"
+    assert "longer than 0.3 s" in err.error
+    with anyio.fail_after(10):
+        assert value_of(await run(registry, "await ping()")) == "pong"
+    await registry.aclose()
+
+
 async def test_a_long_result_is_trimmed_to_its_budget_and_kept_behind_a_handle(
     tmp_path: Path,
 ) -> None:

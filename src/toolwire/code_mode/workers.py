@@ -6,21 +6,25 @@ crashed worker is replaced by the pool while the host lives on. The pool starts 
 program (so a registry that never runs one starts nothing) and stops with the registry.
 ``pydantic-monty`` is the ``code-mode`` extra, imported only here and only then.
 
-The pool is Monty's *synchronous* one, driven from a thread (`WorkerSession.run`): every call
-a program makes is one round trip to its worker, and the asynchronous pool pays an event-loop
-wake-up for each on top (about twice the cost per call, measured in
-``benchmarks/bench_code_mode.py``). A thread steps the program from one batch of calls to the
-next; the event loop sees the program once per batch.
+The pool is Monty's *synchronous* one, driven from a thread of our own (`WorkerSession.run`):
+every call a program makes is a round trip to its worker, and the asynchronous pool pays an
+event-loop wake-up for each on top (about twice the cost per call, measured in
+``benchmarks/bench_code_mode.py``). The thread steps the program from one batch of calls to
+the next, so the event loop sees the program once per batch; it also gives the worker back
+after the program's answer has gone (a session's exit is a round trip too). There are as many
+threads as workers, each serving one checked-out session at a time, its jobs in order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import queue
 import threading
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -31,6 +35,7 @@ from toolwire.errors import ConfigurationError
 __all__ = ["MontyWorkers", "WorkerSession", "load_monty"]
 
 _T = TypeVar("_T")
+_Job: TypeAlias = "tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any] | None] | None"
 
 
 def load_monty() -> ModuleType:
@@ -49,54 +54,76 @@ def load_monty() -> ModuleType:
     return pydantic_monty
 
 
-class WorkerSession:
-    """One checked-out worker, stepped from a thread.
+class _StepThread:
+    """A thread that runs jobs in order: a session's entry, its steps, its exit."""
 
-    ``session`` is the entered ``MontySession``. `run` calls a function of it in a thread (one
-    at a time); a step abandoned by a cancelled program closes the session when it returns.
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="toolwire-monty", daemon=True)
+        self._thread.start()
+
+    def submit(self, fn: Callable[..., _T], *args: Any) -> asyncio.Future[_T]:
+        """``fn(*args)`` after the jobs before it; its result arrives on the running loop."""
+        future: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
+        self._jobs.put((fn, args, future))
+        return future
+
+    def post(self, fn: Callable[..., Any], *args: Any) -> None:
+        """``fn(*args)`` after the jobs before it, nobody waiting for it."""
+        self._jobs.put((fn, args, None))
+
+    def stop(self) -> None:
+        """End the thread after the jobs before this."""
+        self._jobs.put(None)
+
+    def join(self, timeout: float) -> None:
+        """Wait for the thread to end."""
+        self._thread.join(timeout)
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            fn, args, future = job
+            try:
+                result, error = fn(*args), None
+            except BaseException as exc:  # handed to the waiting program
+                result, error = None, exc
+            if future is not None:
+                with suppress(RuntimeError):  # its loop has closed: nobody waits
+                    future.get_loop().call_soon_threadsafe(_settle, future, result, error)
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():  # the program was cancelled (its time ran out) meanwhile
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+class WorkerSession:
+    """One checked-out worker and the thread that steps it.
+
+    ``session`` is the entered ``MontySession``; `run` calls a function of it in the thread.
     """
 
-    def __init__(self, session: Any, limiter: anyio.CapacityLimiter) -> None:
+    def __init__(self, session: Any, thread: _StepThread) -> None:
         self.session = session
-        self._limiter = limiter
-        self._lock = threading.Lock()
-        self._busy = False
-        self._closing = False
-        self._exited = False
+        self._thread = thread
+        self.idle = True
+        """No step is running (none was left running by a cancelled program)."""
 
     async def run(self, fn: Callable[..., _T], *args: Any) -> _T:
-        """``fn(*args)`` in a thread; a cancelled caller leaves it to finish on its own."""
-        with self._lock:
-            self._busy = True
-        return await anyio.to_thread.run_sync(
-            self._step, fn, *args, limiter=self._limiter, abandon_on_cancel=True
-        )
-
-    def _step(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """``fn(*args)`` in the session's thread; a cancelled caller leaves it to finish."""
         try:
-            return fn(*args)
-        finally:
-            with self._lock:
-                self._busy = False
-                closing = self._closing
-            if closing:
-                self._exit()
+            return await self._thread.submit(fn, *args)
+        except asyncio.CancelledError:
+            self.idle = False
+            raise
 
-    async def close(self) -> None:
-        """Give the worker back (after the running step, if one was abandoned)."""
-        with self._lock:
-            self._closing = True
-            busy = self._busy
-        if not busy:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(self._exit)
-
-    def _exit(self) -> None:
-        with self._lock:
-            if self._exited:
-                return
-            self._exited = True
-        self.session.__exit__(None, None, None)
+    def close(self) -> None:
+        """Give the worker back once the thread has run what it was given."""
+        self._thread.post(self.session.__exit__, None, None, None)
 
 
 class MontyWorkers:
@@ -111,10 +138,9 @@ class MontyWorkers:
         self._pool: Any = None
         self._lock = anyio.Lock()
         self._pids: set[int] = set()
-        # Threads waiting for a free worker, and threads stepping a checked-out one: kept apart
-        # so that programs queued for a worker never hold the threads running programs need.
-        self._waiting = anyio.CapacityLimiter(settings.max_processes)
-        self._stepping = anyio.CapacityLimiter(settings.max_processes)
+        self._slots = anyio.Semaphore(settings.max_processes)  # one per worker and thread
+        self._free: list[_StepThread] = []
+        self._threads: list[_StepThread] = []
 
     async def _started(self) -> Any:
         if self._pool is None:
@@ -149,24 +175,60 @@ class MontyWorkers:
             external_modules=modules,
             os_policy={"sleep": "zero"},
         )
-        await anyio.to_thread.run_sync(session.__enter__, limiter=self._waiting)
-        worker = WorkerSession(session, self._stepping)
+        await self._slots.acquire()
+        thread = self._free.pop() if self._free else self._new_thread()
+        try:
+            await thread.submit(session.__enter__)
+        except BaseException:
+            self._give_back(thread)  # a cancelled entry: the exit below still runs after it
+            thread.post(_exit_quietly, session)
+            raise
+        worker = WorkerSession(session, thread)
         try:
             yield worker
         finally:
-            await worker.close()
+            worker.close()
+            if worker.idle:
+                self._give_back(thread)  # its next session enters after this one's exit
+            else:  # a step still runs (the program ran out of time): free it afterwards
+                loop = asyncio.get_running_loop()
+                thread.post(_call_soon, loop, self._give_back, thread)
+
+    def _new_thread(self) -> _StepThread:
+        thread = _StepThread()
+        self._threads.append(thread)
+        return thread
+
+    def _give_back(self, thread: _StepThread) -> None:
+        self._free.append(thread)
+        self._slots.release()
 
     async def aclose(self) -> None:
-        """Stop the workers (idempotent)."""
+        """Stop the workers and their threads (idempotent)."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            with anyio.CancelScope(shield=True):
+        threads, self._threads, self._free = self._threads, [], []
+        with anyio.CancelScope(shield=True):
+            for thread in threads:
+                thread.stop()  # after the exits already posted
+            for thread in threads:
+                await anyio.to_thread.run_sync(thread.join, 2.0)
+            if pool is not None:
                 await anyio.to_thread.run_sync(pool.__exit__, None, None, None)
                 # The pool returns before its workers are reaped; a process that exits then
                 # can abort in the interpreter's finalisation (pydantic-monty 1.4). Wait for them.
                 with anyio.move_on_after(2.0):
                     while self._pids & _monty_children():
                         await anyio.sleep(0.005)
+
+
+def _exit_quietly(session: Any) -> None:
+    with suppress(Exception):
+        session.__exit__(None, None, None)
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> None:
+    with suppress(RuntimeError):  # the loop has closed
+        loop.call_soon_threadsafe(fn, *args)
 
 
 def _monty_children() -> set[int]:
