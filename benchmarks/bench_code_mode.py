@@ -8,7 +8,10 @@
    with and without the tool definitions. Target: ≥ 90% fewer.
 2. **Overhead** — 100 calls of a trivial tool: ``execute_parallel`` of the 100 calls beside a
    program that ``asyncio.gather``s them (one batch) and one that awaits them one by one (100
-   batches). Target: gather ≤ 2× ``execute_parallel`` plus the worker checkout.
+   batches). Target: gather ≤ 2× ``execute_parallel`` plus the worker checkout. Beside them,
+   bare Monty with no toolwire: the same programs with every call answered by a no-op, the
+   floor of what a program's round trips to its worker cost (``--repeats N``; the rows take
+   turns in every repeat, so a busy moment of the machine falls on all of them alike).
 3. **Checkout** — a worker taken from the warm pool and given back (target ≤ 5 ms median).
 
 pydantic-ai-harness's CodeMode and smolagents' local executor run in an environment of their
@@ -168,7 +171,7 @@ def _bare_drive(monty: Any, pool: Any, code: str) -> None:
 
 
 async def _bare_async(monty: Any, pool: Any, code: str) -> None:
-    """The same in Monty's asynchronous pool (what toolwire drove before 0.x: every round trip
+    """The same in Monty's asynchronous pool (what ``run_code`` used to drive: every round trip
     wakes the event loop)."""
     async with pool.checkout(limits={"max_suspensions": 1000}, os_policy={"sleep": "zero"}) as s:
         snap = await s.feed_start(code)
@@ -204,23 +207,29 @@ async def _overhead(registry: ToolRegistry, mode: CodeMode, repeats: int) -> Non
             pass
 
     with monty.Monty(min_processes=1, max_processes=1) as pool:
-        async with monty.AsyncMonty(min_processes=1, max_processes=1) as async_pool:
 
-            async def bare(code: str) -> None:
-                await anyio.to_thread.run_sync(_bare_drive, monty, pool, code)
+        async def bare(code: str) -> None:
+            await anyio.to_thread.run_sync(_bare_drive, monty, pool, code)
 
-            rows = {
-                "parallel": parallel,
-                "gather": lambda: program(gather),
-                "serial": lambda: program(serial),
-                "bare": lambda: bare(gather),
-                "bare_serial": lambda: bare(serial),
-                "bare_async": lambda: _bare_async(monty, async_pool, gather),
-                "checkout": checkout,
-            }
-            for fn in rows.values():  # warm every path once
-                await fn()
-            ms = await _interleaved_ms(rows, repeats)
+        rows = {
+            "parallel": parallel,
+            "gather": lambda: program(gather),
+            "serial": lambda: program(serial),
+            "bare": lambda: bare(gather),
+            "bare_serial": lambda: bare(serial),
+            "checkout": checkout,
+        }
+        for fn in rows.values():  # warm every path once
+            await fn()
+        ms = await _interleaved_ms(rows, repeats)
+    # Apart: while an asynchronous pool is open, its runtime's threads slow every other Monty
+    # session of the process (about 3× here), so it is measured on its own, beside the baseline.
+    async with monty.AsyncMonty(min_processes=1, max_processes=1) as async_pool:
+        rows = {"parallel": parallel, "bare_async": lambda: _bare_async(monty, async_pool, gather)}
+        for fn in rows.values():
+            await fn()
+        apart = await _interleaved_ms(rows, repeats)
+    ms["bare_async"] = apart["bare_async"] * ms["parallel"] / apart["parallel"]
     base = ms["parallel"]
     table = [
         ("execute_parallel (one batch)", "parallel"),
@@ -228,7 +237,10 @@ async def _overhead(registry: ToolRegistry, mode: CodeMode, repeats: int) -> Non
         ("program, one await at a time (100 batches)", "serial"),
         ("bare Monty, no toolwire: the same gather (sync pool, a thread)", "bare"),
         ("bare Monty, no toolwire: one await at a time", "bare_serial"),
-        ("bare Monty, no toolwire: the gather in its async pool", "bare_async"),
+        (
+            "bare Monty, no toolwire: the gather in its async pool (measured apart, scaled)",
+            "bare_async",
+        ),
         ("worker checkout alone", "checkout"),
     ]
     print(f"medians of {repeats} repeats, the rows taking turns\n")

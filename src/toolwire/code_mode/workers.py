@@ -17,7 +17,6 @@ threads as workers, each serving one checked-out session at a time, its jobs in 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import queue
 import threading
@@ -28,6 +27,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import anyio
 import anyio.to_thread
+from anyio.lowlevel import EventLoopToken, current_token
 
 from toolwire.code_mode.settings import CodeModeSettings
 from toolwire.errors import ConfigurationError
@@ -35,7 +35,7 @@ from toolwire.errors import ConfigurationError
 __all__ = ["MontyWorkers", "WorkerSession", "load_monty"]
 
 _T = TypeVar("_T")
-_Job: TypeAlias = "tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any] | None] | None"
+_Job: TypeAlias = "tuple[Callable[..., Any], tuple[Any, ...], _Reply | None] | None"
 
 
 def load_monty() -> ModuleType:
@@ -54,6 +54,18 @@ def load_monty() -> ModuleType:
     return pydantic_monty
 
 
+class _Reply:
+    """Where a job's answer goes: set in the thread, awaited on the event loop."""
+
+    __slots__ = ("error", "event", "result", "token")
+
+    def __init__(self, token: EventLoopToken) -> None:
+        self.token = token
+        self.event = anyio.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
 class _StepThread:
     """A thread that runs jobs in order: a session's entry, its steps, its exit."""
 
@@ -62,11 +74,15 @@ class _StepThread:
         self._thread = threading.Thread(target=self._serve, name="toolwire-monty", daemon=True)
         self._thread.start()
 
-    def submit(self, fn: Callable[..., _T], *args: Any) -> asyncio.Future[_T]:
-        """``fn(*args)`` after the jobs before it; its result arrives on the running loop."""
-        future: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
-        self._jobs.put((fn, args, future))
-        return future
+    async def call(self, token: EventLoopToken, fn: Callable[..., _T], *args: Any) -> _T:
+        """``fn(*args)`` after the jobs before it. Cancelled, the job still runs."""
+        reply = _Reply(token)
+        self._jobs.put((fn, args, reply))
+        await reply.event.wait()
+        if reply.error is not None:
+            raise reply.error
+        result: _T = reply.result
+        return result
 
     def post(self, fn: Callable[..., Any], *args: Any) -> None:
         """``fn(*args)`` after the jobs before it, nobody waiting for it."""
@@ -82,23 +98,25 @@ class _StepThread:
 
     def _serve(self) -> None:
         while (job := self._jobs.get()) is not None:
-            fn, args, future = job
+            fn, args, reply = job
             try:
-                result, error = fn(*args), None
+                result = fn(*args)
             except BaseException as exc:  # handed to the waiting program
-                result, error = None, exc
-            if future is not None:
-                with suppress(RuntimeError):  # its loop has closed: nobody waits
-                    future.get_loop().call_soon_threadsafe(_settle, future, result, error)
+                if reply is None:
+                    continue
+                reply.error = exc
+            else:
+                if reply is None:
+                    continue
+                reply.result = result
+            _soon(reply.token, reply.event.set)
 
 
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.done():  # the program was cancelled (its time ran out) meanwhile
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
+def _soon(token: EventLoopToken, fn: Callable[..., Any], *args: Any) -> None:
+    """``fn(*args)`` on the token's event loop, without waiting for it (the thread's way back:
+    a wake-up of the loop, no more)."""
+    with suppress(RuntimeError):  # the loop has closed: nobody waits
+        token.backend_class.run_sync_soon(fn, args, token.native_token)
 
 
 class WorkerSession:
@@ -107,17 +125,18 @@ class WorkerSession:
     ``session`` is the entered ``MontySession``; `run` calls a function of it in the thread.
     """
 
-    def __init__(self, session: Any, thread: _StepThread) -> None:
+    def __init__(self, session: Any, thread: _StepThread, token: EventLoopToken) -> None:
         self.session = session
         self._thread = thread
+        self._token = token
         self.idle = True
         """No step is running (none was left running by a cancelled program)."""
 
     async def run(self, fn: Callable[..., _T], *args: Any) -> _T:
         """``fn(*args)`` in the session's thread; a cancelled caller leaves it to finish."""
         try:
-            return await self._thread.submit(fn, *args)
-        except asyncio.CancelledError:
+            return await self._thread.call(self._token, fn, *args)
+        except anyio.get_cancelled_exc_class():
             self.idle = False
             raise
 
@@ -175,15 +194,16 @@ class MontyWorkers:
             external_modules=modules,
             os_policy={"sleep": "zero"},
         )
+        token = current_token()
         await self._slots.acquire()
         thread = self._free.pop() if self._free else self._new_thread()
         try:
-            await thread.submit(session.__enter__)
+            await thread.call(token, session.__enter__)
         except BaseException:
             self._give_back(thread)  # a cancelled entry: the exit below still runs after it
             thread.post(_exit_quietly, session)
             raise
-        worker = WorkerSession(session, thread)
+        worker = WorkerSession(session, thread, token)
         try:
             yield worker
         finally:
@@ -191,8 +211,7 @@ class MontyWorkers:
             if worker.idle:
                 self._give_back(thread)  # its next session enters after this one's exit
             else:  # a step still runs (the program ran out of time): free it afterwards
-                loop = asyncio.get_running_loop()
-                thread.post(_call_soon, loop, self._give_back, thread)
+                thread.post(_soon, token, self._give_back, thread)
 
     def _new_thread(self) -> _StepThread:
         thread = _StepThread()
@@ -224,11 +243,6 @@ class MontyWorkers:
 def _exit_quietly(session: Any) -> None:
     with suppress(Exception):
         session.__exit__(None, None, None)
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, fn: Callable[..., Any], *args: Any) -> None:
-    with suppress(RuntimeError):  # the loop has closed
-        loop.call_soon_threadsafe(fn, *args)
 
 
 def _monty_children() -> set[int]:
