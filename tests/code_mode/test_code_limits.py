@@ -143,6 +143,28 @@ async def test_a_program_computing_past_its_wall_clock_limit_frees_its_worker(
     await registry.aclose()
 
 
+async def test_more_programs_than_workers_wait_their_turn_and_all_finish(tmp_path: Path) -> None:
+    """Six programs at once on two workers: each gets a worker (and its thread) in turn, their
+    batches interleave on the event loop, and each answers its own value."""
+    registry = registry_with([ping], tmp_path / "kv.db", CodeModeSettings(max_processes=2))
+    programs = [
+        f"import asyncio\nr = await asyncio.gather(*[ping() for _ in range({n})])\n"
+        f"for _ in range({n}):\n    r.append(await ping())\nlen(r)"
+        for n in range(1, 7)
+    ]
+    got: dict[int, object] = {}
+
+    async def one(n: int, code: str) -> None:
+        got[n] = value_of(await run(registry, code))
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            for n, code in enumerate(programs, start=1):
+                group.start_soon(one, n, code)
+    assert got == {n: 2 * n for n in range(1, 7)}
+    await registry.aclose()
+
+
 async def test_a_long_result_is_trimmed_to_its_budget_and_kept_behind_a_handle(
     tmp_path: Path,
 ) -> None:

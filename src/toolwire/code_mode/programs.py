@@ -134,15 +134,15 @@ class Program:
     def advance(self, step: Callable[..., Any], *args: Any) -> Any:
         """``step(*args)``, then on through the program's calls (in the worker's thread) until
         it ends or every task waits (a ``FutureSnapshot``: the batch)."""
-        monty = self._monty
+        function, lookup = self._monty.FunctionSnapshot, self._monty.NameLookupSnapshot
         snapshot = step(*args)
         while True:
-            if isinstance(snapshot, monty.FunctionSnapshot):
+            if isinstance(snapshot, function):
                 if snapshot.is_os_function:
                     snapshot = snapshot.resume_auto()  # namespace imports; the rest refused
                     continue
                 snapshot = snapshot.resume(self._called(snapshot))
-            elif isinstance(snapshot, monty.NameLookupSnapshot):
+            elif isinstance(snapshot, lookup):
                 snapshot = snapshot.resume()  # an undefined name: NameError
             else:
                 return snapshot  # ended, or every task waits: a batch
@@ -163,7 +163,7 @@ class Program:
                 f"this program reached its limit of {self._settings.max_inner_calls} tool calls"
             )
             return raised("RuntimeError", message)
-        args = _bind(entry, tuple(snapshot.args), dict(snapshot.kwargs))
+        args = _bind(entry, snapshot.args, snapshot.kwargs)
         if isinstance(args, str):
             return raised("TypeError", args)
         self.calls += 1
@@ -179,13 +179,16 @@ def _bind(
     entry: CallableTool, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any] | str:
     """The arguments by name, positional ones bound in stub order; a message when they clash."""
+    if not args:
+        return kwargs
     if len(args) > len(entry.params):
         return f"{entry.python_name}() takes {len(entry.params)} arguments, {len(args)} given"
+    bound = dict(kwargs)
     for name, value in zip(entry.params, args, strict=False):
-        if name in kwargs:
+        if name in bound:
             return f"{entry.python_name}() got two values for {name!r}"
-        kwargs[name] = value
-    return kwargs
+        bound[name] = value
+    return bound
 
 
 def failure(exc: BaseException, line_offset: int) -> Err:
