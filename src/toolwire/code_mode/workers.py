@@ -219,7 +219,8 @@ class MontyWorkers:
         return thread
 
     def _give_back(self, thread: _StepThread) -> None:
-        self._free.append(thread)
+        if thread in self._threads:  # not stopped by `aclose` meanwhile
+            self._free.append(thread)
         self._slots.release()
 
     async def aclose(self) -> None:
