@@ -143,6 +143,20 @@ async def test_a_program_computing_past_its_wall_clock_limit_frees_its_worker(
     await registry.aclose()
 
 
+async def test_a_registry_closed_while_a_program_still_computes_runs_programs_again(
+    tmp_path: Path,
+) -> None:
+    """Closed while a timed-out program's interpreter still computes, then used again: the
+    next program gets a fresh worker and thread, not the stopped ones."""
+    settings = CodeModeSettings(timeout_s=0.3, cpu_time_s=1.0, max_processes=1)
+    registry = registry_with([ping], tmp_path / "kv.db", settings)
+    assert error_of(await run(registry, "while True:\n    pass\n")).cause == "limit"
+    await registry.aclose()
+    with anyio.fail_after(10):
+        assert value_of(await run(registry, "await ping()")) == "pong"
+    await registry.aclose()
+
+
 async def test_more_programs_than_workers_wait_their_turn_and_all_finish(tmp_path: Path) -> None:
     """Six programs at once on two workers: each gets a worker (and its thread) in turn, their
     batches interleave on the event loop, and each answers its own value."""

@@ -35,6 +35,7 @@ from toolwire.errors import ConfigurationError
 __all__ = ["MontyWorkers", "WorkerSession", "load_monty"]
 
 _T = TypeVar("_T")
+_BACKSTOP_S = 5.0
 _Job: TypeAlias = "tuple[Callable[..., Any], tuple[Any, ...], _Reply | None] | None"
 
 
@@ -169,7 +170,9 @@ class MontyWorkers:
                     pool = monty.Monty(
                         min_processes=1,
                         max_processes=self._settings.max_processes,
-                        request_timeout=self._settings.timeout_s,
+                        # A backstop behind the wall clock, not a race with it: a program
+                        # stopped by `timeout_s` is answered `limit`, never `crashed`.
+                        request_timeout=self._settings.timeout_s + _BACKSTOP_S,
                     )
                     before = _monty_children()
                     await anyio.to_thread.run_sync(pool.__enter__)
