@@ -126,6 +126,59 @@ async def test_a_program_waiting_past_its_wall_clock_limit_is_stopped(tmp_path: 
     await registry.aclose()
 
 
+async def test_a_program_computing_past_its_wall_clock_limit_frees_its_worker(
+    tmp_path: Path,
+) -> None:
+    """The wall clock ends a program while its interpreter still computes (the interpreter's own
+    limit is longer): the answer comes at the wall clock, and the only worker is given back once
+    the interpreter stops, so the next program runs on it."""
+    settings = CodeModeSettings(timeout_s=0.3, cpu_time_s=1.0, max_processes=1)
+    registry = registry_with([ping], tmp_path / "kv.db", settings)
+    assert value_of(await run(registry, "await ping()")) == "pong"
+    err = error_of(await run(registry, "while True:\n    pass\n"))
+    assert err.cause == "limit"
+    assert "longer than 0.3 s" in err.error
+    with anyio.fail_after(10):
+        assert value_of(await run(registry, "await ping()")) == "pong"
+    await registry.aclose()
+
+
+async def test_a_registry_closed_while_a_program_still_computes_runs_programs_again(
+    tmp_path: Path,
+) -> None:
+    """Closed while a timed-out program's interpreter still computes, then used again: the
+    next program gets a fresh worker and thread, not the stopped ones."""
+    settings = CodeModeSettings(timeout_s=0.3, cpu_time_s=1.0, max_processes=1)
+    registry = registry_with([ping], tmp_path / "kv.db", settings)
+    assert error_of(await run(registry, "while True:\n    pass\n")).cause == "limit"
+    await registry.aclose()
+    with anyio.fail_after(10):
+        assert value_of(await run(registry, "await ping()")) == "pong"
+    await registry.aclose()
+
+
+async def test_more_programs_than_workers_wait_their_turn_and_all_finish(tmp_path: Path) -> None:
+    """Six programs at once on two workers: each gets a worker (and its thread) in turn, their
+    batches interleave on the event loop, and each answers its own value."""
+    registry = registry_with([ping], tmp_path / "kv.db", CodeModeSettings(max_processes=2))
+    programs = [
+        f"import asyncio\nr = await asyncio.gather(*[ping() for _ in range({n})])\n"
+        f"for _ in range({n}):\n    r.append(await ping())\nlen(r)"
+        for n in range(1, 7)
+    ]
+    got: dict[int, object] = {}
+
+    async def one(n: int, code: str) -> None:
+        got[n] = value_of(await run(registry, code))
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            for n, code in enumerate(programs, start=1):
+                group.start_soon(one, n, code)
+    assert got == {n: 2 * n for n in range(1, 7)}
+    await registry.aclose()
+
+
 async def test_a_long_result_is_trimmed_to_its_budget_and_kept_behind_a_handle(
     tmp_path: Path,
 ) -> None:

@@ -46,8 +46,10 @@ from toolwire.stores.sqlite import SqliteKeyValueBackend
 pytest.importorskip("pydantic_monty")
 pytestmark = pytest.mark.anyio
 
-PROGRAM = """ import asyncio user, orders = await asyncio.gather(get_user(user_id=7),
-count_orders(user_id=7)) {"name": user["name"], "orders": orders["count"]}
+PROGRAM = """
+import asyncio
+user, orders = await asyncio.gather(get_user(user_id=7), count_orders(user_id=7))
+{"name": user["name"], "orders": orders["count"]}
 """
 EXPECTED = {"name": "ada", "orders": 3}
 
@@ -171,8 +173,9 @@ async def send_report(to: str, text: str) -> str:
     return f"sent to {to}"
 
 
-APPROVAL_PROGRAM = """ user = await get_user(user_id=7) await send_report(to="boss@example.com",
-text=user["name"])
+APPROVAL_PROGRAM = """
+user = await get_user(user_id=7)
+await send_report(to="boss@example.com", text=user["name"])
 """
 
 

@@ -110,6 +110,7 @@ class InnerCalls:
         self._registry = registry
         self._ctx = ctx.derive(result_budget_chars=settings.inner_result_chars)
         self._admission = admission
+        self._allowed = sorted(admission.allowed) if admission.allowed is not None else None
         self._settings = settings
         self._prefix = prefix
         self.flow = flow
@@ -148,10 +149,10 @@ class InnerCalls:
             outcomes = await self._registry.execute_parallel(
                 calls,
                 self._ctx,
-                allowed_tools=sorted(adm.allowed) if adm.allowed is not None else None,
+                allowed_tools=self._allowed,
                 filter_opts=adm.filters,
                 snapshot=adm.snapshot,
-                approvals=adm.approvals,
+                approvals=adm.approvals or None,  # none: the batch's admission is not rebuilt
             )
         for call, outcome in zip(to_run, outcomes, strict=True):
             answer = self._answer(call, outcome)

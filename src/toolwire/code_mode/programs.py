@@ -6,12 +6,17 @@ the program waits, Monty reports the calls still pending and they run as one bat
 (`toolwire.code_mode.inner_calls`): ``await f()`` is a batch of one, ``asyncio.gather`` of
 twenty is a batch of twenty. A call to a name that is no tool raises ``NameError``; the
 program's imports of tool namespaces are answered from the session's modules; every other
-operating-system call (files, the environment) is refused by Monty's default.
+operating-system call (files, the environment) is refused by Monty's default. (Monty 1.4 takes
+no value for a call awaited at once through ``resume``: the program would get the bare value,
+not an awaitable, so every call is answered with a future, two round trips per call.)
+
+The stepping from one batch to the next (`Program.advance`) runs in the worker's thread
+(`toolwire.code_mode.workers.WorkerSession`); the batches run on the event loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,7 +30,7 @@ from toolwire.code_mode.inner_calls import (
 )
 from toolwire.code_mode.settings import CodeModeSettings
 from toolwire.code_mode.stubs import CallableTool
-from toolwire.code_mode.workers import load_monty
+from toolwire.code_mode.workers import WorkerSession, load_monty
 from toolwire.results import Err, ErrorCode, ToolResult, ok
 
 __all__ = ["Finished", "Paused", "Program", "bind_arguments", "failure", "finished_result"]
@@ -83,6 +88,7 @@ class Program:
         self._chars = len(output)
         self._cut = False
         self._pending: dict[int, PendingCall] = {}
+        self._monty = load_monty()
 
     @property
     def output(self) -> str:
@@ -104,78 +110,92 @@ class Program:
         self._chars += len(text)
 
     async def drive(
-        self, snapshot: Any, settled: Mapping[int, Settled] | None = None
+        self,
+        worker: WorkerSession,
+        start: Callable[[], Any],
+        settled: Mapping[int, Settled] | None = None,
     ) -> Finished | Paused:
-        """Run from ``snapshot`` (the first, or one restored) until the program ends or pauses.
-
-        ``settled`` holds answers a restored batch already has."""
-        monty = load_monty()
-        carried = dict(settled or {})
+        """Run from ``start()`` (the first snapshot, or one restored) until the program ends or
+        pauses. ``settled`` holds answers a restored batch already has."""
+        monty = self._monty
+        carried: dict[int, Settled | Approval] = dict(settled or {})
+        snapshot = await worker.run(self.advance, start)
         while True:
             if isinstance(snapshot, monty.MontyComplete):
                 return Finished(value=snapshot.output)
-            if isinstance(snapshot, monty.AsyncNameLookupSnapshot):
-                snapshot = await snapshot.resume()  # an undefined name: NameError
-            elif isinstance(snapshot, monty.AsyncFunctionSnapshot):
+            ids = list(snapshot.pending_call_ids)
+            answers, carried = carried, {}
+            batch = [self._pending[i] for i in ids if i in self._pending and i not in answers]
+            answers.update(await self.inner.run(batch))
+            waiting = tuple(a for a in answers.values() if isinstance(a, Approval))
+            done = {k: v for k, v in answers.items() if not isinstance(v, Approval)}
+            if waiting:  # only now is the interpreter's state written out
+                dumped = await worker.run(snapshot.dump)
+                return Paused(snapshot=dumped, waiting=waiting, settled=done)
+            for call_id in ids:
+                self._pending.pop(call_id, None)
+                if call_id not in done:
+                    done[call_id] = raised("RuntimeError", "the call was lost")
+            snapshot = await worker.run(self.advance, snapshot.resume, done)
+
+    def advance(self, step: Callable[..., Any], *args: Any) -> Any:
+        """``step(*args)``, then on through the program's calls (in the worker's thread) until
+        it ends or every task waits (a ``FutureSnapshot``: the batch)."""
+        function, lookup = self._monty.FunctionSnapshot, self._monty.NameLookupSnapshot
+        snapshot = step(*args)
+        while True:
+            if isinstance(snapshot, function):
                 if snapshot.is_os_function:
-                    snapshot = await snapshot.resume_auto()  # namespace imports; the rest refused
-                else:
-                    snapshot = await self._called(snapshot)
+                    snapshot = snapshot.resume_auto()  # namespace imports; the rest refused
+                    continue
+                snapshot = snapshot.resume(self._called(snapshot))
+            elif isinstance(snapshot, lookup):
+                snapshot = snapshot.resume()  # an undefined name: NameError
             else:
-                answers: dict[int, Settled | Approval] = dict(carried)
-                carried = {}
-                batch = [
-                    self._pending[call_id]
-                    for call_id in snapshot.pending_call_ids
-                    if call_id in self._pending and call_id not in answers
-                ]
-                answers.update(await self.inner.run(batch))
-                waiting = tuple(a for a in answers.values() if isinstance(a, Approval))
-                done = {k: v for k, v in answers.items() if not isinstance(v, Approval)}
-                if waiting:
-                    return Paused(snapshot=snapshot.dump(), waiting=waiting, settled=done)
-                for call_id in done:
-                    self._pending.pop(call_id, None)
-                for call_id in snapshot.pending_call_ids:
-                    if call_id not in done:
-                        done[call_id] = raised("RuntimeError", "the call was lost")
-                snapshot = await snapshot.resume(done)
+                return snapshot  # ended, or every task waits: a batch
 
     def restore(self, waiting: tuple[Approval, ...]) -> None:
         """Know the calls a restored program still waits for."""
         for item in waiting:
             self._pending[item.call.call_id] = item.call
 
-    async def _called(self, snapshot: Any) -> Any:
+    def _called(self, snapshot: Any) -> Settled:
+        """The answer to a tool call: a future (``{"future": ...}``) or an exception."""
         entry = self._entries.get(snapshot.function_name)
         if entry is None:
             message = f"name {snapshot.function_name!r} is not defined (not a tool you may call)"
-            return await snapshot.resume(raised("NameError", message))
+            return raised("NameError", message)
         if self.calls >= self._settings.max_inner_calls:
             message = (
                 f"this program reached its limit of {self._settings.max_inner_calls} tool calls"
             )
-            return await snapshot.resume(raised("RuntimeError", message))
-        args = bind_arguments(entry, tuple(snapshot.args), dict(snapshot.kwargs))
+            return raised("RuntimeError", message)
+        args = bind_arguments(entry, snapshot.args, snapshot.kwargs)
         if isinstance(args, str):
-            return await snapshot.resume(raised("TypeError", args))
+            return raised("TypeError", args)
         self.calls += 1
         call_id = int(snapshot.call_id)
         self._pending[call_id] = PendingCall(call_id=call_id, tool_name=entry.tool.name, args=args)
-        return await snapshot.resume({"future": ...})
+        return _FUTURE
+
+
+_FUTURE: Settled = {"future": ...}
 
 
 def bind_arguments(
     entry: CallableTool, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any] | str:
     """The arguments by name, positional ones bound in stub order; a message when they clash."""
+    if not args:
+        return kwargs
     if len(args) > len(entry.params):
         return f"{entry.python_name}() takes {len(entry.params)} arguments, {len(args)} given"
+    bound = dict(kwargs)
     for name, value in zip(entry.params, args, strict=False):
-        if name in kwargs:
+        if name in bound:
             return f"{entry.python_name}() got two values for {name!r}"
-        kwargs[name] = value
-    return kwargs
+        bound[name] = value
+    return bound
 
 
 def finished_result(

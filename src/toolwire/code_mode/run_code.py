@@ -25,6 +25,7 @@ import asyncio
 import hashlib
 import secrets
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import anyio
@@ -303,16 +304,17 @@ class CodeMode(RecordsOwnTaint):
         """Run the program (or resume it) in a worker, under the wall-clock limit."""
         monty = load_monty()
         try:
-            async with await self.workers.checkout(modules) as session:
+            async with self.workers.checkout(modules) as worker:
+                session = worker.session
                 with anyio.fail_after(self.settings.timeout_s):
                     if paused is None:
-                        first = await session.feed_start(source, print_callback=program.printed)
-                        return await program.drive(first)
+                        start = partial(session.feed_start, source, print_callback=program.printed)
+                        return await program.drive(worker, start)
                     program.restore(paused.waiting)
-                    first = await session.load_snapshot(
-                        paused.snapshot, print_callback=program.printed
+                    start = partial(
+                        session.load_snapshot, paused.snapshot, print_callback=program.printed
                     )
-                    return await program.drive(first, paused.settled)
+                    return await program.drive(worker, start, paused.settled)
         except TimeoutError:
             return Err(
                 f"The program ran longer than {self.settings.timeout_s:g} s (its inner calls "
