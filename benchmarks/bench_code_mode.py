@@ -96,7 +96,7 @@ for p, o in zip(profiles, orders):
 def _registry(db: Path) -> tuple[ToolRegistry, CodeMode]:
     kv = SqliteKeyValueBackend(db)
     registry = ToolRegistry(
-        backends=CapabilityBackends(kv_store_factory=kv.scoped, processes=None), reducers=None
+        CapabilityBackends(kv_store_factory=kv.scoped, processes=None), reducers=None
     )
     registry.register_all([list_customers, get_customer, get_orders, ping])
     mode = CodeMode(registry, CodeModeSettings())

@@ -27,6 +27,7 @@ from toolwire.lazy import lazy_exports as _lazy_exports
 from toolwire.principals import Principal
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry, ToolResultReducer
 from toolwire.registry import ToolDefinition, ToolRegistry
+from toolwire.registry_settings import RegistrySettings
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations, define_tool
 from toolwire.version import __version__
@@ -124,6 +125,7 @@ __all__ = [
     "ProviderContext",
     "ReducerContext",
     "ReducerRegistry",
+    "RegistrySettings",
     "ServeOptions",
     "Tool",
     "ToolAnnotations",

@@ -116,7 +116,7 @@ async def test_a_later_program_of_the_session_starts_tainted(tmp_path: Path) -> 
     again = await registry.execute("run_code", {"code": poster}, next_request)
     assert "PermissionError" in error_of(again).error
     assert POSTED == []
-    await clear_untrusted(registry.settings, ctx())  # the host: the page left the context
+    await clear_untrusted(registry.backends, ctx())  # the host: the page left the context
     assert value_of(await run(registry, poster)) == "posted"
     await registry.aclose()
 

@@ -153,7 +153,7 @@ async def test_the_taint_is_the_sessions_until_the_host_clears_it(tmp_path: Path
         session_id="s-direct", principal=Principal(issuer="toolwire", client="bob")
     )
     assert isinstance((await registry.execute("post_message", STEAL, someone)).result, Ok)
-    await clear_untrusted(registry.settings, SESSION)
+    await clear_untrusted(registry.backends, SESSION)
     assert isinstance((await registry.execute("post_message", STEAL, later)).result, Ok)
 
 

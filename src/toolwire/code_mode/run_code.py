@@ -122,7 +122,7 @@ class CodeMode(RecordsOwnTaint):
         )
 
     def _store(self) -> AtomicKeyValueStore | None:
-        backends = self.registry.settings.backends
+        backends = self.registry.backends
         if backends is None or backends.kv_store_factory is None:
             return None
         store = backends.kv_store_factory(PROGRAMS_TOOL, PROGRAMS_SCOPE)
@@ -186,7 +186,7 @@ class CodeMode(RecordsOwnTaint):
         prelude = f"import {', '.join(namespaces)}\n" if namespaces else ""
         offset = 1 if namespaces else 0
         program_id = paused.program_id if paused else _program_id(key, ctx)
-        backends = self.registry.settings.backends
+        backends = self.registry.backends
         factory = backends.kv_store_factory if backends is not None else None
         turns = TurnTaint(factory(FLOW_TOOL, FLOW_SCOPE)) if factory is not None else None
         tainted = paused.untrusted_from if paused else None

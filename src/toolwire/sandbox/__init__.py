@@ -5,7 +5,7 @@ from toolwire import ToolRegistry, create_backends
 from toolwire.sandbox import probe_bubblewrap
 
 probe_bubblewrap().usable  # can bubblewrap run here? (tried once, cached)
-registry = ToolRegistry(backends=create_backends(sandbox="required"))
+registry = ToolRegistry(create_backends(sandbox="required"))
 ```
 
 - `SandboxedProcessBackend` (`toolwire.sandbox.backend`): every child of every tool in its own
