@@ -29,6 +29,7 @@ from toolwire.reducers.registry import ReducerContext, ReducerRegistry, ToolResu
 from toolwire.registry import ToolDefinition, ToolRegistry
 from toolwire.registry_settings import RegistrySettings
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations, define_tool
 from toolwire.version import __version__
 
@@ -134,6 +135,7 @@ __all__ = [
     "ToolContext",
     "ToolDefinition",
     "ToolEvent",
+    "ToolOptions",
     "ToolProvider",
     "ToolRegistry",
     "ToolResult",

@@ -33,6 +33,7 @@ from toolwire.seams.subagent import (
     SubagentRequest,
     agent_depth,
 )
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import ToolAnnotations
 
 __all__ = ["MAX_DESCRIPTION_CHARS", "TASK_MAX_CHARS", "task"]
@@ -62,12 +63,14 @@ def _failure(report: SubagentReport) -> Err:
 
 
 @tool(
-    toolset="delegation",
     capabilities=[subagent()],
-    max_result_chars=TASK_MAX_CHARS,
-    output_is_untrusted=True,
-    timeout_s=MAX_SUBAGENT_TIMEOUT_S + 60,
-    annotations=ToolAnnotations(title="Sub-agent task", open_world=True),
+    options=ToolOptions(
+        toolset="delegation",
+        max_result_chars=TASK_MAX_CHARS,
+        output_is_untrusted=True,
+        timeout_s=MAX_SUBAGENT_TIMEOUT_S + 60,
+        annotations=ToolAnnotations(title="Sub-agent task", open_world=True),
+    ),
 )
 async def task(
     ctx: ToolContext, description: str, prompt: str, toolset: str | None = None
