@@ -37,7 +37,12 @@ if TYPE_CHECKING:
     from toolwire.backends.background import ProcessManager
     from toolwire.backends.defaults import create_backends
     from toolwire.backends.kv import KeyValueBackend, create_kv_backend
-    from toolwire.backends.process_backends import LocalProcessBackend, ProcessBackend
+    from toolwire.backends.process_backends import (
+        BackgroundRequest,
+        LocalProcessBackend,
+        ProcessBackend,
+        ProcessRequest,
+    )
     from toolwire.backends.resolver import CapabilityBackends, CapabilityScope
     from toolwire.config import ToolwireConfig, load_config
     from toolwire.mcp import McpProvider, McpServerConfig, ServeOptions, serve_registry
@@ -60,6 +65,7 @@ if TYPE_CHECKING:
 
 # Heavier parts load on first use, so `import toolwire` stays cheap.
 _LAZY: dict[str, str] = {
+    "BackgroundRequest": "toolwire.backends.process_backends",
     "CapabilityBackends": "toolwire.backends.resolver",
     "CapabilityScope": "toolwire.backends.resolver",
     "KeyValueBackend": "toolwire.backends.kv",
@@ -70,6 +76,7 @@ _LAZY: dict[str, str] = {
     "PresenterOptions": "toolwire.presenting",
     "ProcessBackend": "toolwire.backends.process_backends",
     "ProcessManager": "toolwire.backends.background",
+    "ProcessRequest": "toolwire.backends.process_backends",
     "ProviderContext": "toolwire.providers",
     "ServeOptions": "toolwire.mcp",
     "ToolProvider": "toolwire.providers",
@@ -102,6 +109,7 @@ __all__ = [
     "AbortSignal",
     "AfterCall",
     "Audience",
+    "BackgroundRequest",
     "BeforeCall",
     "BeforeDecision",
     "CachePolicy",
@@ -122,6 +130,7 @@ __all__ = [
     "Principal",
     "ProcessBackend",
     "ProcessManager",
+    "ProcessRequest",
     "ProgressEvent",
     "ProviderContext",
     "ReducerContext",

@@ -3,7 +3,6 @@ resolved for that call (no bubblewrap needed to check it), and carried through w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,11 @@ import pytest
 from sandbox_helpers import ctx_for, ok, sandboxed_registry
 
 from toolwire.backends.capability_backends import CapabilityBackends, CapabilityScope, FsReach
-from toolwire.backends.process_backends import LocalProcessBackend, WrapperProcessBackend
+from toolwire.backends.process_backends import (
+    LocalProcessBackend,
+    ProcessRequest,
+    WrapperProcessBackend,
+)
 from toolwire.backends.resolver import resolve_capabilities
 from toolwire.backends.scoped_processes import LocalScopedProcess
 from toolwire.capabilities import ToolCapabilities, fs_reach, network, process
@@ -103,9 +106,9 @@ class Recording(WrapperProcessBackend):
         super().__init__(wrapped)
         self.seen: list[Confinement | None] = []
 
-    async def run(self, argv: Sequence[str], **kwargs: Any) -> ProcessResult:
-        self.seen.append(kwargs.get("confinement"))
-        return await super().run(argv, **kwargs)
+    async def run(self, request: ProcessRequest) -> ProcessResult:
+        self.seen.append(request.confinement)
+        return await super().run(request)
 
 
 @pytest.mark.usefixtures("bwrap")

@@ -19,6 +19,7 @@ from egress_helpers import CANARY_HOST, require_command, running_canary
 from sandbox_helpers import marker
 
 from toolwire.backends.network import StaticResolver
+from toolwire.backends.process_backends import ProcessRequest
 from toolwire.backends.processes import scrubbed_env
 from toolwire.context import AbortSignal
 from toolwire.errors import ConfigurationError
@@ -140,14 +141,15 @@ async def run(
     abort_signal: AbortSignal | None = None,
 ) -> ProcessResult:
     """``argv`` in a sandbox of ``backend`` working in ``work``."""
-    return await backend.run(
-        list(argv),
+    request = ProcessRequest(
+        argv=list(argv),
         cwd=str(work),
         env=scrubbed_env(),
-        timeout=120,
+        timeout_s=120,
         abort_signal=abort_signal,
         confinement=confinement,
     )
+    return await backend.run(request)
 
 
 @contextmanager

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from toolwire.backends.process_backends import ProcessBackend
+from toolwire.backends.process_backends import ProcessBackend, ProcessRequest
 from toolwire.backends.secrets import SecretsResolver
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.errors import ConfigurationError
@@ -72,7 +72,7 @@ class CapabilityScope:
 class _DefaultProcesses(ProcessBackend):
     """Stands for "not given": `CapabilityBackends` builds the backend its sandbox mode gives."""
 
-    async def run(self, *_: object, **__: object) -> ProcessResult:  # pragma: no cover
+    async def run(self, request: ProcessRequest) -> ProcessResult:  # pragma: no cover
         raise AssertionError("replaced in CapabilityBackends.__post_init__")
 
 

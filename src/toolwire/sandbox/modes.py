@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolwire.backends.background import ProcessManager
-from toolwire.backends.process_backends import LocalProcessBackend, ProcessBackend
-from toolwire.backends.processes import DEFAULT_MAX_OUTPUT_BYTES
-from toolwire.context import AbortSignal
+from toolwire.backends.process_backends import (
+    BackgroundRequest,
+    LocalProcessBackend,
+    ProcessBackend,
+    ProcessRequest,
+)
 from toolwire.errors import CapabilityError
-from toolwire.sandbox.confinement import Confinement
 from toolwire.sandbox.probe import probe_bubblewrap
 from toolwire.sandbox.settings import SandboxMode, SandboxSettings
 from toolwire.seams import BackgroundProcess, LogStream, ProcessResult, WatchResult
@@ -69,30 +71,11 @@ class UnavailableProcessBackend(ProcessBackend):
         """True, so the process tools answer with the refusal rather than "not available"."""
         return True
 
-    async def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str | None,
-        env: Mapping[str, str],
-        timeout: float | None,
-        abort_signal: AbortSignal | None,
-        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        confinement: Confinement | None = None,
-    ) -> ProcessResult:
+    async def run(self, request: ProcessRequest) -> ProcessResult:
         """Refused: raises `CapabilityError` (``SANDBOX_UNAVAILABLE: ...``)."""
         raise self._refuse()
 
-    async def start(
-        self,
-        command: str,
-        *,
-        owner: str,
-        cwd: str,
-        env: Mapping[str, str],
-        name: str | None,
-        confinement: Confinement | None = None,
-    ) -> BackgroundProcess:
+    async def start(self, request: BackgroundRequest) -> BackgroundProcess:
         """Refused."""
         raise self._refuse()
 
