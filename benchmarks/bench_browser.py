@@ -94,7 +94,7 @@ async def tools(port: int, repeat: int) -> tuple[float, dict[str, tuple[float, i
     backend = BrowserBackend()
     policy = NetworkPolicy(allow=(f"127.0.0.1:{port}",), allow_private_urls=True)
     registry = ToolRegistry(
-        backends=CapabilityBackends(
+        CapabilityBackends(
             processes=None, network_policy=policy, kind_backends={"browser": backend}
         )
     )

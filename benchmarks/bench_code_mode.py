@@ -102,7 +102,7 @@ for p, o in zip(profiles, orders):
 def _registry(db: Path) -> tuple[ToolRegistry, CodeMode]:
     kv = SqliteKeyValueBackend(db)
     registry = ToolRegistry(
-        backends=CapabilityBackends(kv_store_factory=kv.scoped, processes=None), reducers=None
+        CapabilityBackends(kv_store_factory=kv.scoped, processes=None), reducers=None
     )
     registry.register_all([list_customers, get_customer, get_orders, ping])
     mode = CodeMode(registry, CodeModeSettings())
@@ -289,24 +289,16 @@ async def _python_runtime(tmp: Path, repeats: int) -> None:
     async with registry:
         await program(gather, "monty")  # warm the pool
         await program(gather, "python")
-        rows = [
-            (
-                "monty, a program doing nothing",
-                await _median_ms(lambda: program("1", "monty"), repeats),
-            ),
-            (
-                "monty, 100 calls gathered",
-                await _median_ms(lambda: program(gather, "monty"), repeats),
-            ),
-            (
-                "python, a program doing nothing (checkout)",
-                await _median_ms(lambda: program("1", "python"), repeats),
-            ),
-            (
-                "python, 100 calls gathered",
-                await _median_ms(lambda: program(gather, "python"), repeats),
-            ),
-        ]
+        medians = await _interleaved_ms(
+            {
+                "monty, a program doing nothing": lambda: program("1", "monty"),
+                "monty, 100 calls gathered": lambda: program(gather, "monty"),
+                "python, a program doing nothing (checkout)": lambda: program("1", "python"),
+                "python, 100 calls gathered": lambda: program(gather, "python"),
+            },
+            repeats,
+        )
+        rows = list(medians.items())
     print("| run_code | median ms |")
     print("| --- | --- |")
     for label, ms in rows:

@@ -33,7 +33,11 @@ import anyio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, ProcessBackend  # noqa: E402
+from toolwire.capabilities.kinds.process.backends import (  # noqa: E402
+    LocalProcessBackend,
+    ProcessBackend,
+    ProcessRequest,
+)
 from toolwire.capabilities.kinds.process.runner import scrubbed_env  # noqa: E402
 from toolwire.capabilities.kinds.process.sandbox import Confinement, NetworkReach, probe_bubblewrap  # noqa: E402
 from toolwire.capabilities.seams import NetworkPolicy  # noqa: E402
@@ -60,9 +64,8 @@ class _Row:
 
 async def _once(row: _Row, env: dict[str, str]) -> None:
     start = time.perf_counter()
-    result = await row.backend.run(
-        ["true"], cwd=None, env=env, timeout=30, abort_signal=None, confinement=row.confinement
-    )
+    request = ProcessRequest(argv=["true"], env=env, timeout_s=30, confinement=row.confinement)
+    result = await row.backend.run(request)
     row.samples.append((time.perf_counter() - start) * 1000)
     if result.exit_code != 0:
         raise SystemExit(f"{row.label}: the command failed: {result}")

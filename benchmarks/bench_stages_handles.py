@@ -56,17 +56,17 @@ def _registries() -> dict[str, ToolRegistry]:
     plain: Tool = tool(add)
     ruled: Tool = tool(requires_approval=_never)(add)
     made: dict[str, tuple[ToolRegistry, Tool]] = {
-        "baseline (W1)": (ToolRegistry(backends=backends), plain),
+        "baseline (W1)": (ToolRegistry(backends), plain),
         "handles configured, not triggered": (
-            ToolRegistry(backends=backends, result_handles=ResultHandles()),
+            ToolRegistry(backends, result_handles=ResultHandles()),
             plain,
         ),
         "approvals store configured, no tool needs one": (
-            ToolRegistry(backends=backends, approvals=Approvals(store=store)),
+            ToolRegistry(backends, approvals=Approvals(store=store)),
             plain,
         ),
         "approval rule that answers False": (
-            ToolRegistry(backends=backends, approvals=Approvals(store=store)),
+            ToolRegistry(backends, approvals=Approvals(store=store)),
             ruled,
         ),
     }

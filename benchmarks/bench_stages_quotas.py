@@ -70,7 +70,7 @@ def _registries() -> dict[str, ToolRegistry]:
             plain,
         ),
         f"{TRIGGERED} quota covering add": (
-            ToolRegistry(backends=backends, quotas=covering),
+            ToolRegistry(backends, quotas=covering),
             plain,
         ),
         f"{TRIGGERED} long_running add, ends before its hand-off": (

@@ -23,6 +23,7 @@ from toolwire.errors import ToolDefinitionError
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.schema import ArgsInvalid
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations
 
 
@@ -181,12 +182,14 @@ def test_options_override_name_and_description_and_set_tool_fields() -> None:
         name="fetch_page",
         description="Fetch a page.",
         capabilities=[network(["example.com"])],
-        toolset="web",
-        timeout_s=3,
-        sequential=True,
-        annotations=hints,
-        cache=True,
-        output_is_untrusted=True,
+        options=ToolOptions(
+            toolset="web",
+            timeout_s=3,
+            sequential=True,
+            annotations=hints,
+            cache=True,
+            output_is_untrusted=True,
+        ),
     )
     def fetch(url: str) -> str:
         """Ignored summary."""

@@ -63,20 +63,20 @@ def mixed() -> ToolRegistry:
 
 def test_default_registry_registers_the_built_in_reducers() -> None:
     registry = ToolRegistry()
-    assert registry.reducers is not None
-    assert {"terminal", "read_file", "kanban_list"} <= set(registry.reducers)
+    assert registry.settings.reducers is not None
+    assert {"terminal", "read_file", "kanban_list"} <= set(registry.settings.reducers)
 
 
 def test_reducers_none_means_no_reducers() -> None:
-    assert ToolRegistry(reducers=None).reducers is None
+    assert ToolRegistry(reducers=None).settings.reducers is None
 
 
 def test_defaults() -> None:
     registry = ToolRegistry(reducers=None)
-    assert registry.default_timeout_s == DEFAULT_TIMEOUT_S == 300.0
-    assert registry.max_concurrency is None
+    assert registry.settings.default_timeout_s == DEFAULT_TIMEOUT_S == 300.0
+    assert registry.settings.max_concurrency is None
     assert registry.backends is None
-    assert registry.definition_order == "registration"
+    assert registry.settings.definition_order == "registration"
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "principals",
             "availability",
             "decorator",
+            "tool_options",
             "docstrings",
             "hints",
             "tool_params",
@@ -96,6 +97,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ),
     ("toolwire.tools", "toolwire.capabilities"): "a Tool carries its ToolCapabilities declaration",
     ("toolwire.decorator", "toolwire.capabilities"): "@tool takes the capability declaration",
+    ("toolwire.tool_options", "toolwire.capabilities"): "ToolOptions holds the declaration too",
     ("toolwire.capabilities.kinds.subagent", "toolwire."): (
         "a sub-agent is an agent loop: its backend runs a registry of its own, with the toolbox"
     ),

@@ -45,14 +45,21 @@ from toolwire.lazy import publish as _publish
 from toolwire.principals import Principal
 from toolwire.reducers.registry import ReducerContext, ReducerRegistry, ToolResultReducer
 from toolwire.registry import ToolDefinition, ToolRegistry
+from toolwire.registry_settings import RegistrySettings
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import CachePolicy, Tool, ToolAnnotations, define_tool
 from toolwire.version import __version__
 
 if TYPE_CHECKING:
     from toolwire.capabilities.defaults import create_backends
     from toolwire.capabilities.kinds.network.refusals import PolicyRefusal
-    from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, ProcessBackend
+    from toolwire.capabilities.kinds.process.backends import (
+        BackgroundRequest,
+        LocalProcessBackend,
+        ProcessBackend,
+        ProcessRequest,
+    )
     from toolwire.capabilities.kinds.process.background import ProcessManager
     from toolwire.capabilities.resolver import CapabilityBackends, CapabilityScope
     from toolwire.config import ToolwireConfig, load_config
@@ -82,6 +89,7 @@ _LAZY: dict[str, str] = {
     "CapabilityScope": "toolwire.capabilities.resolver",
     "KeyValueBackend": "toolwire.stores",
     "LocalProcessBackend": "toolwire.capabilities.kinds.process.backends",
+    "BackgroundRequest": "toolwire.capabilities.kinds.process.backends",
     "McpProvider": "toolwire.mcp",
     "McpServerConfig": "toolwire.mcp",
     "PeerUnavailableError": "toolwire.mcp.server.peer",
@@ -90,6 +98,7 @@ _LAZY: dict[str, str] = {
     "PresenterOptions": "toolwire.presenting",
     "ProcessBackend": "toolwire.capabilities.kinds.process.backends",
     "ProcessManager": "toolwire.capabilities.kinds.process.background",
+    "ProcessRequest": "toolwire.capabilities.kinds.process.backends",
     "ProviderContext": "toolwire.providers",
     "ServeOptions": "toolwire.mcp",
     "ToolProvider": "toolwire.providers",
@@ -124,6 +133,7 @@ __all__ = [
     "AbortedError",
     "AfterCall",
     "Audience",
+    "BackgroundRequest",
     "BeforeCall",
     "BeforeDecision",
     "BinaryNotAllowedError",
@@ -152,12 +162,14 @@ __all__ = [
     "Principal",
     "ProcessBackend",
     "ProcessManager",
+    "ProcessRequest",
     "ProgressEvent",
     "ProviderContext",
     "ProviderError",
     "ReducerContext",
     "ReducerRegistry",
     "RegistrationError",
+    "RegistrySettings",
     "SecretNotConfiguredError",
     "SecretNotDeclaredError",
     "ServeOptions",
@@ -170,6 +182,7 @@ __all__ = [
     "ToolDefinition",
     "ToolDefinitionError",
     "ToolEvent",
+    "ToolOptions",
     "ToolProvider",
     "ToolRegistry",
     "ToolResult",

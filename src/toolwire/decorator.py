@@ -22,7 +22,7 @@ from typing import Annotated, Any, NotRequired, TypeVar, overload
 
 import pydantic
 import pydantic_core
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, deprecated
 
 from toolwire.capabilities import Capability, ToolCapabilities
 from toolwire.context import ToolContext
@@ -31,6 +31,7 @@ from toolwire.errors import ToolDefinitionError
 from toolwire.results import Err, Ok, ToolResult, ok
 from toolwire.schema import ArgsValidator, PydanticValidator
 from toolwire.threads import run_in_worker
+from toolwire.tool_options import ToolOptions, choose_options
 from toolwire.tool_params import Param, inspect_parameters
 from toolwire.tools import ApprovalRule, CachePolicy, DirectCall, Tool, ToolAnnotations
 from toolwire.typeschema import fast_type_schema
@@ -232,27 +233,26 @@ def _is_generator_function(fn: Callable[..., Any]) -> bool:
     return inspect.isasyncgenfunction(fn) or inspect.isgeneratorfunction(fn)
 
 
-def _decorate(fn: Callable[..., Any], options: dict[str, Any]) -> Tool:
+def _decorate(
+    fn: Callable[..., Any], name: str | None, description: str | None, options: ToolOptions
+) -> Tool:
     if not callable(fn):
         raise ToolDefinitionError(f"@tool needs a function, got {fn!r}")
     if _is_generator_function(fn):
         raise ToolDefinitionError(
             f"@tool {fn.__name__!r}: generators cannot be tools; return a value"
         )
-    style: DocstringStyle = options.pop("docstring_style", "auto")
-    name = options.pop("name", None) or fn.__name__
-    summary, params, ctx_name = inspect_parameters(fn, style)
-    description = options.pop("description", None) or summary
+    name = name or fn.__name__
+    summary, params, ctx_name = inspect_parameters(fn, options.docstring_style)
+    description = description or summary
     if not description:
         raise ToolDefinitionError(
             f"@tool {name!r} has no description: add a docstring or pass description=..."
         )
-    caps = options.pop("capabilities", ())
+    caps = options.capabilities
     if not isinstance(caps, ToolCapabilities):
         caps = ToolCapabilities.of(*caps)
-    cache = options.pop("cache", None)
-    if cache is True:
-        cache = CachePolicy()
+    cache = CachePolicy() if options.cache is True else options.cache
     schema = _build_schema(name, params)
     validator = _LazyValidator(
         lambda: PydanticValidator(pydantic.TypeAdapter(_arguments(name, params)))
@@ -265,7 +265,7 @@ def _decorate(fn: Callable[..., Any], options: dict[str, Any]) -> Tool:
         capabilities=caps,
         cache=cache or None,
         validator=validator,
-        **options,
+        **options.tool_fields(),
     )
 
 
@@ -278,7 +278,19 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    capabilities: ToolCapabilities | Sequence[Capability] = (),
+    capabilities: ToolCapabilities | Sequence[Capability] | None = None,
+    options: ToolOptions | None = None,
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+@overload
+@deprecated("pass @tool(options=ToolOptions(...)); name, description, capabilities stay")
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    capabilities: ToolCapabilities | Sequence[Capability] | None = None,
+    options: ToolOptions | None = None,
     toolset: str | None = None,
     max_result_chars: int | None = None,
     is_available: Callable[[], bool] | None = None,
@@ -289,6 +301,7 @@ def tool(
     annotations: ToolAnnotations | None = None,
     cache: CachePolicy | bool | None = None,
     output_schema: Mapping[str, Any] | None = None,
+    icons: tuple[Mapping[str, Any], ...] = (),
     requires_approval: bool | ApprovalRule = False,
     long_running: bool = False,
     side_effects: bool = False,
@@ -299,18 +312,29 @@ def tool(
 
 
 def tool(
-    fn: Callable[..., Any] | None = None, /, **options: Any
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    capabilities: ToolCapabilities | Sequence[Capability] | None = None,
+    options: ToolOptions | None = None,
+    **keywords: Any,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a function into a `Tool`; usable bare (``@tool``) or with options (``@tool(...)``).
 
-    Options are the `Tool` fields (``name``, ``description``, ``capabilities``, ``toolset``,
-    ``timeout_s``, ``sequential``, ``annotations``, ``cache``, ``requires_approval``, ...) plus
-    ``docstring_style``.
+    ``name`` and ``description`` override the function's name and docstring summary;
+    ``capabilities`` declares what the tool may touch; every other choice is one value,
+    ``options=ToolOptions(...)`` (`toolwire.tool_options.ToolOptions`, which says why these
+    three stay keywords). The other options as keywords (``toolset=``, ``timeout_s=``, ...)
+    still work, with a `DeprecationWarning`, and build the same tool.
 
     Raises:
         ToolDefinitionError: the function cannot be a tool (``*args``, unresolvable hints, no
             description, an invalid name); the message says how to fix it.
+        TypeError: ``options`` is not a `ToolOptions`, or an unknown keyword.
     """
+    chosen = choose_options(capabilities, options, keywords)
     if fn is not None:
-        return _decorate(fn, dict(options))
-    return lambda inner: _decorate(inner, dict(options))
+        return _decorate(fn, name, description, chosen)
+    return lambda inner: _decorate(inner, name, description, chosen)

@@ -6,7 +6,7 @@ import builtins
 from collections import Counter
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Self, Unpack
 
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities.seams import Attachment
@@ -16,26 +16,27 @@ from toolwire.deferred_tools import Deferral, DeferredTools
 from toolwire.definitions_cache import DefinitionsCache, ToolDefinition
 from toolwire.errors import RegistrationError
 from toolwire.execution.admit import OPEN, Admission
-from toolwire.execution.approvals import Approvals, PendingApproval, normalise_approvals
-from toolwire.execution.cache import ResultCache
-from toolwire.execution.effects import Effects
+from toolwire.execution.approvals import PendingApproval, normalise_approvals
 from toolwire.execution.gates import FilterOptions, RegisteredTool, coerce_filter_options
-from toolwire.execution.handles import ResultHandles, check_handles
-from toolwire.execution.hooks import HookRegistry
-from toolwire.execution.quotas import Quotas
+from toolwire.execution.handles import check_handles
 from toolwire.execution.settings import DEFAULT_TIMEOUT_S
-from toolwire.execution.tasks import Tasks
-from toolwire.execution.tracing import PipelineTracer
 from toolwire.providers.base import ProviderContext
 from toolwire.providers.snapshot import ToolSnapshot
-from toolwire.registry_settings import DEFAULT, SettingsView, check_options, pipeline_settings
+from toolwire.registry_settings import SettingsView
 from toolwire.tools import Tool
 
 if TYPE_CHECKING:
     from toolwire.capabilities.resolver import CapabilityBackends
-    from toolwire.reducers.registry import ReducerRegistry
+from toolwire.registry_settings import (
+    RegistryOptions,
+    RegistrySettings,
+    resolve_settings,
+)
 
-__all__ = ["DEFAULT_TIMEOUT_S", "ToolDefinition", "ToolRegistry"]
+if TYPE_CHECKING:
+    from toolwire.capabilities.resolver import CapabilityBackends
+
+__all__ = ["DEFAULT_TIMEOUT_S", "RegistrySettings", "ToolDefinition", "ToolRegistry"]
 
 
 class ToolRegistry(SettingsView):
@@ -45,76 +46,41 @@ class ToolRegistry(SettingsView):
     the job of a `toolwire.execution.pipeline.Pipeline` built from frozen settings. A registry
     is also a `ToolProvider` (``id``, ``list(ctx)``): its available tools.
 
+    Build one with its backends and, optionally, its settings as one value
+    (``ToolRegistry(backends, settings=RegistrySettings(max_concurrency=8))``) or as keywords
+    (``ToolRegistry(backends, max_concurrency=8)``); a keyword overrides that field of
+    ``settings``. ``registry.settings`` reads them back.
+
     Args:
         backends: Capability backends; tools that declare capabilities are refused
             (``not_available``) when there are none. Closing the registry stops the background
             processes of their process backend.
-        reducers: Per-tool result reducers; the built-in reducers by default, ``None`` for none.
-        hooks: Observers and before/after handlers (a fresh `HookRegistry` by default).
-        default_timeout_s: Timeout for tools without ``timeout_s``; ``None`` for no limit.
-        max_concurrency: At most this many calls of a batch run at once (``None``: no limit).
-        definition_order: ``"registration"`` (the default) or ``"sorted"`` by name, which keeps a
-            prompt prefix byte-stable whatever the registration order.
-        dry_run_redactor: Applied to every string argument shown in dry-run results; the
-            secret redactor of `toolwire.safety` by default.
-        result_cache: Where tools with ``cache=`` keep results (a fresh one by default).
-        provider_id: The registry's ``id`` as a tool provider.
-        telemetry: Spans and metrics for every batch and call, e.g.
-            ``toolwire.telemetry.ToolTelemetry()`` (see `use_telemetry`); ``None``: none, at
-            no cost.
-        result_handles: Keep the full text of trimmed results behind a handle ``read_result``
-            pages through (`toolwire.execution.handles.ResultHandles`; needs a key-value
-            backend); ``None``: plain trims.
-        approvals: Where the approval tokens of ``requires_approval`` tools live
-            (`toolwire.execution.approvals.Approvals`); ``None``: the backends' key-value store.
-        quotas: Limits checked and reserved before each call runs
-            (`toolwire.execution.quotas.Quotas`); ``None``: none, at no cost.
-        effects: Where the effect journal of ``side_effects`` tools lives
-            (`toolwire.execution.effects.Effects`); ``None``: the backends' key-value store.
-        tasks: Where calls handed off to tasks run and are kept (`registry.tasks`;
-            `toolwire.execution.tasks.Tasks`); ``None``: a fresh one on the backends' store.
+        settings: Timeouts, concurrency, definition order and the collaborators every batch
+            uses (`toolwire.registry_settings.RegistrySettings`; its defaults when ``None``).
+        **options: Any field of `RegistrySettings` (``reducers=None``, ``hooks=...``,
+            ``telemetry=...``), overriding ``settings``.
+
+    Raises:
+        RegistrationError: a setting out of range, or result handles without a key-value
+            backend.
+        TypeError: a keyword that is not a field of `RegistrySettings`.
     """
 
     def __init__(
         self,
-        *,
         backends: CapabilityBackends | None = None,
-        reducers: ReducerRegistry | None = DEFAULT,
-        hooks: HookRegistry | None = None,
-        default_timeout_s: float | None = DEFAULT_TIMEOUT_S,
-        max_concurrency: int | None = None,
-        definition_order: Literal["registration", "sorted"] = "registration",
-        dry_run_redactor: Callable[[str], str] | None = DEFAULT,
-        result_cache: ResultCache | None = None,
-        provider_id: str = "registry",
-        telemetry: PipelineTracer | None = None,
-        result_handles: ResultHandles | None = None,
-        approvals: Approvals | None = None,
-        quotas: Quotas | None = None,
-        effects: Effects | None = None,
-        tasks: Tasks | None = None,
+        *,
+        settings: RegistrySettings | None = None,
+        **options: Unpack[RegistryOptions],
     ) -> None:
-        check_options(max_concurrency, default_timeout_s, definition_order, provider_id)
-        check_handles(result_handles, backends.kv_store_factory if backends else None)
-        self._settings = pipeline_settings(
-            backends=backends,
-            reducers=reducers,
-            hooks=hooks,
-            default_timeout_s=default_timeout_s,
-            max_concurrency=max_concurrency,
-            dry_run_redactor=dry_run_redactor,
-            result_cache=result_cache,
-            telemetry=telemetry,
-            result_handles=result_handles,
-            approvals=approvals,
-            quotas=quotas,
-            effects=effects,
-            tasks=tasks,
-        )
+        given = settings if settings is not None else RegistrySettings()
+        if options:
+            given = replace(given, **options)
+        check_handles(given.result_handles, backends.kv_store_factory if backends else None)
+        self._settings, pipeline_settings = resolve_settings(given, backends)
+        self._backends = backends
         self._entries: dict[str, RegisteredTool] = {}
-        self._definition_order: Literal["registration", "sorted"] = definition_order
-        self._build_pipeline()
-        self._provider_id = provider_id
+        self._build_pipeline(pipeline_settings)
         self._cleanups = Cleanups()
         self._definitions = DefinitionsCache()
         self._change_listeners: dict[object, Callable[[], None]] = {}
@@ -198,10 +164,11 @@ class ToolRegistry(SettingsView):
     def _changed(self, name: str | None) -> None:
         self._definitions.clear()
         self._deferred.forget()
+        cache = self._pipeline.settings.result_cache
         if name is None:
-            self.result_cache.clear()
+            cache.clear()
         else:
-            self.result_cache.clear(name)
+            cache.clear(name)
         for listener in list(self._change_listeners.values()):
             listener()
 
@@ -278,7 +245,7 @@ class ToolRegistry(SettingsView):
     @property
     def id(self) -> str:
         """The registry's id as a `ToolProvider` (``provider_id``, ``"registry"`` by default)."""
-        return self._provider_id
+        return self._settings.provider_id
 
     def list(self, ctx: ProviderContext) -> builtins.list[Tool]:
         """The available tools, as a provider answers: a new list, in registration order.
@@ -331,7 +298,12 @@ class ToolRegistry(SettingsView):
         allowed, opts = admission.allowed, admission.filters
         deferred = self.deferred_names
         return self._definitions.definitions(
-            self._entries.values(), self._definition_order, allowed, opts, snapshot, deferred
+            self._entries.values(),
+            self._settings.definition_order,
+            allowed,
+            opts,
+            snapshot,
+            deferred,
         )
 
     # -- execution ----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from toolwire.errors import ConfigurationError, ProviderError
 from toolwire.execution.approvals import Approvals
 from toolwire.execution.hooks import HookRegistry
 from toolwire.registry import ToolRegistry
+from toolwire.registry_settings import RegistrySettings
 from toolwire.tool_modules import host_files, register_user_tools
 from toolwire.tools import Tool
 
@@ -183,13 +184,13 @@ def create_registry(
     from toolwire.toolbox import command_guard_hook
 
     hooks = HookRegistry()  # made first: sub-agents' calls go through the same hooks
-    registry = ToolRegistry(
-        backends=backends or create_backends_for(config, hooks=hooks),
+    settings = RegistrySettings(
         hooks=hooks,
         result_handles=config.result_handles,  # [result_handles]: trimmed results kept whole
         quotas=config.quotas,  # [[quotas]]: limits checked before each call runs
         approvals=Approvals(after_untrusted=config.after_untrusted),  # [flow]: sink calls
     )
+    registry = ToolRegistry(backends or create_backends_for(config, hooks=hooks), settings=settings)
     kinds = registry.backends.kind_backends if registry.backends else {}
     for name in ("browser", "archive"):  # closing the registry closes Chromium, the archive
         closer = getattr(kinds.get(name), "aclose", None)

@@ -12,6 +12,7 @@ from toolwire.capabilities.kinds.subagent import ChatCompletionsRunner, ModelPri
 from toolwire.context import ProgressEvent, ToolContext
 from toolwire.decorator import tool
 from toolwire.registry import ToolRegistry
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import Tool
 
 API_KEY = "sk-test-0123456789abcdefghijklmnopqrstuv"
@@ -20,7 +21,7 @@ KEY_VARIABLE = "TOOLWIRE_TEST_MODEL_KEY"
 PRICES = {"test-model": ModelPrice(input_per_mtok=2.0, output_per_mtok=8.0)}
 
 
-@tool(toolset="probe")
+@tool(options=ToolOptions(toolset="probe"))
 async def whoami(ctx: ToolContext) -> str:
     """Say which agent and session this call runs in."""
     return (
@@ -29,7 +30,7 @@ async def whoami(ctx: ToolContext) -> str:
     )
 
 
-@tool(toolset="probe")
+@tool(options=ToolOptions(toolset="probe"))
 async def shout(ctx: ToolContext, size: int) -> str:
     """Return ``size`` characters of output.
 
@@ -39,7 +40,7 @@ async def shout(ctx: ToolContext, size: int) -> str:
     return "x" * size
 
 
-@tool(toolset="probe")
+@tool(options=ToolOptions(toolset="probe"))
 async def chatty(ctx: ToolContext) -> str:
     """Report progress, then finish."""
     ctx.emit(ProgressEvent(tool_name="chatty", message="halfway", audience="dashboard"))
@@ -54,7 +55,7 @@ class Blocker:
         self.cancelled = False
 
     def tool(self) -> Tool:
-        @tool(name="wait_forever", toolset="probe")
+        @tool(name="wait_forever", options=ToolOptions(toolset="probe"))
         async def wait_forever(ctx: ToolContext) -> str:
             """Wait until stopped."""
             self.started.set()

@@ -9,7 +9,6 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -17,8 +16,10 @@ from process_helpers import alive, all_dead, read_pids
 
 from toolwire.capabilities import ToolCapabilities, process
 from toolwire.capabilities.kinds.process.backends import (
+    BackgroundRequest,
     LocalProcessBackend,
     ProcessBackend,
+    ProcessRequest,
     WrapperProcessBackend,
 )
 from toolwire.capabilities.kinds.process.background import ProcessManager
@@ -180,7 +181,7 @@ async def test_the_base_backend_refuses_background_operations() -> None:
     backend = LocalProcessBackend()
     assert not backend.supports_background
     with pytest.raises(CapabilityError, match=r"^BACKGROUND_NOT_SUPPORTED: "):
-        await backend.start("true", owner="p", cwd="/", env={}, name=None)
+        await backend.start(BackgroundRequest(command="true", owner="p", cwd="/", env={}))
     with pytest.raises(CapabilityError, match=r"^BACKGROUND_NOT_SUPPORTED: "):
         await backend.list_processes(owner="p")
 
@@ -211,15 +212,15 @@ class RecordingBackend(WrapperProcessBackend):
         self.runs: list[list[str]] = []
         self.starts: list[tuple[str, str]] = []
 
-    async def run(self, argv: Sequence[str], **kwargs: Any) -> ProcessResult:
-        self.runs.append(list(argv))
-        return await super().run(argv, **kwargs)
+    async def run(self, request: ProcessRequest) -> ProcessResult:
+        self.runs.append(list(request.argv))
+        return await super().run(request)
 
-    async def start(self, command: str, *, owner: str, **kwargs: Any) -> BackgroundProcess:
-        self.starts.append((owner, command))
+    async def start(self, request: BackgroundRequest) -> BackgroundProcess:
+        self.starts.append((request.owner, request.command))
         if self.refuse:
             raise CapabilityError("SANDBOX_REFUSED: background processes are off here")
-        return await super().start(command, owner=owner, **kwargs)
+        return await super().start(request)
 
 
 def registry_over(backend: ProcessBackend, work: Path) -> ToolRegistry:

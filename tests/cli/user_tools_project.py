@@ -11,7 +11,7 @@ TOOLWIRE = str(Path(sys.executable).with_name("toolwire"))
 """The console script of the venv the tests run in."""
 
 TOOLS_PY = '''\
-from toolwire import ToolAnnotations, ToolContext, tool
+from toolwire import ToolOptions, ToolAnnotations, ToolContext, tool
 from toolwire.capabilities import fs_reach, process
 
 
@@ -28,8 +28,10 @@ def add(a: int, b: int) -> int:
 
 @tool(
     capabilities=[fs_reach(read="from-personality")],
-    output_is_untrusted=True,
-    annotations=ToolAnnotations(title="First line", read_only=True, idempotent=True),
+    options=ToolOptions(
+        output_is_untrusted=True,
+        annotations=ToolAnnotations(title="First line", read_only=True, idempotent=True),
+    ),
 )
 async def first_line(path: str, ctx: ToolContext) -> str:
     """The first line of a text file.

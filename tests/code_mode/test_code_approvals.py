@@ -15,6 +15,7 @@ from toolwire.decorator import tool
 from toolwire.execution.approvals import pending_approval
 from toolwire.results import ErrorCode
 from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.tool_options import ToolOptions
 
 pytestmark = pytest.mark.anyio
 
@@ -28,7 +29,7 @@ async def note(text: str) -> str:
     return f"noted {text}"
 
 
-@tool(requires_approval=True)
+@tool(options=ToolOptions(requires_approval=True))
 async def send(to: str, body: str) -> str:
     """Send a message."""
     RAN.append(f"send:{to}")
@@ -120,7 +121,7 @@ async def test_two_resumes_at_once_run_the_approved_call_once(tmp_path: Path) ->
 
 
 async def test_a_retried_run_code_call_does_not_repeat_a_side_effect(tmp_path: Path) -> None:
-    @tool(side_effects=True)
+    @tool(options=ToolOptions(side_effects=True))
     async def charge(amount: int) -> str:
         """Charge the card."""
         RAN.append(f"charge:{amount}")

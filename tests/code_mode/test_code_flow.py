@@ -23,6 +23,7 @@ from toolwire.execution.flow import clear_untrusted
 from toolwire.registry import ToolRegistry
 from toolwire.results import Ok
 from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.tool_options import ToolOptions
 
 pytestmark = pytest.mark.anyio
 
@@ -33,7 +34,7 @@ PAGE = (
 )
 
 
-@tool(output_is_untrusted=True)
+@tool(options=ToolOptions(output_is_untrusted=True))
 async def fetch_page(url: str) -> str:
     """Fetch a web page."""
     return PAGE
@@ -45,7 +46,7 @@ async def read_secret(name: str) -> str:
     return "s3cr3t-deploy-key"
 
 
-@tool(sink=True)
+@tool(options=ToolOptions(sink=True))
 async def post_message(channel: str, text: str) -> str:
     """Post a message to a channel."""
     POSTED.append((channel, text))
@@ -116,7 +117,7 @@ async def test_a_later_program_of_the_session_starts_tainted(tmp_path: Path) -> 
     again = await registry.execute("run_code", {"code": poster}, next_request)
     assert "PermissionError" in error_of(again).error
     assert POSTED == []
-    await clear_untrusted(registry.settings, ctx())  # the host: the page left the context
+    await clear_untrusted(registry.backends, ctx())  # the host: the page left the context
     assert value_of(await run(registry, poster)) == "posted"
     await registry.aclose()
 

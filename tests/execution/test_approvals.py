@@ -29,6 +29,7 @@ from toolwire.execution.cache import canonical_args
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok
 from toolwire.stores import MemoryKeyValueBackend
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import Tool
 
 pytestmark = pytest.mark.anyio
@@ -267,7 +268,7 @@ def test_bad_settings_and_rules_are_refused() -> None:
 
 
 def test_the_decorator_takes_requires_approval() -> None:
-    @tool(requires_approval=True)
+    @tool(options=ToolOptions(requires_approval=True))
     def wipe(path: str) -> str:
         """Wipe a path."""
         return path

@@ -163,7 +163,7 @@ async def test_truncated_results_are_never_cached() -> None:
     seen = Calls()
     registry = registry_with(seen.tool("big", big, cache=True))
     await run(registry, ["big"], ctx(result_budget_chars=10))
-    assert len(registry.result_cache) == 0
+    assert len(registry.settings.result_cache) == 0
     await run(registry, ["big"], ctx(result_budget_chars=10))
     assert seen.names == ["big", "big"]
 

@@ -13,6 +13,7 @@ from exec_helpers import Calls, ctx, registry_with, run
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.decorator import tool
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 
 
 async def _hang(args: dict[str, Any], context: ToolContext) -> ToolResult:
@@ -20,7 +21,7 @@ async def _hang(args: dict[str, Any], context: ToolContext) -> ToolResult:
     return Ok("never")
 
 
-@tool(timeout_s=0.2)
+@tool(options=ToolOptions(timeout_s=0.2))
 def sleepy_sync() -> str:
     """Blocks its worker thread for five seconds."""
     time.sleep(5)

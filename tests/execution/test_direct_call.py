@@ -10,7 +10,7 @@ from typing import Any
 import anyio.lowlevel
 import pytest
 
-from toolwire import ToolCall, ToolContext, ToolRegistry, tool
+from toolwire import ToolCall, ToolContext, ToolOptions, ToolRegistry, tool
 from toolwire.execution.gates import RegisteredTool
 from toolwire.results import Err, ErrorCode, Ok
 from toolwire.tools import DirectCall, Tool, direct_call_of
@@ -109,7 +109,7 @@ async def test_the_direct_path_answers_what_execute_answers(ending: str, wait: b
 
 
 async def test_a_timeout_interrupts_a_directly_run_function() -> None:
-    @tool(timeout_s=0.05)
+    @tool(options=ToolOptions(timeout_s=0.05))
     async def stall(n: int) -> str:
         """Wait forever.
 

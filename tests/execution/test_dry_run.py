@@ -149,7 +149,7 @@ async def test_dry_run_never_serves_or_fills_the_result_cache() -> None:
     seen = Calls()
     registry = registry_with(seen.tool("lookup", cache=CachePolicy()), dry_run_redactor=None)
     (stub,) = await run(registry, ["lookup"], ctx(dry_run=True))
-    assert len(registry.result_cache) == 0
+    assert len(registry.settings.result_cache) == 0
     (real,) = await run(registry, ["lookup"])
     assert real.result == Ok("lookup ok")
     assert not real.cached

@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
-from toolwire import Ok, ToolRegistry, ToolResult, create_backends, tool
+from toolwire import Ok, ToolOptions, ToolRegistry, ToolResult, create_backends, tool
 from toolwire.integrations.pydantic_ai import ToolwireToolset
 from toolwire.toolbox import todo_tools
 
@@ -44,7 +44,7 @@ def credentials() -> ToolResult:
     return Ok("one token", structured={"token": GITHUB_PAT, "scopes": ["repo"]})
 
 
-@tool(output_is_untrusted=True)
+@tool(options=ToolOptions(output_is_untrusted=True))
 def web_page(url: str) -> ToolResult:
     """A page of the web, as data.
 

@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agents import Agent, RunConfig, Runner
-from toolwire import ToolRegistry, tool
+from toolwire import ToolOptions, ToolRegistry, tool
 from toolwire.integrations.langchain import langchain_tools
 from toolwire.integrations.langchain_search import ToolSearchMiddleware
 from toolwire.integrations.openai_agents import function_tools
@@ -37,7 +37,7 @@ SEARCH = {"query": "open a ticket"}
 OFFERED = {"read_notes", "tool_search"}
 
 
-@tool(defer_loading=True)
+@tool(options=ToolOptions(defer_loading=True))
 async def create_issue(title: str) -> str:
     """Create a new issue in a GitHub repository.
 

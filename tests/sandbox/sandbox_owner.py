@@ -18,6 +18,7 @@ import sys
 
 import anyio
 
+from toolwire.capabilities.kinds.process.backends import BackgroundRequest, ProcessRequest
 from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.capabilities.kinds.process.runner import scrubbed_env
 from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
@@ -37,17 +38,17 @@ async def main(mode: str, tag: str, logs: str) -> None:
     env = scrubbed_env()
     if mode == "start":
         say("go")
-        await backend.start(f"sleep {tag}", owner="o", cwd="/", env=env, name=None)
+        await backend.start(BackgroundRequest(command=f"sleep {tag}", owner="o", cwd="/", env=env))
         say("started")
         await anyio.sleep_forever()
     elif mode == "run":
         say("go")
-        await backend.run(["sleep", tag], cwd="/", env=env, timeout=None, abort_signal=None)
+        await backend.run(ProcessRequest(argv=["sleep", tag], cwd="/", env=env))
     else:
         with anyio.open_signal_receiver(signal.SIGTERM) as signals:
             for attempt in range(RACES):
                 started = await backend.start(
-                    f"sleep {tag}", owner="o", cwd="/", env=env, name=None
+                    BackgroundRequest(command=f"sleep {tag}", owner="o", cwd="/", env=env)
                 )
                 await anyio.sleep(attempt / 1000)  # 0 to 29 ms: every step of its start
                 await backend.stop(started.id, owner="o")

@@ -3,7 +3,6 @@ resolved for that call (no bubblewrap needed to check it), and carried through w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,11 @@ from sandbox_helpers import ctx_for, ok, sandboxed_registry
 
 from toolwire.capabilities import ToolCapabilities, fs_reach, network, process
 from toolwire.capabilities.backends import CapabilityBackends, CapabilityScope, FsReach
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, WrapperProcessBackend
+from toolwire.capabilities.kinds.process.backends import (
+    LocalProcessBackend,
+    ProcessRequest,
+    WrapperProcessBackend,
+)
 from toolwire.capabilities.kinds.process.sandbox import Confinement, NetworkReach
 from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess
 from toolwire.capabilities.resolver import resolve_capabilities
@@ -103,9 +106,9 @@ class Recording(WrapperProcessBackend):
         super().__init__(wrapped)
         self.seen: list[Confinement | None] = []
 
-    async def run(self, argv: Sequence[str], **kwargs: Any) -> ProcessResult:
-        self.seen.append(kwargs.get("confinement"))
-        return await super().run(argv, **kwargs)
+    async def run(self, request: ProcessRequest) -> ProcessResult:
+        self.seen.append(request.confinement)
+        return await super().run(request)
 
 
 @pytest.mark.usefixtures("bwrap")

@@ -19,6 +19,7 @@ from egress_helpers import CANARY_HOST, require_command, running_canary
 from sandbox_helpers import marker
 
 from toolwire.capabilities.kinds.network import StaticResolver
+from toolwire.capabilities.kinds.process.backends import ProcessRequest
 from toolwire.capabilities.kinds.process.runner import scrubbed_env
 from toolwire.capabilities.kinds.process.sandbox import (
     BubblewrapProbe,
@@ -145,14 +146,15 @@ async def run(
     abort_signal: AbortSignal | None = None,
 ) -> ProcessResult:
     """``argv`` in a sandbox of ``backend`` working in ``work``."""
-    return await backend.run(
-        list(argv),
+    request = ProcessRequest(
+        argv=list(argv),
         cwd=str(work),
         env=scrubbed_env(),
-        timeout=120,
+        timeout_s=120,
         abort_signal=abort_signal,
         confinement=confinement,
     )
+    return await backend.run(request)
 
 
 @contextmanager

@@ -20,7 +20,7 @@ async def ping() -> str:
 
 def test_a_registry_without_telemetry_runs_the_plain_pipeline() -> None:
     registry = ToolRegistry(reducers=None)
-    assert registry.telemetry is None
+    assert registry.settings.telemetry is None
     assert registry._run_batch == registry._pipeline.run_batch
     assert registry._pipeline._answer is pipeline_module._answer
 
@@ -34,7 +34,7 @@ async def test_instrument_traces_an_existing_registry_and_uninstrument_stops(ote
     telemetry = instrument(
         registry, tracer_provider=otel.tracer_provider, meter_provider=otel.meter_provider
     )
-    assert registry.telemetry is telemetry
+    assert registry.settings.telemetry is telemetry
     await registry.execute("ping", {}, ctx)
     assert [span.name for span in otel.spans()] == ["execute_tool ping", "execute_parallel"]
     uninstrument(registry)

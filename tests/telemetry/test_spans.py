@@ -10,7 +10,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 from otel_helpers import Otel
 
-from toolwire import ToolContext, ToolRegistry, tool
+from toolwire import ToolContext, ToolOptions, ToolRegistry, tool
 from toolwire.results import Err, ErrorCode, Ok
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])]
@@ -52,7 +52,7 @@ def span_seen_in_thread(label: str) -> str:
     return str(_current_span_id())
 
 
-@tool(timeout_s=0.05)
+@tool(options=ToolOptions(timeout_s=0.05))
 async def slow() -> str:
     """Never answers in time."""
     await anyio.sleep(10)

@@ -10,6 +10,7 @@ from ts_helpers import catalogue, make
 from toolwire.decorator import tool
 from toolwire.errors import ConfigurationError
 from toolwire.registry import ToolRegistry
+from toolwire.tool_options import ToolOptions
 from toolwire.tool_search import DeferralRules, ToolSearch
 from toolwire.tool_search.deferral import definitions_chars
 from toolwire.tools import define_tool
@@ -41,7 +42,7 @@ def test_without_anything_deferred_there_is_no_tool_search() -> None:
 
 
 def test_the_decorator_and_define_tool_take_defer_loading() -> None:
-    @tool(defer_loading=True)
+    @tool(options=ToolOptions(defer_loading=True))
     async def archive_board(board: str) -> str:
         """Archive a kanban board."""
         return board

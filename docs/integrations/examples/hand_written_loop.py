@@ -25,7 +25,7 @@ def word_count(text: str) -> str:
 async def main(client: AsyncOpenAI, model: str = "gpt-5", root: str = ".") -> str:
     async with (
         create_backends(working_dir=root) as backends,
-        ToolRegistry(backends=backends) as registry,
+        ToolRegistry(backends) as registry,
     ):
         registry.register_all([*file_tools(), word_count])
         tools = openai_chat.tool_definitions(registry.definitions())

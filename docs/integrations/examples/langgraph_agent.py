@@ -24,7 +24,7 @@ def word_count(text: str) -> str:
 async def main(model: BaseChatModel, root: str = ".") -> str:
     async with (
         create_backends(working_dir=root) as backends,
-        ToolRegistry(backends=backends) as registry,
+        ToolRegistry(backends) as registry,
     ):
         registry.register_all([*file_tools(), word_count])
         agent = create_agent(model, langchain_tools(registry, working_dir=root))

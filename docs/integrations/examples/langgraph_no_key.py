@@ -24,7 +24,7 @@ class FakeToolModel(GenericFakeChatModel):
 async def main(root: str = ".") -> str:
     async with (
         create_backends(working_dir=root) as backends,
-        ToolRegistry(backends=backends) as registry,
+        ToolRegistry(backends) as registry,
     ):
         registry.register_all(file_tools())
         read = {"name": "read_file", "args": {"path": "notes.txt"}, "id": "c1"}

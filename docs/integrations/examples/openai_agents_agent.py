@@ -23,7 +23,7 @@ def word_count(text: str) -> str:
 async def main(model: Model | str = "gpt-5", root: str = ".") -> str:
     async with (
         create_backends(working_dir=root) as backends,
-        ToolRegistry(backends=backends) as registry,
+        ToolRegistry(backends) as registry,
     ):
         registry.register_all([*file_tools(), word_count])
         tools = function_tools(registry, working_dir=root)

@@ -48,7 +48,7 @@ def say(text: str) -> ResponseOutputMessage:
 async def main(root: str = ".") -> str:
     async with (
         create_backends(working_dir=root) as backends,
-        ToolRegistry(backends=backends) as registry,
+        ToolRegistry(backends) as registry,
     ):
         registry.register_all(file_tools())
         model = ScriptedModel(

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from toolwire.capabilities.kinds.process.backends import ProcessBackend
+from toolwire.capabilities.kinds.process.backends import ProcessBackend, ProcessRequest
 from toolwire.capabilities.kinds.process.sandbox.settings import (
     SandboxMode,
     SandboxSettings,
@@ -76,7 +76,7 @@ class CapabilityScope:
 class _DefaultProcesses(ProcessBackend):
     """Stands for "not given": `CapabilityBackends` builds the backend its sandbox mode gives."""
 
-    async def run(self, *_: object, **__: object) -> ProcessResult:  # pragma: no cover
+    async def run(self, request: ProcessRequest) -> ProcessResult:  # pragma: no cover
         raise AssertionError("replaced in CapabilityBackends.__post_init__")
 
 

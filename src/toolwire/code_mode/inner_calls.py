@@ -173,10 +173,15 @@ class InnerCalls:
     async def _flow_approval(
         self, tool: Tool, call: PendingCall
     ) -> SpentApproval | Settled | Approval:
-        settings = self._registry.settings
-        factory = settings.backends.kv_store_factory if settings.backends is not None else None
+        backends = self._registry.backends
+        factory = backends.kv_store_factory if backends is not None else None
         taken = await take_approval(
-            settings.approvals, factory, tool, call.args, self._ctx, self._admission.approvals
+            self._registry.settings.approvals,
+            factory,
+            tool,
+            call.args,
+            self._ctx,
+            self._admission.approvals,
         )
         if isinstance(taken, SpentApproval):
             return taken

@@ -81,7 +81,7 @@ async def run_python(
     tool_name: str,
 ) -> ToolResult:
     """Run ``code`` in CPython in the sandbox (see the module docstring)."""
-    backends = registry.settings.backends
+    backends = registry.backends
     processes = backends.processes if backends is not None else None
     if backends is None or processes is None:
         return Err(

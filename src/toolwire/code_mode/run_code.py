@@ -31,7 +31,8 @@ from typing import Any
 import anyio
 
 from toolwire.capabilities.seams import AtomicKeyValueStore
-from toolwire.code_mode.catalogue import SEARCH_NOTE, attach_catalogue
+from toolwire.code_mode.catalogue import attach_catalogue
+from toolwire.code_mode.description import run_code_description, run_code_schema
 from toolwire.code_mode.flow import FlowState
 from toolwire.code_mode.inner_calls import Approval, InnerCalls
 from toolwire.code_mode.programs import Finished, Paused, Program, failure, finished_result
@@ -57,23 +58,6 @@ from toolwire.tools import Tool, ToolAnnotations
 
 __all__ = ["CodeMode", "run_code_tool"]
 
-_HEADER = """Run a Python program that calls the tools below, and get what it prints and \
-the value it returns (a top-level `return`, or its last expression). Every tool is an async \
-function: `await` it, and start independent calls together with `asyncio.gather(...)` (they \
-run as one batch). Results are Python data (dicts for tools with a result type, text \
-otherwise); a failed call raises an exception you can catch. Filter and summarise in the \
-program and print only what you need. The sandbox has no files, network or environment; \
-`import asyncio`, `json`, `re`, `math`, `datetime` work.
-
-{runtime}```python
-{stubs}```"""
-_PYTHON = """With `runtime="python"` the program runs in real CPython (the whole standard \
-library and installed packages) in the command sandbox: it can read and write the files \
-you may, and nothing else; the tools are the same async functions (also in the module \
-`toolwire_tools`). It cannot pause for an approval: a call that needs one stops it. \
-Use it only when the default sandbox lacks what the program needs.
-
-"""
 _NO_LOOP = "run_code runs programs on asyncio only (Monty's async worker pool)"
 
 
@@ -125,11 +109,10 @@ class CodeMode(RecordsOwnTaint):
         )
         return Tool(
             name=self.name,
-            description=_HEADER.format(
-                stubs=self.stubs(), runtime=_PYTHON if self.settings.python_runtime else ""
-            )
-            + (SEARCH_NOTE if searching else ""),
-            schema=self._schema(),
+            description=run_code_description(
+                self.stubs(), python_runtime=self.settings.python_runtime, searching=searching
+            ),
+            schema=run_code_schema(python_runtime=self.settings.python_runtime),
             execute=self.execute,
             toolset="code",
             output_is_untrusted=True,  # what tools returned flows into what the program prints
@@ -137,27 +120,8 @@ class CodeMode(RecordsOwnTaint):
             annotations=ToolAnnotations(title="Run a program", open_world=True),
         )
 
-    def _schema(self) -> dict[str, Any]:
-        properties: dict[str, Any] = {
-            "code": {"type": "string", "description": "The Python program to run."}
-        }
-        if self.settings.python_runtime:
-            properties["runtime"] = {
-                "type": "string",
-                "enum": ["monty", "python"],
-                "default": "monty",
-                "description": "monty (the default): a sandboxed interpreter that can pause "
-                "for approvals; python: CPython in the command sandbox, for libraries.",
-            }
-        return {
-            "type": "object",
-            "properties": properties,
-            "required": ["code"],
-            "additionalProperties": False,
-        }
-
     def _store(self) -> AtomicKeyValueStore | None:
-        backends = self.registry.settings.backends
+        backends = self.registry.backends
         if backends is None or backends.kv_store_factory is None:
             return None
         store = backends.kv_store_factory(PROGRAMS_TOOL, PROGRAMS_SCOPE)
@@ -238,7 +202,7 @@ class CodeMode(RecordsOwnTaint):
         prelude = f"import {', '.join(namespaces)}\n" if namespaces else ""
         offset = 1 if namespaces else 0
         program_id = paused.program_id if paused else _program_id(key, ctx)
-        backends = self.registry.settings.backends
+        backends = self.registry.backends
         factory = backends.kv_store_factory if backends is not None else None
         turns = TurnTaint(factory(FLOW_TOOL, FLOW_SCOPE)) if factory is not None else None
         tainted = paused.untrusted_from if paused else None

@@ -35,7 +35,7 @@ import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolwire.capabilities.seams import KeyValueStore
 from toolwire.context import ToolContext
@@ -43,6 +43,9 @@ from toolwire.execution.approvals import AfterUntrusted, SpentApproval, take_app
 from toolwire.execution.settings import PipelineSettings
 from toolwire.results import Err, ErrorCode
 from toolwire.tools import Tool
+
+if TYPE_CHECKING:
+    from toolwire.capabilities.resolver import CapabilityBackends
 
 __all__ = [
     "FLOW_SCOPE",
@@ -88,8 +91,7 @@ def taint_key(ctx: ToolContext) -> str:
     return f"session:{hashlib.sha256(owner.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
 
-def _store(settings: PipelineSettings) -> KeyValueStore | None:
-    backends = settings.backends
+def _store(backends: CapabilityBackends | None) -> KeyValueStore | None:
     if backends is None or backends.kv_store_factory is None:
         return None
     return backends.kv_store_factory(FLOW_TOOL, FLOW_SCOPE)
@@ -97,7 +99,7 @@ def _store(settings: PipelineSettings) -> KeyValueStore | None:
 
 async def untrusted_source(settings: PipelineSettings, ctx: ToolContext) -> str | None:
     """The tool whose untrusted output first reached ``ctx``'s session, or ``None``."""
-    store = _store(settings)
+    store = _store(settings.backends)
     return None if store is None else await store.get(taint_key(ctx))
 
 
@@ -108,7 +110,7 @@ async def record_untrusted(settings: PipelineSettings, ctx: ToolContext, tool: T
         getattr(tool.execute, "__self__", None), RecordsOwnTaint
     ):
         return
-    store = _store(settings)
+    store = _store(settings.backends)
     if store is None:
         return
     key = taint_key(ctx)
@@ -116,10 +118,10 @@ async def record_untrusted(settings: PipelineSettings, ctx: ToolContext, tool: T
         await store.set(key, tool.name, ttl_seconds=TAINT_TTL_S)
 
 
-async def clear_untrusted(settings: PipelineSettings, ctx: ToolContext) -> None:
+async def clear_untrusted(backends: CapabilityBackends | None, ctx: ToolContext) -> None:
     """Forget that untrusted output reached ``ctx``'s session: call it (with
-    ``registry.settings``) once that output has left the model's context."""
-    store = _store(settings)
+    ``registry.backends``) once that output has left the model's context."""
+    store = _store(backends)
     if store is not None:
         await store.delete(taint_key(ctx))
 
@@ -151,7 +153,7 @@ async def sink_rule(
     judged = _JUDGED.get()
     if policy == "allow" or (judged is not None and judged[0] is ctx and call_id in judged[1]):
         return None
-    store = _store(settings)
+    store = _store(settings.backends)
     if store is None:
         return Err(
             f"Tool {tool.name} sends data out, and without a key-value store toolwire cannot "

@@ -79,21 +79,23 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
     """A pydantic-ai toolset whose tools are a toolwire registry's (see the module docstring).
 
     Args:
-        registry: The tools and the pipeline that runs them. provider: Chooses the tools shown at
-        each step (its tools must be in ``registry``). context: The base `ToolContext`: fixed, or a
-        function of the `RunContext`. Without one, the run's deps when they are a `ToolContext`,
-        else a context for the conversation. presenter: Presents outcomes (default: ingestion cap =
-        ``result_budget_chars``). result_budget_chars: The per-response budget of the contexts the
-        toolset makes. working_dir: The working directory of the contexts the toolset makes. strict:
-        Strict schemas: ``None`` where the meaning is kept, ``False`` never, ``True`` always (a tool
-        that cannot be strict raises `ConfigurationError` when listed). max_retries: How many
-        ``input_invalid`` retries a tool gets (pydantic-ai's count). id: The toolset's id
-        (pydantic-ai needs one for durable execution). settle_ticks: See
-        `toolwire.integrations._gathering`. structured_returns: Return a result's ``structured``
-        payload as the tool's return value (see the module docstring) instead of the framed text.
-        deferred_approvals: Raise `ApprovalRequired` for a call that waits for a human (the agent's
-        ``output_type`` must then include `DeferredToolRequests`); ``False``: the model reads the
-        ``approval_required`` error.
+        registry: The tools and the pipeline that runs them.
+        provider: Chooses the tools shown at each step (its tools must be in ``registry``).
+        context: The base `ToolContext`: fixed, or a function of the `RunContext`. Without one,
+            the run's deps when they are a `ToolContext`, else a context for the conversation.
+        presenter: Presents outcomes (default: ingestion cap = ``result_budget_chars``).
+        result_budget_chars: The per-response budget of the contexts the toolset makes.
+        working_dir: The working directory of the contexts the toolset makes.
+        strict: Strict schemas: ``None`` where the meaning is kept, ``False`` never, ``True``
+            always (a tool that cannot be strict raises `ConfigurationError` when listed).
+        max_retries: How many ``input_invalid`` retries a tool gets (pydantic-ai's count).
+        id: The toolset's id (pydantic-ai needs one for durable execution).
+        settle_ticks: See `toolwire.integrations._gathering`.
+        structured_returns: Return a result's ``structured`` payload as the tool's return
+            value (see the module docstring) instead of the framed text.
+        deferred_approvals: Raise `ApprovalRequired` for a call that waits for a human (the
+            agent's ``output_type`` must then include `DeferredToolRequests`); ``False``: the
+            model reads the ``approval_required`` error.
     """
 
     def __init__(
@@ -171,8 +173,8 @@ class ToolwireToolset(AbstractToolset[AgentDepsT]):
 
         Raises:
             ModelRetry: the arguments were ``input_invalid`` (the model is asked to fix them).
-            ApprovalRequired: with ``deferred_approvals``, the call waits for a human. ToolFailed:
-            any other failure; the model reads the presented error.
+            ApprovalRequired: with ``deferred_approvals``, the call waits for a human.
+            ToolFailed: any other failure; the model reads the presented error.
         """
         call = ToolCall(id=ctx.tool_call_id or f"call_{name}", name=name, args=tool_args)
         token = self._approved_token(ctx, call.id)

@@ -45,10 +45,12 @@ class ToolSnapshot:
     Build it with `take_snapshot` (or `ToolSnapshot.of` for a list you already hold).
 
     Attributes:
-        iteration: The iteration it was taken for. tools: The tools, in the provider's order. names:
-        Their names. dropped: Later tools whose name was already taken (they are neither shown nor
-        run). findable: Deferred tools the session has not found yet (`toolwire.tool_search`): a
-        call to one is refused naming ``tool_search``.
+        iteration: The iteration it was taken for.
+        tools: The tools, in the provider's order.
+        names: Their names.
+        dropped: Later tools whose name was already taken (they are neither shown nor run).
+        findable: Deferred tools the session has not found yet (`toolwire.tool_search`): a
+            call to one is refused naming ``tool_search``.
     """
 
     iteration: int

@@ -9,6 +9,7 @@ from typing import Any
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
+from toolwire.registry_settings import RegistrySettings
 from toolwire.tools import Tool
 
 __all__ = ["create_test_backends", "create_test_registry", "make_context"]
@@ -60,6 +61,7 @@ def create_test_registry(
     root: str | os.PathLike[str],
     builtins: bool = False,
     backends: CapabilityBackends | None = None,
+    settings: RegistrySettings | None = None,
     **options: Any,
 ) -> ToolRegistry:
     """A registry with ``tools`` on `create_test_backends` (closed with the registry).
@@ -69,11 +71,13 @@ def create_test_registry(
         root: The file root, as for `create_test_backends`.
         builtins: Also register toolwire's built-in tools, with the command guard.
         backends: Backends to use instead (the registry does not close these).
+        settings: The registry's settings (`toolwire.RegistrySettings`; its defaults when
+            ``None``).
         **options: `create_test_backends` options (``kv_url``, ``secrets``, ...).
     """
     owned = backends is None
     chosen = backends if backends is not None else create_test_backends(root, **options)
-    registry = ToolRegistry(backends=chosen)
+    registry = ToolRegistry(chosen, settings=settings)
     if owned:
         registry.add_cleanup(chosen.aclose)
     if builtins:

@@ -1,9 +1,9 @@
 """Tool search: deferred tools, found per session through the snapshot gate.
 
-A deferred tool (``@tool(defer_loading=True)``, `DeferralRules`) is left out of the
-definitions; the model finds it with the ``tool_search`` built-in, and from its next step the
-session's snapshot (`ToolSearch.snapshot`) offers it. A deferred tool the session never found
-answers ``not_offered``. See ``docs/tool-search.md``.
+A deferred tool (``@tool(options=ToolOptions(defer_loading=True))``, `DeferralRules`) is left
+out of the definitions; the model finds it with the ``tool_search`` built-in, and from its next
+step the session's snapshot (`ToolSearch.snapshot`) offers it. A deferred tool the session never
+found answers ``not_offered``. See ``docs/tool-search.md``.
 
 Modules: `tokens` (identifier splitting), `synonyms` (query expansion), `index` (the
 `ToolIndex` protocol), `bm25` (the default engine), `fts5` (SQLite FTS5), `regex` (regex

@@ -4,7 +4,7 @@
 from toolwire import ToolRegistry, create_backends
 from toolwire.toolbox import command_guard_hook, default_tools
 
-async with ToolRegistry(backends=create_backends()) as registry:  # closing stops every process
+async with ToolRegistry(create_backends()) as registry:  # closing stops every process
     registry.register_all(default_tools())
     command_guard_hook(registry.hooks)
 ```

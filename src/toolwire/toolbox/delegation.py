@@ -33,6 +33,7 @@ from toolwire.capabilities.kinds.subagent.seam import (
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.results import Err, ErrorCode, ToolResult, ok
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import ToolAnnotations
 
 __all__ = ["MAX_DESCRIPTION_CHARS", "TASK_MAX_CHARS", "task"]
@@ -63,12 +64,14 @@ def _failure(report: SubagentReport) -> Err:
 
 
 @tool(
-    toolset="delegation",
     capabilities=[subagent()],
-    max_result_chars=TASK_MAX_CHARS,
-    output_is_untrusted=True,
-    timeout_s=MAX_SUBAGENT_TIMEOUT_S + 60,
-    annotations=ToolAnnotations(title="Sub-agent task", open_world=True),
+    options=ToolOptions(
+        toolset="delegation",
+        max_result_chars=TASK_MAX_CHARS,
+        output_is_untrusted=True,
+        timeout_s=MAX_SUBAGENT_TIMEOUT_S + 60,
+        annotations=ToolAnnotations(title="Sub-agent task", open_world=True),
+    ),
 )
 async def task(
     ctx: ToolContext, description: str, prompt: str, toolset: str | None = None

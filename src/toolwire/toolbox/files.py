@@ -27,6 +27,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.common import missing_seam, refused, resolve_target, too_large
 from toolwire.toolbox.file_stats import PathStat, look, same_version, unreadable_kind
 from toolwire.toolbox.filetypes import describe_binary, is_binary
@@ -121,12 +122,14 @@ def _read_error(path: str, exc: OSError) -> Err:
 
 
 @tool(
-    toolset="file",
     capabilities=[fs_reach(read="from-personality")],
-    max_result_chars=READ_FILE_MAX_CHARS,
-    output_is_untrusted=True,
-    annotations=ToolAnnotations(
-        title="Read file", read_only=True, idempotent=True, open_world=False
+    options=ToolOptions(
+        toolset="file",
+        max_result_chars=READ_FILE_MAX_CHARS,
+        output_is_untrusted=True,
+        annotations=ToolAnnotations(
+            title="Read file", read_only=True, idempotent=True, open_world=False
+        ),
     ),
 )
 async def read_file(
@@ -179,10 +182,12 @@ async def read_file(
 
 
 @tool(
-    toolset="file",
     capabilities=[fs_reach(read="from-personality", write="from-personality")],
-    annotations=ToolAnnotations(
-        title="Write file", destructive=True, idempotent=True, open_world=False
+    options=ToolOptions(
+        toolset="file",
+        annotations=ToolAnnotations(
+            title="Write file", destructive=True, idempotent=True, open_world=False
+        ),
     ),
 )
 async def write_file(ctx: ToolContext, path: str, content: str) -> ToolResult:

@@ -1,7 +1,7 @@
 """The command guard as a ``before_tool_call`` hook for ``terminal`` and ``process_start``.
 
 ```python
-registry = ToolRegistry(backends=create_backends())
+registry = ToolRegistry(create_backends())
 registry.register_all(default_tools())
 command_guard_hook(registry.hooks)  # refuse `rm -rf ~`, `ls && dd of=/dev/sda`, ...
 ```

@@ -31,6 +31,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.execution.handles import HANDLES_TOOL, handle_owner, load_record
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import Tool, ToolAnnotations
 
 __all__ = ["read_result", "result_tools"]
@@ -39,10 +40,12 @@ __all__ = ["read_result", "result_tools"]
 @tool(
     name=HANDLES_TOOL,
     capabilities=[storage("tool-private")],
-    toolset="results",
-    output_is_untrusted=True,
-    annotations=ToolAnnotations(
-        title="Read a kept result", read_only=True, idempotent=True, open_world=False
+    options=ToolOptions(
+        toolset="results",
+        output_is_untrusted=True,
+        annotations=ToolAnnotations(
+            title="Read a kept result", read_only=True, idempotent=True, open_world=False
+        ),
     ),
 )
 async def read_result(

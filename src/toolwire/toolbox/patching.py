@@ -17,6 +17,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.common import missing_seam, refused, resolve_target
 from toolwire.toolbox.diagnosis import explain_no_match, line_of, preview
 from toolwire.toolbox.file_stats import look
@@ -72,9 +73,11 @@ def _ambiguous(path: str, text: str, matches: list[int]) -> Err:
 
 
 @tool(
-    toolset="file",
     capabilities=[fs_reach(read="from-personality", write="from-personality")],
-    annotations=ToolAnnotations(title="Patch file", destructive=True, open_world=False),
+    options=ToolOptions(
+        toolset="file",
+        annotations=ToolAnnotations(title="Patch file", destructive=True, open_world=False),
+    ),
 )
 async def patch_file(ctx: ToolContext, path: str, old_text: str, new_text: str) -> ToolResult:
     """Replace one exact occurrence of `old_text` with `new_text` in a text file.

@@ -36,6 +36,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.common import missing_seam, refused
 from toolwire.toolbox.sandbox_notices import emit_sandbox_notice
 from toolwire.toolbox.terminal import MAX_TIMEOUT_S, check_cwd
@@ -92,13 +93,15 @@ def process_tools() -> list[Tool]:
     caps = [process(["bash"])]
 
     @tool(
-        toolset="process",
         capabilities=[
             process(["bash"]),
             fs_reach(read="from-personality", write="from-personality"),
         ],
-        max_result_chars=1024,
-        annotations=ToolAnnotations(title="Start background process", open_world=True),
+        options=ToolOptions(
+            toolset="process",
+            max_result_chars=1024,
+            annotations=ToolAnnotations(title="Start background process", open_world=True),
+        ),
     )
     async def process_start(
         ctx: ToolContext,
@@ -141,10 +144,12 @@ def process_tools() -> list[Tool]:
         )
 
     @tool(
-        toolset="process",
         capabilities=caps,
-        annotations=ToolAnnotations(
-            title="List background processes", read_only=True, open_world=False
+        options=ToolOptions(
+            toolset="process",
+            annotations=ToolAnnotations(
+                title="List background processes", read_only=True, open_world=False
+            ),
         ),
     )
     async def process_list(ctx: ToolContext) -> ToolResult:
@@ -161,12 +166,14 @@ def process_tools() -> list[Tool]:
         return Ok("\n".join(describe(info, now) for info in found))
 
     @tool(
-        toolset="process",
         capabilities=caps,
-        max_result_chars=64_000,
-        output_is_untrusted=True,
-        annotations=ToolAnnotations(
-            title="Background process logs", read_only=True, open_world=False
+        options=ToolOptions(
+            toolset="process",
+            max_result_chars=64_000,
+            output_is_untrusted=True,
+            annotations=ToolAnnotations(
+                title="Background process logs", read_only=True, open_world=False
+            ),
         ),
     )
     async def process_logs(
@@ -201,10 +208,12 @@ def process_tools() -> list[Tool]:
         return Ok(describe(info) + "\n" + "\n".join(sections))
 
     @tool(
-        toolset="process",
         capabilities=caps,
-        annotations=ToolAnnotations(
-            title="Stop background process", destructive=True, open_world=False
+        options=ToolOptions(
+            toolset="process",
+            annotations=ToolAnnotations(
+                title="Stop background process", destructive=True, open_world=False
+            ),
         ),
     )
     async def process_stop(ctx: ToolContext, process_id: str) -> ToolResult:
@@ -227,11 +236,13 @@ def process_tools() -> list[Tool]:
         return Ok(f"Stopped {describe(info)}")
 
     @tool(
-        toolset="process",
         capabilities=caps,
-        timeout_s=MAX_TIMEOUT_S + 30,
-        annotations=ToolAnnotations(
-            title="Wait for background process", read_only=True, open_world=False
+        options=ToolOptions(
+            toolset="process",
+            timeout_s=MAX_TIMEOUT_S + 30,
+            annotations=ToolAnnotations(
+                title="Wait for background process", read_only=True, open_world=False
+            ),
         ),
     )
     async def process_wait(ctx: ToolContext, process_id: str, timeout_s: float = 30) -> ToolResult:
@@ -255,13 +266,15 @@ def process_tools() -> list[Tool]:
         return Ok(f"{process_id} ended: {describe(info)}")
 
     @tool(
-        toolset="process",
         capabilities=caps,
-        max_result_chars=4096,
-        output_is_untrusted=True,
-        timeout_s=MAX_TIMEOUT_S + 30,
-        annotations=ToolAnnotations(
-            title="Watch background process output", read_only=True, open_world=False
+        options=ToolOptions(
+            toolset="process",
+            max_result_chars=4096,
+            output_is_untrusted=True,
+            timeout_s=MAX_TIMEOUT_S + 30,
+            annotations=ToolAnnotations(
+                title="Watch background process output", read_only=True, open_world=False
+            ),
         ),
     )
     async def process_watch(

@@ -26,6 +26,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.common import display_path, missing_seam, refused, resolve_target
 from toolwire.toolbox.file_stats import look, unreadable_kind
 from toolwire.toolbox.filetypes import is_binary
@@ -188,12 +189,14 @@ def _matches(pattern: str, root: str, walk: _Walk) -> str:
 
 
 @tool(
-    toolset="file",
     capabilities=[fs_reach(read="from-personality")],
-    max_result_chars=20_000,
-    output_is_untrusted=True,
-    annotations=ToolAnnotations(
-        title="Search files", read_only=True, idempotent=True, open_world=False
+    options=ToolOptions(
+        toolset="file",
+        max_result_chars=20_000,
+        output_is_untrusted=True,
+        annotations=ToolAnnotations(
+            title="Search files", read_only=True, idempotent=True, open_world=False
+        ),
     ),
 )
 async def search_files(

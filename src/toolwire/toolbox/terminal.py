@@ -37,6 +37,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.common import missing_seam, refused, resolve_target
 from toolwire.toolbox.sandbox_notices import emit_sandbox_notice
 from toolwire.toolbox.spill import (
@@ -116,15 +117,17 @@ async def _fit(ctx: ToolContext, text: str, size: OutputSize, prefix: str = "") 
 
 
 @tool(
-    toolset="terminal",
     capabilities=[
         process(["bash"]),
         fs_reach(read="from-personality", write="from-personality"),
     ],
-    max_result_chars=TERMINAL_MAX_CHARS,
-    output_is_untrusted=True,
-    timeout_s=MAX_TIMEOUT_S + 30,
-    annotations=ToolAnnotations(title="Terminal", destructive=True, open_world=True),
+    options=ToolOptions(
+        toolset="terminal",
+        max_result_chars=TERMINAL_MAX_CHARS,
+        output_is_untrusted=True,
+        timeout_s=MAX_TIMEOUT_S + 30,
+        annotations=ToolAnnotations(title="Terminal", destructive=True, open_world=True),
+    ),
 )
 async def terminal(
     ctx: ToolContext, command: str, cwd: str | None = None, timeout_s: float = 30

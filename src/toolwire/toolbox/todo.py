@@ -28,6 +28,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.memory.scopes import shared_store
 from toolwire.tools import Tool, ToolAnnotations
 
@@ -116,10 +117,12 @@ def _store(ctx: ToolContext, tool_name: str) -> KeyValueStore | Err:
 
 
 @tool(
-    toolset="todo",
     capabilities=[shared_storage(group="todo")],
-    max_result_chars=8_000,
-    annotations=ToolAnnotations(title="Write the todo list", read_only=False, open_world=False),
+    options=ToolOptions(
+        toolset="todo",
+        max_result_chars=8_000,
+        annotations=ToolAnnotations(title="Write the todo list", read_only=False, open_world=False),
+    ),
 )
 async def todo_write(
     ctx: ToolContext, items: Annotated[list[TodoItem], Field(max_length=MAX_TODOS)]
@@ -146,10 +149,12 @@ async def todo_write(
 
 
 @tool(
-    toolset="todo",
     capabilities=[shared_storage(group="todo")],
-    max_result_chars=8_000,
-    annotations=ToolAnnotations(title="Read the todo list", read_only=True, open_world=False),
+    options=ToolOptions(
+        toolset="todo",
+        max_result_chars=8_000,
+        annotations=ToolAnnotations(title="Read the todo list", read_only=True, open_world=False),
+    ),
 )
 async def todo_read(ctx: ToolContext) -> ToolResult:
     """Show this session's todo list with each item's status."""

@@ -14,11 +14,11 @@ import sys
 
 import anyio
 
-from toolwire import ToolRegistry, tool
+from toolwire import ToolOptions, ToolRegistry, tool
 from toolwire.mcp import serve_registry
 
 
-@tool(defer_loading=True)
+@tool(options=ToolOptions(defer_loading=True))
 async def create_issue(title: str) -> str:
     """Create a new issue in a GitHub repository.
 

@@ -5,7 +5,7 @@ from toolwire.capabilities.kinds.browser import BrowserBackend
 from toolwire.toolbox.browser import browser_tools
 
 backend = BrowserBackend()
-registry = ToolRegistry(backends=create_backends(kind_backends={"browser": backend}))
+registry = ToolRegistry(create_backends(kind_backends={"browser": backend}))
 registry.add_cleanup(backend.aclose)
 registry.register_all(browser_tools())
 ```

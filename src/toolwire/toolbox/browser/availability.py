@@ -10,6 +10,7 @@ from toolwire.capabilities.kinds.browser import find_chromium, playwright_instal
 from toolwire.capabilities.kinds.browser.kind import browser
 from toolwire.capabilities.kinds.fs_reach.kind import fs_reach
 from toolwire.decorator import tool
+from toolwire.tool_options import ToolOptions
 from toolwire.tools import Tool, ToolAnnotations
 
 __all__ = ["BROWSER_CAPS", "browser_annotations", "browser_available", "browser_tool"]
@@ -33,9 +34,11 @@ def browser_tool(title: str, *, read_only: bool = False) -> Callable[[Callable[.
     """``@tool`` for a browser tool (toolset ``browser``): `BROWSER_CAPS`, untrusted output,
     available where `browser_available`, and the hints of `browser_annotations`."""
     return tool(
-        toolset="browser",
         capabilities=BROWSER_CAPS,
-        output_is_untrusted=True,
-        is_available=browser_available,
-        annotations=browser_annotations(title, read_only=read_only),
+        options=ToolOptions(
+            toolset="browser",
+            output_is_untrusted=True,
+            is_available=browser_available,
+            annotations=browser_annotations(title, read_only=read_only),
+        ),
     )

@@ -19,6 +19,7 @@ from toolwire.config.code import CodeSettings
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.results import ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.code.checking import run_check
 from toolwire.toolbox.code.ecosystems import BINARIES, PROBES, CheckKind
 from toolwire.toolbox.code.failures import TOOL_NOT_INSTALLED
@@ -64,16 +65,18 @@ def _code_tool(
     )
     return tool(
         name=name,
-        toolset="code",
         capabilities=[
             process(BINARIES[kind], read=needed),
             fs_reach(read="from-personality", write="from-personality"),
         ],
-        is_available=Gate(lambda: None if toolchains.any_installed(PROBES[kind]) else missing),
-        max_result_chars=CODE_MAX_CHARS,
-        output_is_untrusted=True,
-        timeout_s=timeout_s,
-        annotations=annotations,
+        options=ToolOptions(
+            toolset="code",
+            is_available=Gate(lambda: None if toolchains.any_installed(PROBES[kind]) else missing),
+            max_result_chars=CODE_MAX_CHARS,
+            output_is_untrusted=True,
+            timeout_s=timeout_s,
+            annotations=annotations,
+        ),
     )
 
 

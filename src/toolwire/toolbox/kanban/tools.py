@@ -18,6 +18,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.kanban.board import Board
 from toolwire.toolbox.kanban.cards import Card, Column
 from toolwire.toolbox.memory.scopes import board_scope_id, shared_store, store_failed
@@ -91,14 +92,21 @@ def _matches(
     return text is None or text.casefold() in f"{card.title}\n{card.body}".casefold()
 
 
+def _kanban_options(title: str, *, reads: bool, max_result_chars: int) -> ToolOptions:
+    """A kanban tool's options: toolset ``kanban``, closed world; a tool that reads cards back
+    is read-only and its output untrusted (cards hold what other agents wrote)."""
+    return ToolOptions(
+        toolset="kanban",
+        output_is_untrusted=reads,
+        max_result_chars=max_result_chars,
+        annotations=ToolAnnotations(title=title, read_only=reads, open_world=False),
+    )
+
+
 def _kanban_create(max_cards: int) -> Tool:
     @tool(
-        toolset="kanban",
         capabilities=[shared_storage(group="kanban")],
-        max_result_chars=2_000,
-        annotations=ToolAnnotations(
-            title="Create a kanban card", read_only=False, open_world=False
-        ),
+        options=_kanban_options("Create a kanban card", reads=False, max_result_chars=2_000),
     )
     async def kanban_create(
         ctx: ToolContext,
@@ -141,11 +149,8 @@ def _kanban_create(max_cards: int) -> Tool:
 
 def _kanban_get(max_cards: int) -> Tool:
     @tool(
-        toolset="kanban",
         capabilities=[shared_storage(group="kanban")],
-        output_is_untrusted=True,
-        max_result_chars=12_000,
-        annotations=ToolAnnotations(title="Show a kanban card", read_only=True, open_world=False),
+        options=_kanban_options("Show a kanban card", reads=True, max_result_chars=12_000),
     )
     async def kanban_get(ctx: ToolContext, card_id: str) -> ToolResult:
         """Show one card in full: title, column, assignee, labels, rev, recent moves, body.
@@ -167,10 +172,8 @@ def _kanban_get(max_cards: int) -> Tool:
 
 def _kanban_update(max_cards: int) -> Tool:
     @tool(
-        toolset="kanban",
         capabilities=[shared_storage(group="kanban")],
-        max_result_chars=2_000,
-        annotations=ToolAnnotations(title="Edit a kanban card", read_only=False, open_world=False),
+        options=_kanban_options("Edit a kanban card", reads=False, max_result_chars=2_000),
     )
     async def kanban_update(
         ctx: ToolContext,
@@ -221,10 +224,8 @@ def _kanban_update(max_cards: int) -> Tool:
 
 def _kanban_move(max_cards: int) -> Tool:
     @tool(
-        toolset="kanban",
         capabilities=[shared_storage(group="kanban")],
-        max_result_chars=2_000,
-        annotations=ToolAnnotations(title="Move a kanban card", read_only=False, open_world=False),
+        options=_kanban_options("Move a kanban card", reads=False, max_result_chars=2_000),
     )
     async def kanban_move(
         ctx: ToolContext, card_id: str, column: Column, expected_rev: int | None = None
@@ -251,11 +252,8 @@ def _kanban_move(max_cards: int) -> Tool:
 
 def _kanban_list(max_cards: int) -> Tool:
     @tool(
-        toolset="kanban",
         capabilities=[shared_storage(group="kanban")],
-        output_is_untrusted=True,
-        max_result_chars=20_000,
-        annotations=ToolAnnotations(title="List kanban cards", read_only=True, open_world=False),
+        options=_kanban_options("List kanban cards", reads=True, max_result_chars=20_000),
     )
     async def kanban_list(
         ctx: ToolContext,

@@ -17,6 +17,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.common import missing_seam
 from toolwire.tools import ToolAnnotations
 
@@ -39,11 +40,13 @@ def render_hits(query: str, scope: str, hits: list[ArchiveHit]) -> str:
 
 
 @tool(
-    toolset="memory",
     capabilities=[archive()],
-    output_is_untrusted=True,
-    max_result_chars=10_000,
-    annotations=ToolAnnotations(title="Search past sessions", read_only=True, open_world=False),
+    options=ToolOptions(
+        toolset="memory",
+        output_is_untrusted=True,
+        max_result_chars=10_000,
+        annotations=ToolAnnotations(title="Search past sessions", read_only=True, open_world=False),
+    ),
 )
 async def session_search(
     ctx: ToolContext, query: str, limit: Annotated[int, Field(ge=1, le=50)] = 10

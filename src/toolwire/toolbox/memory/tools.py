@@ -19,6 +19,7 @@ from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.memory.notes import (
     KEY_PATTERN,
     MEMORY_KEY,
@@ -149,12 +150,14 @@ def _listing(scope: str, notes: Notes, limits: MemoryLimits) -> Ok:
 
 def _memory_read(limits: MemoryLimits) -> Tool:
     @tool(
-        toolset="memory",
         capabilities=[shared_storage(group="memory")],
-        output_is_untrusted=True,
-        max_result_chars=20_000,
-        annotations=ToolAnnotations(
-            title="Read long-term memory", read_only=True, open_world=False
+        options=ToolOptions(
+            toolset="memory",
+            output_is_untrusted=True,
+            max_result_chars=20_000,
+            annotations=ToolAnnotations(
+                title="Read long-term memory", read_only=True, open_world=False
+            ),
         ),
     )
     async def memory_read(ctx: ToolContext, key: str | None = None) -> ToolResult:
@@ -194,11 +197,13 @@ def _memory_read(limits: MemoryLimits) -> Tool:
 
 def _memory_write(limits: MemoryLimits) -> Tool:
     @tool(
-        toolset="memory",
         capabilities=[shared_storage(group="memory")],
-        max_result_chars=2_000,
-        annotations=ToolAnnotations(
-            title="Write long-term memory", read_only=False, open_world=False
+        options=ToolOptions(
+            toolset="memory",
+            max_result_chars=2_000,
+            annotations=ToolAnnotations(
+                title="Write long-term memory", read_only=False, open_world=False
+            ),
         ),
     )
     async def memory_write(

@@ -26,6 +26,7 @@ from toolwire.decorator import tool
 from toolwire.errors import HostNotAllowedError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.threads import run_in_worker
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.common import missing_seam, refused
 from toolwire.toolbox.web.documents import Converted, UnsupportedContent, convert_body
 from toolwire.toolbox.web.paging import Window, page_text
@@ -52,13 +53,15 @@ def fetch_url_tool(settings: FetchSettings | None = None) -> Tool:
     installed = web_extra_installed()
 
     @tool(
-        toolset="web",
         capabilities=[network(["*"])],
-        is_available=lambda: installed,
-        output_is_untrusted=True,
-        max_result_chars=MAX_CHARS_LIMIT + _FRAME_CHARS,
-        timeout_s=2 * config.timeout_s + 30,
-        annotations=ToolAnnotations(title="Fetch a URL", read_only=True, open_world=True),
+        options=ToolOptions(
+            toolset="web",
+            is_available=lambda: installed,
+            output_is_untrusted=True,
+            max_result_chars=MAX_CHARS_LIMIT + _FRAME_CHARS,
+            timeout_s=2 * config.timeout_s + 30,
+            annotations=ToolAnnotations(title="Fetch a URL", read_only=True, open_world=True),
+        ),
     )
     async def fetch_url(
         ctx: ToolContext,

@@ -3,7 +3,7 @@
 ```python
 backend = BrowserBackend()  # nothing starts until a tool first needs the browser
 backends = create_backends(kind_backends={"browser": backend})
-async with ToolRegistry(backends=backends) as registry:
+async with ToolRegistry(backends) as registry:
     registry.add_cleanup(backend.aclose)  # closing the registry closes Chromium
     registry.register_all(browser_tools())
 ```

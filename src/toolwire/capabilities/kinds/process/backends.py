@@ -22,6 +22,7 @@ import builtins
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.capabilities.kinds.process.runner import DEFAULT_MAX_OUTPUT_BYTES, run_process
@@ -30,7 +31,13 @@ from toolwire.capabilities.seams import BackgroundProcess, LogStream, ProcessRes
 from toolwire.context import AbortSignal
 from toolwire.errors import CapabilityError
 
-__all__ = ["LocalProcessBackend", "ProcessBackend", "WrapperProcessBackend"]
+__all__ = [
+    "BackgroundRequest",
+    "LocalProcessBackend",
+    "ProcessBackend",
+    "ProcessRequest",
+    "WrapperProcessBackend",
+]
 
 _NO_BACKGROUND = (
     "BACKGROUND_NOT_SUPPORTED: this process backend runs no background processes; give "
@@ -39,29 +46,64 @@ _NO_BACKGROUND = (
 )
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ProcessRequest:
+    """One child to run to completion: what the process seam hands a backend's `run`.
+
+    Attributes:
+        argv: The binary and its arguments (no shell).
+        env: The child's whole environment (the seam has scrubbed it).
+        cwd: Working directory; ``None``: the backend's own.
+        timeout_s: Seconds before the child's whole group is killed; ``None``: no limit.
+        abort_signal: Ends the child when it fires.
+        max_output_bytes: Bytes kept of each stream (head and tail).
+        confinement: The call's reach; ``None``: the caller gives none.
+    """
+
+    argv: Sequence[str]
+    env: Mapping[str, str]
+    cwd: str | None = None
+    timeout_s: float | None = None
+    abort_signal: AbortSignal | None = None
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    confinement: Confinement | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BackgroundRequest:
+    """One background process to start: what the process seam hands a backend's `start`.
+
+    Attributes:
+        command: The bash command line (run as ``bash -c command``).
+        owner: Whose process it is (a personality id).
+        cwd: Its working directory.
+        env: Its whole environment (the seam has scrubbed it).
+        name: A short label; ``None``: the command's first word.
+        confinement: The call's reach; ``None``: the caller gives none.
+    """
+
+    command: str
+    owner: str
+    cwd: str
+    env: Mapping[str, str]
+    name: str | None = None
+    confinement: Confinement | None = None
+
+
 class ProcessBackend(ABC):
     """Runs the children the process seam has already checked; see the module docstring.
 
-    Subclasses implement `run`; one with background processes also sets
-    `supports_background` and implements `start` and the owner-keyed operations (the base
-    ones refuse). Every operation on background processes takes the ``owner`` (a personality
-    id): a process is visible only to the owner that started it (`LookupError` otherwise).
+    Subclasses implement `run` (a `ProcessRequest`); one with background processes also sets
+    `supports_background` and implements `start` (a `BackgroundRequest`) and the owner-keyed
+    operations (the base ones refuse). Every operation on background processes takes the
+    ``owner`` (a personality id): a process is visible only to the owner that started it
+    (`LookupError` otherwise).
     """
 
     @abstractmethod
-    async def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str | None,
-        env: Mapping[str, str],
-        timeout: float | None,
-        abort_signal: AbortSignal | None,
-        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        confinement: Confinement | None = None,
-    ) -> ProcessResult:
-        """Run ``argv`` to completion (no shell); ``env`` is the child's whole environment;
-        ``confinement`` is the call's reach (``None``: the caller gives none).
+    async def run(self, request: ProcessRequest) -> ProcessResult:
+        """Run ``request.argv`` to completion (no shell); ``request.env`` is the child's whole
+        environment; ``request.confinement`` is the call's reach (``None``: none given).
 
         Raises:
             AbortedError: the signal had fired before the child started.
@@ -83,17 +125,9 @@ class ProcessBackend(ABC):
         (an unsandboxed fallback says so on the first command). None by default."""
         return None
 
-    async def start(
-        self,
-        command: str,
-        *,
-        owner: str,
-        cwd: str,
-        env: Mapping[str, str],
-        name: str | None,
-        confinement: Confinement | None = None,
-    ) -> BackgroundProcess:
-        """Start ``bash -c command`` in the background; ``env`` is its whole environment.
+    async def start(self, request: BackgroundRequest) -> BackgroundProcess:
+        """Start ``bash -c request.command`` in the background for ``request.owner``;
+        ``request.env`` is its whole environment.
 
         Raises:
             CapabilityError: the owner is at its cap, the backend is closed, or it has no
@@ -184,40 +218,27 @@ class LocalProcessBackend(ProcessBackend):
             raise CapabilityError(_NO_BACKGROUND)
         return self._manager
 
-    async def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str | None,
-        env: Mapping[str, str],
-        timeout: float | None,
-        abort_signal: AbortSignal | None,
-        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        confinement: Confinement | None = None,
-    ) -> ProcessResult:
-        """`run_process` with these arguments (``confinement`` is ignored)."""
+    async def run(self, request: ProcessRequest) -> ProcessResult:
+        """`run_process` with the request's arguments (``confinement`` is ignored)."""
         return await run_process(
-            argv,
-            cwd=cwd,
-            env=env,
-            timeout=timeout,
-            abort_signal=abort_signal,
-            max_output_bytes=max_output_bytes,
+            request.argv,
+            cwd=request.cwd,
+            env=request.env,
+            timeout=request.timeout_s,
+            abort_signal=request.abort_signal,
+            max_output_bytes=request.max_output_bytes,
         )
 
-    async def start(
-        self,
-        command: str,
-        *,
-        owner: str,
-        cwd: str,
-        env: Mapping[str, str],
-        name: str | None,
-        confinement: Confinement | None = None,
-    ) -> BackgroundProcess:
+    async def start(self, request: BackgroundRequest) -> BackgroundProcess:
         """`ProcessManager.start` (``env`` is already scrubbed, so it passes through as is;
         ``confinement`` is ignored)."""
-        return await self._background().start(command, owner=owner, cwd=cwd, env=env, name=name)
+        return await self._background().start(
+            request.command,
+            owner=request.owner,
+            cwd=request.cwd,
+            env=request.env,
+            name=request.name,
+        )
 
     async def list_processes(self, *, owner: str) -> builtins.list[BackgroundProcess]:
         """`ProcessManager.list_processes`."""
@@ -271,9 +292,9 @@ class WrapperProcessBackend(ProcessBackend):
 
     ```python
     class Audited(WrapperProcessBackend):
-        async def start(self, command, **kwargs):
-            log.info("background: %s", command)
-            return await super().start(command, **kwargs)
+        async def start(self, request):
+            log.info("background: %s", request.command)
+            return await super().start(request)
     ```
 
     Closing the wrapper closes ``wrapped``.
@@ -296,42 +317,13 @@ class WrapperProcessBackend(ProcessBackend):
         """``wrapped.take_notice``."""
         return self.wrapped.take_notice()
 
-    async def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str | None,
-        env: Mapping[str, str],
-        timeout: float | None,
-        abort_signal: AbortSignal | None,
-        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        confinement: Confinement | None = None,
-    ) -> ProcessResult:
+    async def run(self, request: ProcessRequest) -> ProcessResult:
         """``wrapped.run``."""
-        return await self.wrapped.run(
-            argv,
-            cwd=cwd,
-            env=env,
-            timeout=timeout,
-            abort_signal=abort_signal,
-            max_output_bytes=max_output_bytes,
-            confinement=confinement,
-        )
+        return await self.wrapped.run(request)
 
-    async def start(
-        self,
-        command: str,
-        *,
-        owner: str,
-        cwd: str,
-        env: Mapping[str, str],
-        name: str | None,
-        confinement: Confinement | None = None,
-    ) -> BackgroundProcess:
+    async def start(self, request: BackgroundRequest) -> BackgroundProcess:
         """``wrapped.start``."""
-        return await self.wrapped.start(
-            command, owner=owner, cwd=cwd, env=env, name=name, confinement=confinement
-        )
+        return await self.wrapped.start(request)
 
     async def list_processes(self, *, owner: str) -> builtins.list[BackgroundProcess]:
         """``wrapped.list_processes``."""

@@ -21,7 +21,12 @@ import builtins
 import os
 from collections.abc import Mapping, Sequence
 
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, ProcessBackend
+from toolwire.capabilities.kinds.process.backends import (
+    BackgroundRequest,
+    LocalProcessBackend,
+    ProcessBackend,
+    ProcessRequest,
+)
 from toolwire.capabilities.kinds.process.runner import DEFAULT_MAX_OUTPUT_BYTES, scrubbed_env
 from toolwire.capabilities.kinds.process.sandbox.confinement import Confinement
 from toolwire.capabilities.seams import (
@@ -173,15 +178,16 @@ class LocalScopedProcess:
             raise _not_allowed(binary)
         if isinstance(args, str):
             raise TypeError("args is a list of arguments (there is no shell): ['-la'], not '-la'")
-        return await self._backend.run(
-            [binary, *args],
+        request = ProcessRequest(
+            argv=[binary, *args],
             cwd=cwd if cwd is not None else self._default_cwd,
             env=scrubbed_env(env, allowlist=self._extra_env),
-            timeout=timeout if timeout is not None else self._default_timeout_s,
+            timeout_s=timeout if timeout is not None else self._default_timeout_s,
             abort_signal=self._abort_signal,
             max_output_bytes=self._max_output_bytes,
             confinement=self._confinement,
         )
+        return await self._backend.run(request)
 
 
 class OwnedBackgroundProcesses:
@@ -232,14 +238,15 @@ class OwnedBackgroundProcesses:
         backend = self._backend_for_owner()
         if not command.strip():
             raise ValueError("command is empty")
-        return await backend.start(
-            command,
+        request = BackgroundRequest(
+            command=command,
             owner=self.owner,
             cwd=cwd or self._default_cwd or os.getcwd(),
             env=scrubbed_env(env, allowlist=self._extra_env),
             name=name,
             confinement=self._confinement,
         )
+        return await backend.start(request)
 
     async def list(self) -> builtins.list[BackgroundProcess]:
         """The owner's processes, oldest first."""

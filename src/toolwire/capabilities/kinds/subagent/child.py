@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolwire.capabilities.backends import CapabilityBackends
@@ -24,6 +24,7 @@ from toolwire.context import AbortSignal, ProgressEvent, ToolContext
 from toolwire.execution.hooks import HookRegistry
 from toolwire.reducers.registry import ReducerRegistry
 from toolwire.registry import ToolRegistry
+from toolwire.registry_settings import RegistrySettings
 from toolwire.toolbox.guard import command_guard_hook
 from toolwire.tools import Tool
 
@@ -74,21 +75,19 @@ def child_registry(
     It owns nothing: the backends (and their processes) stay the parent's, so it is never
     closed.
     """
-    options: dict[str, Any] = {}
-    if settings.reducers is not None:
-        options["reducers"] = settings.reducers
     hooks = settings.hooks
     if hooks is None:
         hooks = HookRegistry()
         command_guard_hook(hooks)
-    registry = ToolRegistry(
-        backends=backends,
+    chosen = RegistrySettings(
         hooks=hooks,
         default_timeout_s=settings.default_timeout_s,
         max_concurrency=settings.max_concurrency,
         provider_id="subagent",
-        **options,
     )
+    if settings.reducers is not None:
+        chosen = replace(chosen, reducers=settings.reducers)
+    registry = ToolRegistry(backends, settings=chosen)
     registry.register_all(tools)
     return registry
 

@@ -17,7 +17,7 @@ delegation = Delegation(
     hooks=hooks,
 )
 backends = create_backends(kind_backends={"subagent": delegation})
-registry = ToolRegistry(backends=backends, hooks=hooks)
+registry = ToolRegistry(backends, hooks=hooks)
 registry.register_all(default_tools())
 ```
 

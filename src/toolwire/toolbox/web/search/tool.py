@@ -33,6 +33,7 @@ from toolwire.decorator import tool
 from toolwire.errors import HostNotAllowedError, SecretNotDeclaredError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.threads import run_in_worker
+from toolwire.tool_options import ToolOptions
 from toolwire.toolbox.common import missing_seam, refused
 from toolwire.toolbox.web.search.duckduckgo import ddgs_installed
 from toolwire.toolbox.web.search.failures import ProviderFailure, status_failure
@@ -72,12 +73,14 @@ def web_search_tool(
         declared.append(secrets([ref]))
 
     @tool(
-        toolset="web",
         capabilities=declared,
-        output_is_untrusted=True,
-        is_available=_availability(provider, key_configured),
-        timeout_s=config.timeout_s + 15,
-        annotations=ToolAnnotations(title="Search the web", read_only=True, open_world=True),
+        options=ToolOptions(
+            toolset="web",
+            output_is_untrusted=True,
+            is_available=_availability(provider, key_configured),
+            timeout_s=config.timeout_s + 15,
+            annotations=ToolAnnotations(title="Search the web", read_only=True, open_world=True),
+        ),
     )
     async def web_search(
         ctx: ToolContext, query: str, max_results: int = config.max_results

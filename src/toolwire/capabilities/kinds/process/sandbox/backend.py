@@ -37,10 +37,13 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process.backends import (
+    BackgroundRequest,
+    LocalProcessBackend,
+    ProcessRequest,
+)
 from toolwire.capabilities.kinds.process.background import Launch, ProcessManager
 from toolwire.capabilities.kinds.process.runner import (
-    DEFAULT_MAX_OUTPUT_BYTES,
     check_startable,
     run_process,
 )
@@ -300,19 +303,10 @@ class SandboxedProcessBackend(LocalProcessBackend):
             link.close()
             raise
 
-    async def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str | None,
-        env: Mapping[str, str],
-        timeout: float | None,
-        abort_signal: AbortSignal | None,
-        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        confinement: Confinement | None = None,
-    ) -> ProcessResult:
-        """Run ``argv`` to completion in a new sandbox confined to ``confinement`` (nothing
-        but the system when it is ``None``); the sandbox and all it holds end with the run.
+    async def run(self, request: ProcessRequest) -> ProcessResult:
+        """Run ``request.argv`` to completion in a new sandbox confined to
+        ``request.confinement`` (nothing but the system when it is ``None``); the sandbox and
+        all it holds end with the run.
 
         Raises:
             AbortedError: the signal had fired before the child started.
@@ -320,12 +314,13 @@ class SandboxedProcessBackend(LocalProcessBackend):
             OSError: the child could not be started (no such binary or working directory, a
                 working directory hidden in the sandbox).
         """
+        argv, abort_signal = request.argv, request.abort_signal
         if isinstance(argv, str) or not argv:
             raise ValueError("argv must be a non-empty list: ['git', 'status'], not a string")
         if abort_signal is not None:
             abort_signal.raise_if_aborted()
         command = [str(part) for part in argv]
-        sandbox = await self._sandbox(command, cwd, env, confinement)
+        sandbox = await self._sandbox(command, request.cwd, request.env, request.confinement)
         stop = AbortSignal()
         unsubscribe = (
             abort_signal.subscribe(lambda: stop.abort(abort_signal.reason or "aborted"))
@@ -339,9 +334,9 @@ class SandboxedProcessBackend(LocalProcessBackend):
             return await run_process(
                 sandbox.argv,
                 env=sandbox.env,
-                timeout=timeout,
+                timeout=request.timeout_s,
                 abort_signal=stop,
-                max_output_bytes=max_output_bytes,
+                max_output_bytes=request.max_output_bytes,
                 control=sandbox.control,
             )
         finally:
@@ -351,18 +346,9 @@ class SandboxedProcessBackend(LocalProcessBackend):
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(sandbox.release)
 
-    async def start(
-        self,
-        command: str,
-        *,
-        owner: str,
-        cwd: str,
-        env: Mapping[str, str],
-        name: str | None,
-        confinement: Confinement | None = None,
-    ) -> BackgroundProcess:
-        """Start ``bash -c command`` in the background, in a sandbox of its own that ends
-        when it does (or when it is stopped, or the backend closes).
+    async def start(self, request: BackgroundRequest) -> BackgroundProcess:
+        """Start ``bash -c request.command`` in the background, in a sandbox of its own that
+        ends when it does (or when it is stopped, or the backend closes).
 
         Raises:
             CapabilityError: the owner is at its cap, the backend is closed, or it has no
@@ -370,13 +356,14 @@ class SandboxedProcessBackend(LocalProcessBackend):
             OSError: the process could not be started.
         """
         manager = self._background()
-        sandbox = await self._sandbox(["bash", "-c", command], cwd, env, confinement)
+        command, cwd, env = request.command, request.cwd, request.env
+        sandbox = await self._sandbox(["bash", "-c", command], cwd, env, request.confinement)
         launch = Launch(
             argv=sandbox.argv, env=sandbox.env, release=sandbox.release, control=sandbox.control
         )
         try:
             return await manager.start(
-                command, owner=owner, cwd=cwd, env=env, name=name, launch=launch
+                command, owner=request.owner, cwd=cwd, env=env, name=request.name, launch=launch
             )
         except BaseException:
             with anyio.CancelScope(shield=True):

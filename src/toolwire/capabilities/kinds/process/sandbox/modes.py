@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import builtins
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend, ProcessBackend
+from toolwire.capabilities.kinds.process.backends import (
+    BackgroundRequest,
+    LocalProcessBackend,
+    ProcessBackend,
+    ProcessRequest,
+)
 from toolwire.capabilities.kinds.process.background import ProcessManager
-from toolwire.capabilities.kinds.process.runner import DEFAULT_MAX_OUTPUT_BYTES
-from toolwire.capabilities.kinds.process.sandbox.confinement import Confinement
 from toolwire.capabilities.kinds.process.sandbox.probe import probe_bubblewrap
 from toolwire.capabilities.kinds.process.sandbox.settings import SandboxMode, SandboxSettings
 from toolwire.capabilities.seams import BackgroundProcess, LogStream, ProcessResult, WatchResult
-from toolwire.context import AbortSignal
 from toolwire.errors import CapabilityError
 
 if TYPE_CHECKING:
@@ -72,30 +74,11 @@ class UnavailableProcessBackend(ProcessBackend):
         """True, so the process tools answer with the refusal rather than "not available"."""
         return True
 
-    async def run(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str | None,
-        env: Mapping[str, str],
-        timeout: float | None,
-        abort_signal: AbortSignal | None,
-        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
-        confinement: Confinement | None = None,
-    ) -> ProcessResult:
+    async def run(self, request: ProcessRequest) -> ProcessResult:
         """Refused: raises `CapabilityError` (``SANDBOX_UNAVAILABLE: ...``)."""
         raise self._refuse()
 
-    async def start(
-        self,
-        command: str,
-        *,
-        owner: str,
-        cwd: str,
-        env: Mapping[str, str],
-        name: str | None,
-        confinement: Confinement | None = None,
-    ) -> BackgroundProcess:
+    async def start(self, request: BackgroundRequest) -> BackgroundProcess:
         """Refused."""
         raise self._refuse()
 

@@ -7,11 +7,18 @@ async with EgressProxy() as proxy:
     listener = await proxy.serve_unix(path, NetworkPolicy(allow=("pypi.org",)))
 ```
 
-An HTTP/1.1 forward proxy (absolute-form requests) and ``CONNECT`` tunnels, each target
-checked by `toolwire.capabilities.kinds.network.check_destination`, the code `SafeFetcher` uses. A
-refusal is answered ``403`` with ``X-Toolwire-Refusal: <code>``; decisions are logged on
-``toolwire.egress``. See ``docs/sandbox.md`` ("The egress proxy"). It needs the ``web`` extra
-(httpx, h11, ada-url): ``pip install 'toolwire[web]'``.
+An HTTP/1.1 forward proxy (absolute-form requests) and ``CONNECT`` tunnels, each target checked by
+`toolwire.capabilities.kinds.network.check_destination`, the code `SafeFetcher` uses. A refusal is
+answered ``403`` with ``X-Toolwire-Refusal: <code>``; decisions are logged on ``toolwire.egress``.
+See ``docs/sandbox.md`` ("The egress proxy"). It needs the ``web`` extra (httpx, h11, ada-url):
+``pip install 'toolwire[web]'``.
+
+Rooms: ``proxy.py`` (`EgressProxy`), ``listeners.py`` (a Unix or loopback TCP socket with its own
+policy), ``context.py`` (what a listener's connections share), ``connection.py`` (one client
+connection), ``client.py`` (h11 parsing of the client side), ``forward.py`` (one absolute-form
+request), ``tunnel.py`` (a checked, pinned ``CONNECT`` tunnel), ``splice.py`` (two streams joined
+both ways), ``headers.py`` (hop-by-hop headers stop here), ``answers.py`` (the proxy's own answers
+and their log line) and ``limits.py`` (what one client may hold, and for how long).
 """
 
 from __future__ import annotations
