@@ -2,20 +2,20 @@
 
 It sits inside the bearer guard (so authentication and per-credential grants still apply) and
 in front of the hang-up watcher and the SDK's streamable HTTP app; `LeanFront` puts that chain
-straight under uvicorn for ``POST /mcp``. For a request `parse_lean_request`
-accepts, with the same ``Host``/``Origin``/``Content-Type``/``Accept`` checks, body size limit
-and session rules as the SDK, it runs the call in the request's own task through the registry
-and the server's presenter (`toolwire.mcp.server.CallPlumbing`) and answers one JSON body
-(which MCP allows whenever the client accepts JSON), in the envelope the SDK's runner gives
-(cache hints on ``tools/list``, ``resultType`` and the ``serverInfo`` stamp on 2026-07-28). No
-task group, no SSE stream, no second validation. The call's abort signal comes from the hang-up
-watcher (`toolwire.mcp.hangups.HangupWatcher.watched_call`: the server stopping aborts it) and
-fires when the client hangs up: once the call waits on anything, one pending ``receive``
-watches for the disconnect (a call that finishes without waiting, in the loop turn it started,
-has nothing to abort), and when a handshake-era client sends ``notifications/cancelled`` for
-it: the SDK never saw the call, so the path keeps its running calls by session and request id,
-fires the named one's abort, and hands the notification on for the SDK's ``202``. A
-handshake-era answer's head goes out before the call runs, as the SDK's does.
+straight under uvicorn for ``POST /mcp``. For a request `parse_lean_request` accepts, with the
+same ``Host``/``Origin``/``Content-Type``/``Accept`` checks, body size limit and session rules
+as the SDK, it runs the call in the request's own task as the SDK handler does
+(`toolwire.mcp.tool_call.ToolCalls`) and answers one JSON body (which MCP allows whenever the
+client accepts JSON), in the envelope the SDK's runner gives (cache hints on ``tools/list``,
+``resultType`` and the ``serverInfo`` stamp on 2026-07-28). No task group, no SSE stream, no
+second validation. The call's abort signal comes from the hang-up watcher
+(`toolwire.mcp.hangups.HangupWatcher.watched_call`: the server stopping aborts it) and fires
+when the client hangs up: once the call waits on anything, one pending ``receive`` watches for
+the disconnect (a call that finishes without waiting, in the loop turn it started, has nothing
+to abort), and when a handshake-era client sends ``notifications/cancelled`` for it: the SDK
+never saw the call, so the path keeps its running calls by session and request id, fires the
+named one's abort, and hands the notification on for the SDK's ``202``. A handshake-era
+answer's head goes out before the call runs, as the SDK's does.
 
 A tool that talks to the client (`toolwire.mcp.peer.current_peer`) sees the same peer as on the
 SDK path whenever that peer could not reach the client anyway (see `toolwire.mcp.lean.peer`);
@@ -71,17 +71,16 @@ from toolwire.mcp.lean.peer import PeerRoute
 from toolwire.mcp.revision import listing_fields
 from toolwire.mcp.server import call_plumbing
 from toolwire.mcp.session_tools import PER_SESSION_CACHE, SessionTools
+from toolwire.mcp.tool_call import CallRequest
 from toolwire.mcp.wire_json import dumps, loads
-from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
 
 if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.streamable_http import StreamableHTTPServerTransport
     from starlette.types import Receive, Scope, Send
 
-    from toolwire.context import AbortSignal, ProgressEvent
+    from toolwire.context import AbortSignal
     from toolwire.mcp.sessions import BoundedSessionManager
-    from toolwire.principals import Principal
     from toolwire.tools import Tool
 
 __all__ = ["LEAN_ENV", "LeanPath", "lean_enabled"]
@@ -134,7 +133,8 @@ class LeanPath:
         self._app = app
         self._server = server
         self._plumbing = call_plumbing(server)
-        self._view = SessionTools(self._plumbing.registry)
+        self._calls = self._plumbing.calls
+        self._view = SessionTools(self._calls.registry)
         self._sessions = sessions
         self._security = TransportSecurityMiddleware(security)
         self._max_body = max_body_bytes
@@ -209,11 +209,12 @@ class LeanPath:
         self, lean: LeanRequest, request: Request, receive: Receive, send: Send
     ) -> bool:
         """Answer ``lean``; ``False`` when the SDK must answer after all (nothing sent)."""
-        registry = self._plumbing.registry
+        calls = self._calls
+        registry = calls.registry
         grant = request_grant(request)
         if lean.method == "tools/list":  # (a handshake-era list never comes here)
             principal = request_principal(request)
-            session_id = self._plumbing.sessions.session_of_header(lean.session, principal)
+            session_id = calls.sessions.session_of_header(lean.session, principal)
             tools = []
             for shown in await self._view.tools(session_id, principal):  # with what it found
                 if grant is None or visible(registry, grant, shown.name):
@@ -229,13 +230,9 @@ class LeanPath:
         except MCPError as refusal:
             await respond_error(send, lean, refusal.error.code, refusal.error.message)
             return True
-        tool = registry.get(lean.name)
-        if tool is None or tool.requires_approval is not False or self._declares_headers(tool):
-            return False  # unknown tool; the approval round trip; Mcp-Param-* checks
-        if tool.long_running:
-            return False  # it may become a task, answered as one (toolwire.mcp.tasks)
-        if tool.name == TOOL_SEARCH_NAME or self._view.is_deferred(tool.name):
-            return False  # tool search: the session's found tools, list_changed (session_tools)
+        tool = calls.fast_path_tool(lean.name)  # unknown, approval, task, tool search: SDK's
+        if tool is None or self._declares_headers(tool):
+            return False  # ... and the Mcp-Param-* checks
         peer = self._peers.admit(tool, lean)
         if peer is None:
             return False  # a tool that talks to a client it could reach: the SDK's peer
@@ -247,9 +244,17 @@ class LeanPath:
             running = None if lean.session is None else (lean.session, dumps(lean.request_id))
             if running is not None:
                 self._running[running] = signal
+            principal = request_principal(request)
+            call = CallRequest(
+                name=lean.name,
+                arguments=lean.arguments,
+                call_id=str(lean.request_id),
+                session_id=calls.sessions.session_of_header(lean.session, principal),
+                principal=principal,  # the credential's, as on the SDK path
+            )
             try:
                 with peer.bound():
-                    result = await self._call(lean, signal, request_principal(request))
+                    result = await calls.call(call, signal)
             except BaseException:
                 watch.stop()
                 raise
@@ -293,26 +298,6 @@ class LeanPath:
             self._header_params[tool.name] = known
         return known[1]
 
-    async def _call(
-        self, lean: LeanRequest, signal: AbortSignal, principal: Principal
-    ) -> dict[str, Any]:
-        plumbing = self._plumbing
-        session_id = plumbing.sessions.session_of_header(lean.session, principal)
-        tool = plumbing.registry.get(lean.name)
-        async with plumbing.sessions.open(session_id, tool) as mtimes:  # kept before answering
-            ctx = plumbing.base_ctx.derive(
-                session_id=session_id,
-                session_key=session_id,
-                abort_signal=signal,
-                emit=_drop,
-                read_mtimes=mtimes,
-                principal=principal,  # the credential's, as on the SDK path
-            )
-            outcome = await plumbing.registry.execute(
-                lean.name, lean.arguments, ctx, call_id=str(lean.request_id)
-            )
-        return await plumbing.to_result(outcome, lean.arguments, _drop)
-
     async def _send_result(self, send: Send, lean: LeanRequest, result: bytes) -> None:
         """Send the encoded ``result`` object in the envelope the SDK's runner gives it:
         ``resultType`` and the ``serverInfo`` stamp on 2026-07-28 (a ``tools/list`` result
@@ -321,7 +306,3 @@ class LeanPath:
             result = result[:-1] + (b"," if len(result) > 2 else b"") + self._modern_tail
         head = b'{"jsonrpc":"2.0","id":' + dumps(lean.request_id) + b',"result":'
         await send_body(send, lean, 200, b"".join((head, result, b"}")))
-
-
-def _drop(event: ProgressEvent) -> None:
-    """Progress nobody asked for (a call that wants progress goes to the SDK)."""

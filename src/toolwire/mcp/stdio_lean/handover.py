@@ -56,7 +56,7 @@ async def hand_over(
 
     lean.stop_announcing()
     server = create_mcp_server(lean.registry, replace(lean.options, presenter=lean.presenter))
-    sessions = call_plumbing(server).sessions  # the lean session's id and read records
+    sessions = call_plumbing(server).calls.sessions  # the lean session's id and read records
     sessions.process_id = lean.sessions.process_id
     sessions.book = lean.sessions.book
     feed, fed = anyio.create_memory_object_stream[str](math.inf)

@@ -3,7 +3,8 @@
 It reads stdin's lines and answers, itself, what a client needs first and most: the
 ``initialize`` handshake (recorded for the handover), ``notifications/initialized``,
 ``ping``, ``server/discover``, ``tools/list`` and plain ``tools/call`` (through the registry
-and the same presenter and result conversion as the SDK handler, `toolwire.mcp.server`), on
+and the same context, presenter and result conversion as the SDK handler:
+`toolwire.mcp.tool_call`), on
 a handshake-era connection and on a 2026-07-28 one alike (a tool that may talk to its client,
 `toolwire.mcp.stdio_lean.peers`, need the user's approval or run long enough to become a task
 is the SDK's, and so are ``tool_search`` and the deferred tools, `toolwire.tool_search`,
@@ -21,16 +22,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 
-from toolwire.context import ToolContext
 from toolwire.mcp.hangups import call_abort_signal
 from toolwire.mcp.replica_records import SessionReadRecords
-from toolwire.mcp.server import ServeOptions, _default_presenter, _to_mcp_result
+from toolwire.mcp.serve_options import ServeOptions
 from toolwire.mcp.stdio_lean.answers import Answers
 from toolwire.mcp.stdio_lean.grace import CONNECTION_CLOSED
 from toolwire.mcp.stdio_lean.messages import (
@@ -43,12 +42,11 @@ from toolwire.mcp.stdio_lean.messages import (
     read_message,
 )
 from toolwire.mcp.stdio_lean.peers import PeerCheck
-from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
+from toolwire.mcp.tool_call import CallRequest, ToolCalls
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-    from toolwire.context import ProgressEvent
     from toolwire.mcp.stdio_lean.grace import StdinEnd
     from toolwire.mcp.stdio_lean.wire import LineWriter
     from toolwire.presenting import Presenter
@@ -78,11 +76,11 @@ class LeanStdio:
     ) -> None:
         self.registry = registry
         self.options = options or ServeOptions()
-        self.presenter: Presenter = self.options.presenter or _default_presenter(
-            self.options.result_budget_chars
-        )
         self.sessions = SessionReadRecords()
         """The stdio session's read records and id, handed to the SDK server on a handover."""
+        self.calls = ToolCalls.serving(registry, self.options, self.sessions)
+        """Its ``tools/call``, as the SDK server's (`toolwire.mcp.tool_call`)."""
+        self.presenter: Presenter = self.calls.presenter
         self.replay: list[str] = []
         """The handshake's lines, as received (the SDK server is given them first)."""
         self.handshake_id: int | str | None = None
@@ -96,12 +94,6 @@ class LeanStdio:
         self._quiet = anyio.Event()  # set while none is
         self._quiet.set()
         self._peers = PeerCheck()
-        self._base_ctx = ToolContext(  # as the SDK handler's (toolwire.mcp.server)
-            session_id=self.sessions.process_id,
-            platform="mcp",
-            working_dir=self.options.working_dir or os.getcwd(),
-            result_budget_chars=self.options.result_budget_chars,
-        )
         self._stop_watching: Any = None
         self._changes: MemoryObjectSendStream[None] | None = None
 
@@ -212,12 +204,8 @@ class LeanStdio:
         call = plain_call(params, modern=modern)
         if call is None or message.request_id in self._calls:
             return False
-        tool = self.registry.get(call[0])
-        if tool is None or tool.requires_approval is not False or tool.long_running:
-            return False  # unknown tool; the approval round trip; a task (toolwire.mcp.tasks)
-        if tool.name == TOOL_SEARCH_NAME or tool.name in self.registry.deferred_names:
-            return False  # what the session finds is listed from then on: the SDK's view
-        if self._peers.talks_to_client(tool):
+        tool = self.calls.fast_path_tool(call[0])  # unknown, approval, task, tool search
+        if tool is None or self._peers.talks_to_client(tool):
             return False  # its peer (logs, sampling, elicitation, roots) is the SDK's
         scope = anyio.CancelScope()
         self._calls[message.request_id] = scope
@@ -252,21 +240,10 @@ class LeanStdio:
                 self._quiet.set()
 
     async def _run(self, request_id: int | str, name: str, arguments: dict[str, Any]) -> Any:
-        """One call, as the SDK handler runs it (same context, conversion and budget)."""
-        session_id = self.sessions.process_id
-        async with self.sessions.open(session_id, self.registry.get(name)) as mtimes:
-            with call_abort_signal(None) as signal:
-                ctx = self._base_ctx.derive(
-                    session_id=session_id,
-                    session_key=session_id,
-                    abort_signal=signal,
-                    emit=_drop,
-                    read_mtimes=mtimes,
-                )
-                outcome = await self.registry.execute(name, arguments, ctx, call_id=str(request_id))
-        tool = self.registry.get(outcome.name)
-        budget = self.options.result_budget_chars
-        result = await _to_mcp_result(outcome, tool, self.presenter, arguments, _drop, budget)
+        """One call, as the SDK handler runs it (`toolwire.mcp.tool_call`)."""
+        call = CallRequest(name, arguments, str(request_id), self.sessions.process_id)
+        with call_abort_signal(None) as signal:
+            result = await self.calls.call(call, signal)
         assert self._version is not None
         return self._answers.call_result(result, self._version)
 
@@ -290,7 +267,3 @@ class LeanStdio:
         async with receive:
             async for _ in receive:
                 await self._writer.send(_LIST_CHANGED)
-
-
-def _drop(event: ProgressEvent) -> None:
-    """Progress nobody asked for (a call that wants progress goes to the SDK)."""
