@@ -272,3 +272,25 @@ def test_the_results_are_the_expected_kinds(
     if not modern:
         task = results[first + len(FAST_CALLS) + len(SDK_CALLS)]
         assert _TASK.fullmatch(task["task"]["taskId"]) is not None
+
+
+# -- what building a server returns ------------------------------------------------------------
+
+
+def test_building_a_server_returns_what_the_paths_share() -> None:
+    from mcp.server import Server
+
+    from toolwire import ToolRegistry, define_tool, ok
+    from toolwire.mcp import build_mcp_server, create_mcp_server
+
+    async def echo(args: dict[str, Any], ctx: Any) -> Any:
+        return ok("hi")
+
+    registry = ToolRegistry()
+    registry.register(define_tool(name="echo", description="E.", schema={}, execute=echo))
+    built = build_mcp_server(registry)
+    assert isinstance(built.sdk, Server)
+    assert built.calls.registry is registry
+    assert built.calls.fast_path_tool("echo") is registry.get("echo")
+    assert built.as_mcp(registry.get("echo")).name == "echo"  # type: ignore[arg-type]
+    assert isinstance(create_mcp_server(registry), Server)  # the old call, unchanged

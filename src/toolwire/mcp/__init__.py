@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from toolwire.mcp.server import (
         DEFAULT_HTTP_HOST,
         DEFAULT_HTTP_PORT,
+        McpServer,
         ServeOptions,
+        build_mcp_server,
         create_mcp_server,
     )
     from toolwire.mcp.serving import create_http_app, serve_http, serve_registry, serve_stdio
@@ -38,9 +40,11 @@ _WHERE = {
     "McpConnection": "connection",
     "McpPeer": "peer",
     "McpProvider": "client",
+    "McpServer": "server",
     "McpServerConfig": "settings",
     "ServeOptions": "server",
     "bridge_into": "bridge",
+    "build_mcp_server": "server",
     "current_peer": "peer",
     "create_http_app": "serving",
     "create_mcp_server": "server",
@@ -59,9 +63,11 @@ __all__ = [
     "McpConnection",
     "McpPeer",
     "McpProvider",
+    "McpServer",
     "McpServerConfig",
     "ServeOptions",
     "bridge_into",
+    "build_mcp_server",
     "create_http_app",
     "create_mcp_server",
     "current_peer",

@@ -25,7 +25,7 @@ from toolwire.mcp.hangups import HangupWatcher
 from toolwire.mcp.health import health_route
 from toolwire.mcp.lean import LeanFront, LeanPath, lean_enabled
 from toolwire.mcp.replica_sessions import shared_sessions
-from toolwire.mcp.server import ServeOptions, create_mcp_server
+from toolwire.mcp.server import ServeOptions, build_mcp_server
 from toolwire.mcp.sessions import BoundedSessionManager
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def create_http_endpoint(
     """``registry`` at ``/mcp``; DNS-rebinding protection when ``host`` is a loopback name;
     ``options.auth``'s guard, grant enforcement and metadata routes when it is set."""
     opts = options or ServeOptions()
-    server = create_mcp_server(registry, opts)
+    built = build_mcp_server(registry, opts)
+    server = built.sdk
     if opts.auth is not None:  # each credential lists and calls only what it was granted
         server.middleware.append(opts.auth.tool_access(registry))
     security = trusting_origins(_local_only() if host in _LOCAL_HOSTS else None, opts.cors_origins)
@@ -85,7 +86,7 @@ def create_http_endpoint(
     hangups = HangupWatcher(StreamableHTTPASGIApp(sessions))
     lean = lean_enabled() and not opts.server_features  # extra SDK features: all on the SDK
     # the fast path answers in front of the watcher (it watches its own calls' hang-ups)
-    watched: ASGIApp = LeanPath(hangups, server, sessions, security) if lean else hangups
+    watched: ASGIApp = LeanPath(hangups, built, sessions, security) if lean else hangups
     endpoint = watched if opts.auth is None else opts.auth.guard(watched)
     extra = [] if opts.auth is None else opts.auth.metadata_routes()  # RFC 9728, OAuth mode
     app: ASGIApp = Starlette(

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -37,7 +36,6 @@ import anyio.from_thread
 from anyio.lowlevel import current_token
 
 from toolwire.context import ProgressEvent, ToolContext
-from toolwire.errors import ConfigurationError
 from toolwire.mcp.auth.principals import request_principal
 from toolwire.mcp.hangups import call_abort_signal
 from toolwire.mcp.replica_records import SessionReadRecords
@@ -71,7 +69,6 @@ __all__ = [
     "McpServer",
     "ServeOptions",
     "build_mcp_server",
-    "call_plumbing",
     "create_mcp_server",
 ]
 
@@ -87,30 +84,13 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         registry: The tools to serve (its definitions are re-read on every ``tools/list``).
         options: Name, budget, presenter.
     """
-    built = build_mcp_server(registry, options)
-    _PLUMBING[built.sdk] = built  # toolwire.mcp.lean calls through the same state
-    return built.sdk
-
-
-_PLUMBING: weakref.WeakKeyDictionary[Server[Any], McpServer] = weakref.WeakKeyDictionary()
-
-
-def call_plumbing(server: Server[Any]) -> McpServer:
-    """The `McpServer` of a server `create_mcp_server` built.
-
-    Raises:
-        ConfigurationError: ``server`` was not built by `create_mcp_server`.
-    """
-    plumbing = _PLUMBING.get(server)
-    if plumbing is None:
-        raise ConfigurationError("call_plumbing needs a server built by create_mcp_server")
-    return plumbing
+    return build_mcp_server(registry, options).sdk
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class McpServer:
-    """What `build_mcp_server` built: the SDK server, and what the fast paths answer with so
-    that they answer as it does.
+    """What `build_mcp_server` built (toolwire's, not the SDK's high-level ``MCPServer``): the
+    SDK server, and what the fast paths answer with so that they answer as it does.
 
     Attributes:
         sdk: The SDK's low-level server (run it, or hand it to a transport).

@@ -69,17 +69,16 @@ from toolwire.mcp.lean.asgi_io import (
 from toolwire.mcp.lean.envelope import LeanRequest, parse_lean_request
 from toolwire.mcp.lean.peer import PeerRoute
 from toolwire.mcp.revision import listing_fields
-from toolwire.mcp.server import call_plumbing
 from toolwire.mcp.session_tools import PER_SESSION_CACHE, SessionTools
 from toolwire.mcp.tool_call import CallRequest
 from toolwire.mcp.wire_json import dumps, loads
 
 if TYPE_CHECKING:
-    from mcp.server import Server
     from mcp.server.streamable_http import StreamableHTTPServerTransport
     from starlette.types import Receive, Scope, Send
 
     from toolwire.context import AbortSignal
+    from toolwire.mcp.server import McpServer
     from toolwire.mcp.sessions import BoundedSessionManager
     from toolwire.tools import Tool
 
@@ -112,8 +111,8 @@ class LeanPath:
     Args:
         app: The hang-up watcher in front of the SDK's streamable HTTP app (what every other
             request reaches; it also hands out the fast path's call signals).
-        server: The SDK server `create_mcp_server` built (its registry, presenter, session
-            records and cache hints are shared).
+        server: What `toolwire.mcp.server.build_mcp_server` built: the SDK server (its cache
+            hints and identity stamp), its ``tools/call`` and its tool definitions.
         sessions: The SDK's session manager (a handshake-era call is answered here only in
             an open session that no credential owns).
         security: The DNS-rebinding settings the SDK transport was given.
@@ -124,16 +123,16 @@ class LeanPath:
     def __init__(
         self,
         app: HangupWatcher,
-        server: Server[Any],
+        server: McpServer,
         sessions: BoundedSessionManager,
         security: TransportSecuritySettings | None,
         *,
         max_body_bytes: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
     ) -> None:
         self._app = app
-        self._server = server
-        self._plumbing = call_plumbing(server)
-        self._calls = self._plumbing.calls
+        self._server = server.sdk
+        self._as_mcp = server.as_mcp
+        self._calls = server.calls
         self._view = SessionTools(self._calls.registry)
         self._sessions = sessions
         self._security = TransportSecurityMiddleware(security)
@@ -143,7 +142,7 @@ class LeanPath:
         self._running: dict[tuple[str, bytes], AbortSignal] = {}  # handshake-era calls
         self._checked: dict[tuple[str | None, ...], tuple[bool, bool]] = {}
         # The 2026-07-28 result's constant tail: the serverInfo stamp is fixed per server.
-        stamp = listing_fields(server, LATEST_MODERN_VERSION)["_meta"]
+        stamp = listing_fields(server.sdk, LATEST_MODERN_VERSION)["_meta"]
         self._modern_tail = dumps({"resultType": "complete", "_meta": stamp})[1:]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -218,7 +217,7 @@ class LeanPath:
             tools = []
             for shown in await self._view.tools(session_id, principal):  # with what it found
                 if grant is None or visible(registry, grant, shown.name):
-                    spec = self._plumbing.as_mcp(shown)
+                    spec = self._as_mcp(shown)
                     tools.append(spec.model_dump(by_alias=True, mode="json", exclude_none=True))
             fields = listing_fields(self._server, lean.protocol_version)
             if "ttlMs" in fields and self._view.deferring:

@@ -1,6 +1,6 @@
 """Handing a lean stdio connection to the SDK server, mid-stream, with nothing lost.
 
-The SDK server (`toolwire.mcp.server.create_mcp_server`, imported only now) is given the
+The SDK server (`toolwire.mcp.server.build_mcp_server`, imported only now) is given the
 lines the lean loop recorded (the ``initialize`` request and the ``initialized``
 notification), then the line the loop did not answer, then the rest of stdin as it arrives.
 It answers the replayed ``initialize`` again; that duplicate answer is swallowed, so the
@@ -51,12 +51,13 @@ async def hand_over(
     """
     from mcp.server.stdio import stdio_server
 
-    from toolwire.mcp.server import call_plumbing, create_mcp_server
+    from toolwire.mcp.server import build_mcp_server
     from toolwire.mcp.stdio_lean.sdk_streams import graceful_streams
 
     lean.stop_announcing()
-    server = create_mcp_server(lean.registry, replace(lean.options, presenter=lean.presenter))
-    sessions = call_plumbing(server).calls.sessions  # the lean session's id and read records
+    built = build_mcp_server(lean.registry, replace(lean.options, presenter=lean.presenter))
+    server = built.sdk
+    sessions = built.calls.sessions  # the lean session's id and read records
     sessions.process_id = lean.sessions.process_id
     sessions.book = lean.sessions.book
     feed, fed = anyio.create_memory_object_stream[str](math.inf)
