@@ -26,7 +26,7 @@ from toolwire.mcp.auth.server_auth import open_server_auth
 from toolwire.mcp.auth.settings import AuthSettings
 from toolwire.mcp.auth.tokens import TokenStore
 from toolwire.mcp.bridge import bridge_into
-from toolwire.mcp.revision import listing_cache_hints
+from toolwire.mcp.listing_features import listing_cache_hints
 from toolwire.results import ToolResult
 
 pytestmark = pytest.mark.anyio

@@ -115,14 +115,14 @@ def build_mcp_server(registry: ToolRegistry, options: ServeOptions | None = None
 
     from toolwire.mcp.approval_requests import call_with_approval
     from toolwire.mcp.auth.access import caller_allows
-    from toolwire.mcp.peer import LogLevels, bind_peer, serve_logging
-    from toolwire.mcp.result_resources import serve_result_resources
-    from toolwire.mcp.revision import (
+    from toolwire.mcp.listing_features import (
         RevisionServer,
         ToolListNotifier,
         listing_cache_hints,
         server_identity_kwargs,
     )
+    from toolwire.mcp.peer import LogLevels, bind_peer, serve_logging
+    from toolwire.mcp.result_resources import serve_result_resources
     from toolwire.mcp.rich_results import explicit_hints
     from toolwire.mcp.session_tools import SessionTools, announce_found
     from toolwire.mcp.tasks import serve_tasks
@@ -132,7 +132,7 @@ def build_mcp_server(registry: ToolRegistry, options: ServeOptions | None = None
     sessions = SessionReadRecords(opts.replicas, stateless=opts.stateless_sessions)
     calls = ToolCalls.serving(registry, opts, sessions)  # tools/call, on every path
     log_levels = LogLevels()  # what each session chose with logging/setLevel
-    notifier = ToolListNotifier(registry)  # tools/list_changed (toolwire.mcp.revision)
+    notifier = ToolListNotifier(registry)  # tools/list_changed (toolwire.mcp.listing_features)
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
     view = SessionTools(registry)  # deferred tools found per session (tool search)
 
@@ -225,7 +225,7 @@ def build_mcp_server(registry: ToolRegistry, options: ServeOptions | None = None
     )
     serve_result_resources(server, registry, sessions.session_id)
     serve_logging(server, log_levels, sessions.session_id)
-    notifier.install(server, sessions.session_id)  # tools/list_changed (revision.py)
+    notifier.install(server, sessions.session_id)  # tools/list_changed (listing_features.py)
     for install in opts.server_features:
         install(server)
     return McpServer(sdk=server, calls=calls, as_mcp=as_mcp)

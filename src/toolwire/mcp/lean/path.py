@@ -49,7 +49,6 @@ from mcp.server.transport_security import (
 )
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import X_MCP_HEADER_KEY
-from mcp_types.version import LATEST_MODERN_VERSION
 from starlette.requests import Request
 
 from toolwire.mcp.auth.access import check_call, visible
@@ -68,7 +67,8 @@ from toolwire.mcp.lean.asgi_io import (
 )
 from toolwire.mcp.lean.envelope import LeanRequest, parse_lean_request
 from toolwire.mcp.lean.peer import PeerRoute
-from toolwire.mcp.revision import listing_fields
+from toolwire.mcp.listing_features import listing_fields
+from toolwire.mcp.revision import STATELESS_REVISION
 from toolwire.mcp.session_tools import PER_SESSION_CACHE, SessionTools
 from toolwire.mcp.tool_call import CallRequest
 from toolwire.mcp.wire_json import dumps, loads
@@ -142,7 +142,7 @@ class LeanPath:
         self._running: dict[tuple[str, bytes], AbortSignal] = {}  # handshake-era calls
         self._checked: dict[tuple[str | None, ...], tuple[bool, bool]] = {}
         # The 2026-07-28 result's constant tail: the serverInfo stamp is fixed per server.
-        stamp = listing_fields(server.sdk, LATEST_MODERN_VERSION)["_meta"]
+        stamp = listing_fields(server.sdk, STATELESS_REVISION)["_meta"]
         self._modern_tail = dumps({"resultType": "complete", "_meta": stamp})[1:]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

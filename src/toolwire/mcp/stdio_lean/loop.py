@@ -29,11 +29,11 @@ import anyio.abc
 
 from toolwire.mcp.hangups import call_abort_signal
 from toolwire.mcp.replica_records import SessionReadRecords
+from toolwire.mcp.revision import STATELESS_REVISION, is_stateless
 from toolwire.mcp.serve_options import ServeOptions
 from toolwire.mcp.stdio_lean.answers import Answers
 from toolwire.mcp.stdio_lean.grace import CONNECTION_CLOSED
 from toolwire.mcp.stdio_lean.messages import (
-    MODERN_VERSION,
     Message,
     handshake_params,
     has_modern_key,
@@ -87,7 +87,7 @@ class LeanStdio:
         """The id of the ``initialize`` request in `replay`."""
         self._answers = Answers.for_registry(registry, self.options)
         self._writer = writer
-        self._version: str | None = None  # negotiated (handshake) or MODERN_VERSION
+        self._version: str | None = None  # negotiated (handshake) or STATELESS_REVISION
         self._calls: dict[int | str, anyio.CancelScope] = {}  # the ones a cancel may name
         self._closed: set[int | str] = set()  # aborted as stdin ended: answered an error
         self._running = 0  # call tasks not yet over (a cancelled one unwinds)
@@ -111,8 +111,8 @@ class LeanStdio:
                 return await self._initialize(message, line)
             if not (has_modern_key(message.params) and modern_meta(message.params)):
                 return False  # the SDK answers whatever comes before the handshake
-            self._version = MODERN_VERSION
-        if self._version == MODERN_VERSION:
+            self._version = STATELESS_REVISION
+        if is_stateless(self._version):
             if message.method == "initialize" or not modern_meta(message.params):
                 return False
         elif has_modern_key(message.params):
@@ -189,7 +189,7 @@ class LeanStdio:
         assert message.request_id is not None
         assert self._version is not None
         method, params, version = message.method, message.params, self._version
-        modern = version == MODERN_VERSION
+        modern = is_stateless(version)
         if method == "ping" and not modern and not params:
             await self._reply(message.request_id, {})
             return True
