@@ -21,11 +21,11 @@ from toolwire import ToolContext, ToolRegistry, define_tool, ok
 from toolwire.errors import ConfigurationError
 from toolwire.mcp import McpProvider, ServeOptions
 from toolwire.mcp.client.bridge import bridge_into
-from toolwire.mcp.revision import listing_cache_hints
 from toolwire.mcp.server.auth.grants import Grant
 from toolwire.mcp.server.auth.server_auth import open_server_auth
 from toolwire.mcp.server.auth.settings import AuthSettings
 from toolwire.mcp.server.auth.tokens import TokenStore
+from toolwire.mcp.server.listing_features import listing_cache_hints
 from toolwire.results import ToolResult
 from toolwire.stores import create_kv_backend
 

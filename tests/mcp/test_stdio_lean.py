@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_helpers import SERVERS, WAIT_S
-from mcp_types import version as sdk_versions
 
+from toolwire.mcp import revision
 from toolwire.mcp.server.fast_stdio import messages
 
 LEAN_SERVER = SERVERS / "lean_server.py"
@@ -453,12 +453,6 @@ def test_the_stdio_path_imports_no_sdk_and_no_http_stack() -> None:
 # -- reading messages ------------------------------------------------------------------------
 
 
-def test_the_revisions_are_the_sdks() -> None:
-    assert messages.HANDSHAKE_VERSIONS == sdk_versions.HANDSHAKE_PROTOCOL_VERSIONS
-    assert messages.LATEST_HANDSHAKE_VERSION == sdk_versions.LATEST_HANDSHAKE_VERSION
-    assert (messages.MODERN_VERSION,) == sdk_versions.MODERN_PROTOCOL_VERSIONS
-
-
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
@@ -480,7 +474,7 @@ def test_any_line_is_read_or_left_to_the_sdk(line: str) -> None:
 def test_odd_handshake_params_are_left_to_the_sdk(params: dict[str, Any]) -> None:
     version = messages.handshake_params(params)
     if version is not None:
-        assert version in messages.HANDSHAKE_VERSIONS
+        assert version in revision.HANDSHAKE_REVISIONS
         assert isinstance(params["clientInfo"]["name"], str)
         assert isinstance(params["capabilities"], dict)
 

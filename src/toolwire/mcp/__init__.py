@@ -10,7 +10,7 @@ not import the MCP SDK. See ``docs/mcp.md``.
 
 Rooms: ``client/`` (servers' tools in), ``server/`` (a registry out), ``conversion.py`` (MCP shapes
 ↔ toolwire values), ``settings.py`` (server settings, without the SDK), ``read_streams.py``
-(`ForwardingReadStream`), ``revision.py`` (the 2026-07-28 listing features), and
+(`ForwardingReadStream`), ``revision.py`` (the protocol revisions, named once), and
 ``task_extension.py`` (the 2026-07-28 Tasks extension, both sides).
 """
 
@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from toolwire.mcp.server.server import (
         DEFAULT_HTTP_HOST,
         DEFAULT_HTTP_PORT,
+        McpServer,
         ServeOptions,
+        build_mcp_server,
         create_mcp_server,
     )
     from toolwire.mcp.server.serving import create_http_app, serve_http, serve_registry, serve_stdio
@@ -44,9 +46,11 @@ _WHERE = {
     "McpConnection": "toolwire.mcp.client.connection",
     "McpPeer": "toolwire.mcp.server.peer",
     "McpProvider": "toolwire.mcp.client.provider",
+    "McpServer": "toolwire.mcp.server.server",
     "McpServerConfig": "toolwire.mcp.settings",
     "ServeOptions": "toolwire.mcp.server.server",
     "bridge_into": "toolwire.mcp.client.bridge",
+    "build_mcp_server": "toolwire.mcp.server.server",
     "current_peer": "toolwire.mcp.server.peer",
     "create_http_app": "toolwire.mcp.server.serving",
     "create_mcp_server": "toolwire.mcp.server.server",
@@ -65,9 +69,11 @@ __all__ = [
     "McpConnection",
     "McpPeer",
     "McpProvider",
+    "McpServer",
     "McpServerConfig",
     "ServeOptions",
     "bridge_into",
+    "build_mcp_server",
     "create_http_app",
     "create_mcp_server",
     "current_peer",

@@ -25,6 +25,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from toolwire.errors import ConfigurationError
+from toolwire.mcp.revision import is_handshake
 from toolwire.mcp.server.auth.principals import request_principal
 from toolwire.principals import Principal
 from toolwire.replicas.read_records import LocalReadRecords, ReadRecordBook, StoredReadRecords
@@ -97,7 +98,7 @@ class SessionReadRecords:
         headers = getattr(request, "headers", None)
         if headers is not None:
             value = headers.get("mcp-session-id")
-            if value and _handshake_era(headers.get("mcp-protocol-version")):
+            if value and is_handshake(headers.get("mcp-protocol-version")):
                 return f"mcp-{value}"
         # A 2026-07-28 request has no session (the SDK checks no Mcp-Session-Id it carries):
         # it is its principal's, whatever id it names.
@@ -127,11 +128,3 @@ class SessionReadRecords:
         replicas) before the block exits, so before the call's answer is sent."""
         async with self.book.open(session_id, needed=reaches_files(tool)) as records:
             yield records
-
-
-def _handshake_era(version: str | None) -> bool:
-    """Whether a request of this ``MCP-Protocol-Version`` is served in its session (the SDK
-    answers any other version statelessly, without looking at the session)."""
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
-    return version is None or version in HANDSHAKE_PROTOCOL_VERSIONS

@@ -46,6 +46,7 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
+from toolwire.mcp.revision import supports_core_tasks
 from toolwire.mcp.task_extension import (
     EXTENSION_AD,
     TASKS_EXTENSION,
@@ -76,7 +77,6 @@ MIN_POLL_S = 0.01
 """The shortest wait between two polls, whatever the server suggests."""
 CANCEL_WAIT_S = 5.0
 """How long ``tasks/cancel`` may take when a call is abandoned."""
-_LEGACY = "2025-11-25"
 _INPUT_REQUEST: TypeAdapter[mt.InputRequest] = TypeAdapter(mt.InputRequest)
 
 ProgressFn: TypeAlias = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -160,7 +160,7 @@ class TaskFailure(Exception):
 def supports_task_calls(client: Client) -> bool:
     """Whether ``client``'s server takes task-augmented ``tools/call`` (2025-11-25 core tasks:
     it must declare ``capabilities.tasks.requests.tools.call``)."""
-    if client.protocol_version != _LEGACY:
+    if not supports_core_tasks(client.protocol_version):
         return False
     tasks = client.server_capabilities.tasks
     requests = tasks.requests if tasks is not None else None

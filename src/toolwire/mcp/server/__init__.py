@@ -1,6 +1,10 @@
 """Serving a registry over MCP: the SDK path, the two fast paths, sessions, tasks and auth.
 
-- ``server.py``: `create_mcp_server`, the SDK's low-level server over a registry;
+- ``server.py``: `build_mcp_server` / `create_mcp_server`, the SDK's low-level server over a
+  registry;
+- ``tool_call.py``: one ``tools/call`` (`ToolCalls`) for the SDK handler and both fast paths;
+- ``listing_features.py``: the 2026-07-28 listing features (cache hints, ``server/discover``,
+  ``tools/list_changed``);
 - ``serving.py``, ``http_endpoint.py``, ``options.py``: where it listens and how;
 - ``fast_http/``: ``tools/call`` and ``tools/list`` on streamable HTTP without the SDK;
 - ``fast_stdio/``: ``toolwire serve --stdio`` answering before the SDK loads;
@@ -28,7 +32,9 @@ if TYPE_CHECKING:
         DEFAULT_MAX_SESSIONS,
         DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
         DEFAULT_SESSION_IDLE_TIMEOUT_S,
+        McpServer,
         ServeOptions,
+        build_mcp_server,
         create_mcp_server,
     )
 
@@ -38,7 +44,9 @@ __all__ = [
     "DEFAULT_MAX_SESSIONS",
     "DEFAULT_MAX_SESSIONS_PER_PRINCIPAL",
     "DEFAULT_SESSION_IDLE_TIMEOUT_S",
+    "McpServer",
     "ServeOptions",
+    "build_mcp_server",
     "create_mcp_server",
 ]
 
@@ -50,7 +58,9 @@ __getattr__, __dir__ = lazy_exports(
         "DEFAULT_MAX_SESSIONS": "toolwire.mcp.server.server",
         "DEFAULT_MAX_SESSIONS_PER_PRINCIPAL": "toolwire.mcp.server.server",
         "DEFAULT_SESSION_IDLE_TIMEOUT_S": "toolwire.mcp.server.server",
+        "McpServer": "toolwire.mcp.server.server",
         "ServeOptions": "toolwire.mcp.server.server",
+        "build_mcp_server": "toolwire.mcp.server.server",
         "create_mcp_server": "toolwire.mcp.server.server",
     },
     globals(),

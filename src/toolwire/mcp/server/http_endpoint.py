@@ -5,8 +5,8 @@
 key-value store, `toolwire.mcp.server.event_store`), behind a hang-up watcher
 (`toolwire.mcp.server.hangups`), so a client that goes away aborts its calls (unless it can resume
 the call's stream). ``/healthz`` (`toolwire.mcp.server.health`) answers a load balancer's check,
-probing the store, without authentication. `HttpEndpoint.stop` is the first step of a graceful
-shutdown.
+probing the store, without authentication. `HttpEndpoint.stop` is the first step of a
+graceful shutdown.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from toolwire.mcp.server.event_store import DEFAULT_EVENT_TTL_S, KvEventStore
 from toolwire.mcp.server.fast_http import LeanFront, LeanPath, lean_enabled
 from toolwire.mcp.server.hangups import HangupWatcher
 from toolwire.mcp.server.health import health_route
-from toolwire.mcp.server.server import ServeOptions, create_mcp_server
+from toolwire.mcp.server.server import ServeOptions, build_mcp_server
 from toolwire.mcp.server.sessions import BoundedSessionManager
 from toolwire.replicas.handshake_sessions import shared_sessions
 
@@ -67,7 +67,8 @@ def create_http_endpoint(
     """``registry`` at ``/mcp``; DNS-rebinding protection when ``host`` is a loopback name;
     ``options.auth``'s guard, grant enforcement and metadata routes when it is set."""
     opts = options or ServeOptions()
-    server = create_mcp_server(registry, opts)
+    built = build_mcp_server(registry, opts)
+    server = built.sdk
     if opts.auth is not None:  # each credential lists and calls only what it was granted
         server.middleware.append(opts.auth.tool_access(registry))
     security = trusting_origins(_local_only() if host in _LOCAL_HOSTS else None, opts.cors_origins)
@@ -85,7 +86,7 @@ def create_http_endpoint(
     hangups = HangupWatcher(StreamableHTTPASGIApp(sessions))
     lean = lean_enabled() and not opts.server_features  # extra SDK features: all on the SDK
     # the fast path answers in front of the watcher (it watches its own calls' hang-ups)
-    watched: ASGIApp = LeanPath(hangups, server, sessions, security) if lean else hangups
+    watched: ASGIApp = LeanPath(hangups, built, sessions, security) if lean else hangups
     endpoint = watched if opts.auth is None else opts.auth.guard(watched)
     extra = [] if opts.auth is None else opts.auth.metadata_routes()  # RFC 9728, OAuth mode
     app: ASGIApp = Starlette(

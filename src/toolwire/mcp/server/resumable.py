@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mcp.server.streamable_http import SSEEvent, StreamableHTTPServerTransport, StreamId
-from mcp_types.version import is_version_at_least
+
+from toolwire.mcp.revision import RESUMABLE_SINCE, is_at_least
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RESUMABLE_SINCE", "RETRY_INTERVAL_MS", "ResumableTransport", "resumable_transport"]
 
-RESUMABLE_SINCE = "2025-11-25"
 """The first revision whose clients parse priming events (and so can resume a stream)."""
 RETRY_INTERVAL_MS = 1000
 """How long a client waits before it reconnects to a closed stream (the SSE ``retry``)."""
@@ -72,8 +72,8 @@ class ResumableTransport(StreamableHTTPServerTransport):
         opened = self._opened_with
         if (
             opened is not None
-            and is_version_at_least(opened, RESUMABLE_SINCE)
-            and not is_version_at_least(labelled, RESUMABLE_SINCE)
+            and is_at_least(opened, RESUMABLE_SINCE)
+            and not is_at_least(labelled, RESUMABLE_SINCE)
         ):
             return opened
         return labelled

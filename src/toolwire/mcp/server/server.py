@@ -18,17 +18,15 @@ What a client gets:
   ``notifications/progress`` when the client sent a progress token; others stay internal.
 - cancellation: ``notifications/cancelled`` cancels the call (an async tool gets anyio's
   cancellation) and fires its abort signal, which a sync tool's abandoned thread can poll.
-- a client that goes away (its HTTP connection or SSE stream closed, stdin closed) aborts its calls
-  the same way (`toolwire.mcp.server.hangups`).
+- a client that goes away (its HTTP connection or SSE stream closed, stdin closed) aborts its
+  calls the same way (`toolwire.mcp.server.hangups`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -37,12 +35,9 @@ import anyio
 import anyio.from_thread
 from anyio.lowlevel import current_token
 
-from toolwire.calls import CallOutcome
-from toolwire.context import ProgressEmitter, ProgressEvent, ToolContext
-from toolwire.errors import ConfigurationError
+from toolwire.context import ProgressEvent, ToolContext
 from toolwire.mcp.server.auth.principals import request_principal
 from toolwire.mcp.server.hangups import call_abort_signal
-from toolwire.mcp.server.media import media_blocks
 from toolwire.mcp.server.options import (
     DEFAULT_HTTP_HOST,
     DEFAULT_HTTP_PORT,
@@ -51,10 +46,8 @@ from toolwire.mcp.server.options import (
     DEFAULT_SESSION_IDLE_TIMEOUT_S,
     ServeOptions,
 )
-from toolwire.mcp.server.result_resources import result_link
-from toolwire.mcp.server.rich_results import structured_text_block
+from toolwire.mcp.server.tool_call import CallRequest, ToolCalls, drop_progress
 from toolwire.replicas.session_read_records import SessionReadRecords
-from toolwire.results import Ok
 from toolwire.tools import Tool
 from toolwire.version import __version__
 
@@ -64,7 +57,7 @@ if TYPE_CHECKING:  # the SDK loads when a server is built (the lean stdio loop n
     from mcp.server import Server
     from mcp.server.context import ServerRequestContext
 
-    from toolwire.presenting import Presenter
+    from toolwire.calls import CallOutcome
     from toolwire.registry import ToolRegistry
 
 __all__ = [
@@ -73,20 +66,46 @@ __all__ = [
     "DEFAULT_MAX_SESSIONS",
     "DEFAULT_MAX_SESSIONS_PER_PRINCIPAL",
     "DEFAULT_SESSION_IDLE_TIMEOUT_S",
-    "CallPlumbing",
+    "McpServer",
     "ServeOptions",
-    "call_plumbing",
+    "build_mcp_server",
     "create_mcp_server",
 ]
 
-logger = logging.getLogger("toolwire.mcp.server.server")
+logger = logging.getLogger("toolwire.mcp.server")
 
 _PROGRESS_BUFFER = 64
-_PRESENT_IN_THREAD_CHARS = 200_000
 
 
 def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = None) -> Server[Any]:
-    """A low-level MCP `Server` whose tools are ``registry``'s.
+    """A low-level MCP `Server` whose tools are ``registry``'s (`build_mcp_server`'s ``sdk``).
+
+    Args:
+        registry: The tools to serve (its definitions are re-read on every ``tools/list``).
+        options: Name, budget, presenter.
+    """
+    return build_mcp_server(registry, options).sdk
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class McpServer:
+    """What `build_mcp_server` built (toolwire's, not the SDK's high-level ``MCPServer``): the
+    SDK server, and what the fast paths answer with so that they answer as it does.
+
+    Attributes:
+        sdk: The SDK's low-level server (run it, or hand it to a transport).
+        calls: Its ``tools/call`` (`toolwire.mcp.server.tool_call.ToolCalls`): registry, presenter,
+            base context and per-session read records.
+        as_mcp: A tool as its (cached) MCP definition, as ``tools/list`` lists it.
+    """
+
+    sdk: Server[Any]
+    calls: ToolCalls
+    as_mcp: Callable[[Tool], mt.Tool]
+
+
+def build_mcp_server(registry: ToolRegistry, options: ServeOptions | None = None) -> McpServer:
+    """The SDK server of ``registry`` and the state its fast paths share (`McpServer`).
 
     Args:
         registry: The tools to serve (its definitions are re-read on every ``tools/list``).
@@ -94,14 +113,14 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     """
     import mcp_types as mt
 
-    from toolwire.mcp.revision import (
+    from toolwire.mcp.server.approval_requests import call_with_approval
+    from toolwire.mcp.server.auth.access import caller_allows
+    from toolwire.mcp.server.listing_features import (
         RevisionServer,
         ToolListNotifier,
         listing_cache_hints,
         server_identity_kwargs,
     )
-    from toolwire.mcp.server.approval_requests import call_with_approval
-    from toolwire.mcp.server.auth.access import caller_allows
     from toolwire.mcp.server.peer import LogLevels, bind_peer, serve_logging
     from toolwire.mcp.server.result_resources import serve_result_resources
     from toolwire.mcp.server.rich_results import explicit_hints
@@ -109,19 +128,14 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     from toolwire.mcp.server.tasks import serve_tasks
 
     opts = options or ServeOptions()
-    presenter = opts.presenter or _default_presenter(opts.result_budget_chars)
     # Which session a request is, and its STALE_WRITE records (replica_records.py).
     sessions = SessionReadRecords(opts.replicas, stateless=opts.stateless_sessions)
+    calls = ToolCalls.serving(registry, opts, sessions)  # tools/call, on every path
     log_levels = LogLevels()  # what each session chose with logging/setLevel
-    notifier = ToolListNotifier(registry)  # tools/list_changed (toolwire.mcp.revision)
+    # tools/list_changed (toolwire.mcp.server.listing_features)
+    notifier = ToolListNotifier(registry)
     listed: dict[str, tuple[Tool, mt.Tool]] = {}
     view = SessionTools(registry)  # deferred tools found per session (tool search)
-    base_ctx = ToolContext(
-        session_id=sessions.process_id,
-        platform="mcp",
-        working_dir=opts.working_dir or os.getcwd(),
-        result_budget_chars=opts.result_budget_chars,
-    )
 
     def as_mcp(tool: Tool) -> mt.Tool:
         cached = listed.get(tool.name)
@@ -148,53 +162,43 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams
     ) -> dict[str, Any]:
-        principal = request_principal(ctx.request)  # the credential's, or LOCAL
-        session_id = sessions.session_id(ctx)
-        arguments = params.arguments or {}
+        request = CallRequest(
+            name=params.name,
+            arguments=params.arguments or {},
+            call_id=str(ctx.request_id) if ctx.request_id is not None else "mcp",
+            session_id=sessions.session_id(ctx),
+            principal=request_principal(ctx.request),  # the credential's, or LOCAL
+        )
         wants_progress = bool(ctx.meta and ctx.meta.get("progress_token") is not None)
         send: MemoryObjectSendStream[ProgressEvent] | None = None
         if wants_progress:
             send, receive = anyio.create_memory_object_stream[ProgressEvent](_PROGRESS_BUFFER)
         emit = _progress_emitter(send)
-        call_id = str(ctx.request_id) if ctx.request_id is not None else "mcp"
 
-        async def run(tool_ctx: ToolContext) -> dict[str, Any]:
-            gate = await view.gate(params.name, session_id, principal)  # found deferred tools
-            with bind_peer(ctx, session_id, log_levels, params.input_responses) as peer:
-                outcome = await call_with_approval(registry, ctx, params, tool_ctx, call_id, gate)
+        async def run(tool_ctx: ToolContext) -> CallOutcome | dict[str, Any]:
+            # What only this path runs: the session's found deferred tools, the client's
+            # peer, the approval question (answered input_required on 2026-07-28).
+            gate = await view.gate(request.name, request.session_id, request.principal)
+            with bind_peer(ctx, request.session_id, log_levels, params.input_responses) as peer:
+                outcome = await call_with_approval(
+                    registry, ctx, params, tool_ctx, request.call_id, gate
+                )
             await announce_found(ctx, outcome)
             asked = peer.input_required()  # 2026-07-28: the tool asked the client (peer.py)
-            if asked is not None:
-                return asked
-            if isinstance(outcome, dict):  # input_required: the client asks the user
-                return outcome
-            tool = registry.get(params.name)
-            return await _to_mcp_result(
-                outcome, tool, presenter, arguments, emit, opts.result_budget_chars
-            )
+            return outcome if asked is None else asked
 
         # The signal fires when the client cancels or goes away: async tools are cancelled,
         # a sync tool's thread (abandoned by the pipeline) polls it, commands are killed.
-        # The read records are kept (on the store, with replicas) before the answer leaves.
-        async with sessions.open(session_id, registry.get(params.name)) as mtimes:
-            with call_abort_signal(ctx.request) as signal:
-                tool_ctx = base_ctx.derive(  # the fast path: the changes are ours, valid
-                    session_id=session_id,
-                    session_key=session_id,
-                    abort_signal=signal,
-                    emit=emit,
-                    read_mtimes=mtimes,
-                    principal=principal,
-                )
-                if send is None:
-                    return await run(tool_ctx)
-                async with anyio.create_task_group() as group:
-                    group.start_soon(_forward_progress, ctx, receive)
-                    try:
-                        answer = await run(tool_ctx)
-                    finally:
-                        send.close()
-                return answer
+        with call_abort_signal(ctx.request) as signal:
+            if send is None:
+                return await calls.call(request, signal, emit=emit, run=run)
+            async with anyio.create_task_group() as group:
+                group.start_soon(_forward_progress, ctx, receive)
+                try:
+                    answer = await calls.call(request, signal, emit=emit, run=run)
+                finally:
+                    send.close()
+            return answer
 
     def input_schema(name: str) -> dict[str, Any] | None:
         tool = registry.get(name)  # a tool hidden from the caller is as absent as an unknown one
@@ -217,138 +221,15 @@ def create_mcp_server(registry: ToolRegistry, options: ServeOptions | None = Non
         server,
         registry,
         sessions.session_id,
-        lambda sid, principal: base_ctx.derive(
-            session_id=sid, session_key=sid, read_mtimes=sessions.mtimes(sid), principal=principal
-        ),
-        lambda done, args: _to_mcp_result(
-            done, registry.get(done.name), presenter, args, _drop, opts.result_budget_chars
-        ),
+        lambda sid, principal: calls.context(sid, principal, read_mtimes=sessions.mtimes(sid)),
+        lambda done, args: calls.result(done, args, drop_progress),
     )
     serve_result_resources(server, registry, sessions.session_id)
-    _PLUMBING[server] = CallPlumbing(  # toolwire.mcp.server.fast_http calls through the same state
-        registry=registry, presenter=presenter, base_ctx=base_ctx, sessions=sessions, as_mcp=as_mcp
-    )
     serve_logging(server, log_levels, sessions.session_id)
-    notifier.install(server, sessions.session_id)  # tools/list_changed (revision.py)
+    notifier.install(server, sessions.session_id)  # tools/list_changed (listing_features.py)
     for install in opts.server_features:
         install(server)
-    return server
-
-
-_Sessions = SessionReadRecords  # the name toolwire.mcp.server.fast_stdio knows it by
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class CallPlumbing:
-    """What a ``tools/call`` or ``tools/list`` answered outside the SDK
-    (`toolwire.mcp.server.fast_http`) shares with the server's own handlers, so both paths answer
-    alike.
-
-    Attributes:
-        registry: The served registry.
-        presenter: The presenter the handler uses.
-        base_ctx: The context every call derives its own from.
-        sessions: The per-session read records (``mtimes``) and the stateless session id.
-        as_mcp: A tool as its (cached) MCP definition.
-    """
-
-    registry: ToolRegistry
-    presenter: Presenter
-    base_ctx: ToolContext
-    sessions: SessionReadRecords
-    as_mcp: Callable[[Tool], mt.Tool]
-
-    async def to_result(
-        self, outcome: CallOutcome, arguments: dict[str, Any], emit: ProgressEmitter
-    ) -> dict[str, Any]:
-        """The wire result of a finished call, exactly as the handler builds it."""
-        tool = self.registry.get(outcome.name)
-        return await _to_mcp_result(outcome, tool, self.presenter, arguments, emit)
-
-
-_PLUMBING: weakref.WeakKeyDictionary[Server[Any], CallPlumbing] = weakref.WeakKeyDictionary()
-
-
-def call_plumbing(server: Server[Any]) -> CallPlumbing:
-    """The `CallPlumbing` of a server `create_mcp_server` built.
-
-    Raises:
-        ConfigurationError: ``server`` was not built by `create_mcp_server`.
-    """
-    plumbing = _PLUMBING.get(server)
-    if plumbing is None:
-        raise ConfigurationError("call_plumbing needs a server built by create_mcp_server")
-    return plumbing
-
-
-async def _to_mcp_result(
-    outcome: CallOutcome,
-    tool: Tool | None,
-    presenter: Presenter,
-    args: dict[str, Any],
-    emit: ProgressEmitter,
-    budget_chars: int | None = None,
-) -> dict[str, Any]:
-    """The ``tools/call`` result, in its wire shape (``budget_chars``: the per-request budget,
-    by default the presenter's ingestion cap)."""
-    result = outcome.result
-    size = len(result.value) if isinstance(result, Ok) else len(result.error)
-
-    def present() -> str:
-        return presenter.present(outcome, tool, args=args, emit=emit).text
-
-    try:
-        if size > _PRESENT_IN_THREAD_CHARS:  # keep the event loop free for other requests
-            text = await anyio.to_thread.run_sync(present)
-        else:
-            text = present()
-    except Exception as exc:  # fail closed: never hand the client an unpresented result
-        logger.exception("presenting the result of %s failed", outcome.name)
-        text = f"internal error presenting the result of {outcome.name} ({type(exc).__name__})"
-        return _wire(text, is_error=True)
-    answer = _wire(text, is_error=not result.ok)
-    link = result_link(result)  # a kept result: its handle as a resource too
-    if link is not None:
-        answer["content"].append(link)
-    if isinstance(result, Ok) and result.structured is not None:
-        answer["structuredContent"] = result.structured
-        budget = budget_chars or presenter.options.ingestion_cap_chars
-        as_json = structured_text_block(result.value, result.structured, budget)
-        if as_json is not None:  # for clients that read only content (rich_results)
-            answer["content"].insert(1, as_json)
-        image = _image_block(result.structured)
-        if image is not None:
-            answer["content"].append(image)
-        answer["content"].extend(media_blocks(result.structured))  # audio, resources
-    return answer
-
-
-def _image_block(structured: dict[str, Any]) -> dict[str, Any] | None:
-    """An MCP image block for ``structured["image"]`` (``{"mime_type": "image/png", "data":
-    <base64>}``, as browser_screenshot answers), or ``None``."""
-    image = structured.get("image")
-    if not isinstance(image, dict):
-        return None
-    mime, data = image.get("mime_type"), image.get("data")
-    if not (isinstance(mime, str) and mime.startswith("image/") and isinstance(data, str)):
-        return None
-    return {"type": "image", "data": data, "mimeType": mime}
-
-
-def _wire(text: str, *, is_error: bool) -> dict[str, Any]:
-    # ``resultType`` is required on 2026-07-28 links; older surfaces drop it.
-    return {
-        "content": [{"type": "text", "text": text}],
-        "isError": is_error,
-        "resultType": "complete",
-    }
-
-
-def _default_presenter(budget_chars: int) -> Presenter:
-    from toolwire.presenting import Presenter, PresenterOptions
-
-    # The presenter keeps the registry's truncation marker (and its true size) intact.
-    return Presenter(PresenterOptions(ingestion_cap_chars=budget_chars))
+    return McpServer(sdk=server, calls=calls, as_mcp=as_mcp)
 
 
 def _progress_emitter(
@@ -356,7 +237,7 @@ def _progress_emitter(
 ) -> Callable[[ProgressEvent], None]:
     """A sync emitter, callable from the loop or a worker thread; drops events when full."""
     if send is None:
-        return _drop
+        return drop_progress
     token = current_token()
     loop_thread = threading.get_ident()
 
@@ -374,10 +255,6 @@ def _progress_emitter(
                 anyio.from_thread.run_sync(put, event, token=token)
 
     return emit
-
-
-def _drop(event: ProgressEvent) -> None:
-    """Progress nobody asked for."""
 
 
 async def _forward_progress(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from toolwire.mcp.revision import is_stateless
 from toolwire.mcp.server.listing import PER_SESSION_CACHE
 from toolwire.providers.base import ProviderContext
 from toolwire.results import Ok
@@ -101,9 +102,7 @@ async def announce_found(
     """Tell a handshake-era client its tools changed when ``outcome`` found some: a
     ``notifications/tools/list_changed`` on the call's own stream, ahead of its answer (a
     2026-07-28 client re-lists, its listing being never cached)."""
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS or not found_something(outcome):
+    if is_stateless(ctx.protocol_version) or not found_something(outcome):
         return
     import mcp_types as mt
 

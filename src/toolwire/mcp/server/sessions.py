@@ -45,9 +45,9 @@ from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServ
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager, _error_response
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp_types import INTERNAL_ERROR
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from toolwire.errors import StoreError
+from toolwire.mcp.revision import is_handshake
 from toolwire.mcp.server.resumable import resumable_transport
 from toolwire.replicas.handshake_sessions import requestor_of, serve_restored
 
@@ -301,7 +301,7 @@ def _legacy_session_id(scope: Scope) -> str | None:
     """The ``Mcp-Session-Id`` of a handshake-era request (``None``: none, or 2026-07-28)."""
     headers = dict(scope.get("headers") or ())
     version = headers.get(_VERSION_HEADER)
-    if version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS:
+    if not is_handshake(None if version is None else version.decode("latin-1")):
         return None
     value = headers.get(_SESSION_HEADER)
     return value.decode("latin-1") if value else None
@@ -311,7 +311,7 @@ def _opens_a_session(scope: Scope) -> bool:
     """A handshake-era request without a session id (2026-07-28 requests open none)."""
     headers = dict(scope.get("headers") or ())
     version = headers.get(_VERSION_HEADER)
-    handshake = version is None or version.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS
+    handshake = is_handshake(None if version is None else version.decode("latin-1"))
     return handshake and _SESSION_HEADER not in headers
 
 

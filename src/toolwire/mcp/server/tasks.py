@@ -13,16 +13,16 @@ has already ended. Then:
 - ``tasks/cancel``: interrupts the tool (an ended task answers ``-32602``);
 - ``tasks/list``: the tasks of the session (and principal).
 
-Tasks belong to whoever created them: to the credential's principal when the server authenticates
-(`toolwire.mcp.server.task_records`), and on the handshake revision also to the MCP session. A task
-of another principal or session is answered exactly like an unknown one (``-32602``), by every
-``tasks/*`` method on both revisions. What a task's result is presented with (its call's arguments)
-is kept with that owner on the task store, so any replica on a shared store answers ``tasks/get``
-and ``tasks/result`` the same; ``tasks/cancel`` on a replica that does not run the task marks the
-record, and the replica running it stops the tool at its next poll of the record. The server
-advertises ``capabilities.tasks`` and marks every tool ``execution.taskSupport: "optional"`` on
-2025-11-25 connections; a client that does not ask for a task gets the ordinary synchronous
-``tools/call``.
+Tasks belong to whoever created them: to the credential's principal when the server
+authenticates (`toolwire.mcp.server.task_records`), and on the handshake revision also to the MCP
+session. A task of another principal or session is answered exactly like an unknown one
+(``-32602``), by every ``tasks/*`` method on both revisions. What a task's result is presented
+with (its call's arguments) is kept with that owner on the task store, so any replica on a
+shared store answers ``tasks/get`` and ``tasks/result`` the same; ``tasks/cancel`` on a replica
+that does not run the task marks the record, and the replica running it stops the tool at its
+next poll of the record. The server advertises ``capabilities.tasks`` and marks every tool
+``execution.taskSupport: "optional"`` on 2025-11-25 connections; a client that does not ask
+for a task gets the ordinary synchronous ``tools/call``.
 
 On 2026-07-28 tasks are the ``io.modelcontextprotocol/tasks`` extension
 (`toolwire.mcp.task_extension`), advertised in ``server/discover``. The server decides: a call
@@ -49,11 +49,11 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolwire.calls import CallOutcome, ToolCall, make_outcome
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.execution.tasks import TaskInfo, pending_task
+from toolwire.mcp.revision import is_stateless, supports_core_tasks
 from toolwire.mcp.server.auth.principals import request_principal
 from toolwire.mcp.server.session_tools import SessionTools
 from toolwire.mcp.server.task_records import TaskRecords, request_owner
@@ -71,10 +71,8 @@ from toolwire.results import Err
 if TYPE_CHECKING:
     from toolwire.registry import ToolRegistry
 
-__all__ = ["RELATED_TASK", "TASKS_PROTOCOL", "serve_tasks"]
+__all__ = ["RELATED_TASK", "serve_tasks"]
 
-TASKS_PROTOCOL = "2025-11-25"
-"""The protocol revision whose core has Tasks."""
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 """The ``_meta`` key that ties a ``tasks/result`` answer to its task."""
 _CAPABILITY: dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
@@ -128,7 +126,7 @@ class _TaskMethods:
         """Answer a task-augmented ``tools/call`` with a task; advertise the capability and
         the tools' task support on 2025-11-25 connections."""
         method = ctx.method
-        if method == "tools/call" and ctx.protocol_version == TASKS_PROTOCOL:
+        if method == "tools/call" and supports_core_tasks(ctx.protocol_version):
             params = ctx.params or {}
             if isinstance(params.get("task"), Mapping):
                 return await self._create(ctx, mt.CallToolRequestParams.model_validate(params))
@@ -138,12 +136,12 @@ class _TaskMethods:
         if method == "tools/call":
             return await self._handed_off(ctx, result)
         if method == "initialize":
-            if result.get("protocolVersion") == TASKS_PROTOCOL:
+            if supports_core_tasks(result.get("protocolVersion")):
                 result.setdefault("capabilities", {})["tasks"] = _CAPABILITY
         elif method == "server/discover":
             extensions = result.setdefault("capabilities", {}).setdefault("extensions", {})
             extensions[TASKS_EXTENSION] = EXTENSION_AD
-        elif method == "tools/list" and ctx.protocol_version == TASKS_PROTOCOL:
+        elif method == "tools/list" and supports_core_tasks(ctx.protocol_version):
             for listed in result.get("tools", []):
                 listed.setdefault("execution", {"taskSupport": "optional"})
         return result
@@ -313,7 +311,7 @@ class _TaskMethods:
 
 
 def _modern(ctx: ServerRequestContext[Any, Any]) -> bool:
-    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+    return is_stateless(ctx.protocol_version)
 
 
 def _capabilities(ctx: ServerRequestContext[Any, Any]) -> mt.ClientCapabilities | None:

@@ -18,9 +18,8 @@ from mcp.shared.inbound import (
     InboundModernRoute,
     classify_inbound_request,
 )
-from mcp_types import DEFAULT_NEGOTIATED_VERSION
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from toolwire.mcp.revision import DEFAULT_NEGOTIATED, is_handshake, is_stateless
 from toolwire.mcp.server.wire_json import loads
 
 __all__ = ["SESSION_HEADER", "LeanRequest", "parse_lean_request"]
@@ -52,7 +51,7 @@ class LeanRequest:
     name: str
     arguments: dict[str, Any]
     session: str | None
-    protocol_version: str = DEFAULT_NEGOTIATED_VERSION
+    protocol_version: str = DEFAULT_NEGOTIATED
     meta: dict[str, Any] | None = None
 
 
@@ -79,7 +78,7 @@ def parse_lean_request(body: bytes, headers: Mapping[str, str]) -> LeanRequest |
     if not isinstance(params, dict):
         return None
     session = headers.get(SESSION_HEADER)
-    version = headers.get(_VERSION_HEADER) or DEFAULT_NEGOTIATED_VERSION
+    version = headers.get(_VERSION_HEADER) or DEFAULT_NEGOTIATED
     meta = params.get("_meta")
     meta = meta if isinstance(meta, dict) else None
     if method == "tools/list":  # a session's list goes through the SDK's middleware
@@ -92,8 +91,8 @@ def _envelope_ok(message: dict[str, Any], headers: Mapping[str, str]) -> bool:
     """A handshake-era request in a session, or a 2026-07-28 one the SDK's ladder accepts."""
     version = headers.get(_VERSION_HEADER)
     if SESSION_HEADER in headers:
-        return version is None or version in HANDSHAKE_PROTOCOL_VERSIONS
-    if version not in MODERN_PROTOCOL_VERSIONS:
+        return is_handshake(version)
+    if not is_stateless(version):
         return False
     if any(name.startswith(_PARAM_PREFIX) for name in headers):
         return False  # x-mcp-header parameters: the SDK checks them

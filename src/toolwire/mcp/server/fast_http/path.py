@@ -1,21 +1,21 @@
 """`LeanPath`: ASGI middleware that answers plain ``tools/call`` and ``tools/list`` inline.
 
-It sits inside the bearer guard (so authentication and per-credential grants still apply) and in
-front of the hang-up watcher and the SDK's streamable HTTP app; `LeanFront` puts that chain straight
-under uvicorn for ``POST /mcp``. For a request `parse_lean_request` accepts, with the same
-``Host``/``Origin``/``Content-Type``/``Accept`` checks, body size limit and session rules as the
-SDK, it runs the call in the request's own task through the registry and the server's presenter
-(`toolwire.mcp.server.server.CallPlumbing`) and answers one JSON body (which MCP allows whenever the
+It sits inside the bearer guard (so authentication and per-credential grants still apply) and
+in front of the hang-up watcher and the SDK's streamable HTTP app; `LeanFront` puts that chain
+straight under uvicorn for ``POST /mcp``. For a request `parse_lean_request` accepts, with the
+same ``Host``/``Origin``/``Content-Type``/``Accept`` checks, body size limit and session rules
+as the SDK, it runs the call in the request's own task as the SDK handler does
+(`toolwire.mcp.server.tool_call.ToolCalls`) and answers one JSON body (which MCP allows whenever the
 client accepts JSON), in the envelope the SDK's runner gives (cache hints on ``tools/list``,
-``resultType`` and the ``serverInfo`` stamp on 2026-07-28). No task group, no SSE stream, no second
-validation. The call's abort signal comes from the hang-up watcher
+``resultType`` and the ``serverInfo`` stamp on 2026-07-28). No task group, no SSE stream, no
+second validation. The call's abort signal comes from the hang-up watcher
 (`toolwire.mcp.server.hangups.HangupWatcher.watched_call`: the server stopping aborts it) and fires
-when the client hangs up: once the call waits on anything, one pending ``receive`` watches for the
-disconnect (a call that finishes without waiting, in the loop turn it started, has nothing to
-abort), and when a handshake-era client sends ``notifications/cancelled`` for it: the SDK never saw
-the call, so the path keeps its running calls by session and request id, fires the named one's
-abort, and hands the notification on for the SDK's ``202``. A handshake-era answer's head goes out
-before the call runs, as the SDK's does.
+when the client hangs up: once the call waits on anything, one pending ``receive`` watches for
+the disconnect (a call that finishes without waiting, in the loop turn it started, has nothing
+to abort), and when a handshake-era client sends ``notifications/cancelled`` for it: the SDK
+never saw the call, so the path keeps its running calls by session and request id, fires the
+named one's abort, and hands the notification on for the SDK's ``202``. A handshake-era
+answer's head goes out before the call runs, as the SDK's does.
 
 A tool that talks to the client (`toolwire.mcp.server.peer.current_peer`) sees the same peer as on
 the SDK path whenever that peer could not reach the client anyway (see
@@ -27,11 +27,11 @@ too, before it runs.
 
 A ``tools/list`` lists what the session found with ``tool_search`` too
 (`toolwire.mcp.server.session_tools`). Everything else is replayed unchanged to the SDK: other
-methods, a session's ``tools/list`` (the server's middleware decorates it), a tool that may need the
-user's approval, an unknown tool, ``tool_search`` and the deferred tools (checked against the
-session's found tools, and a handshake-era client told its list changed), a tool whose schema
-declares ``x-mcp-header`` parameters, a session that is not open or is owned by a credential, a
-client that accepts only SSE, a repeated header, an oversized body.
+methods, a session's ``tools/list`` (the server's middleware decorates it), a tool that may
+need the user's approval, an unknown tool, ``tool_search`` and the deferred tools (checked
+against the session's found tools, and a handshake-era client told its list changed), a tool
+whose schema declares ``x-mcp-header`` parameters, a session that is not open or is owned by
+a credential, a client that accepts only SSE, a repeated header, an oversized body.
 
 ``TOOLWIRE_MCP_LEAN=0`` turns the path off (every request then goes to the SDK).
 """
@@ -50,10 +50,9 @@ from mcp.server.transport_security import (
 )
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import X_MCP_HEADER_KEY
-from mcp_types.version import LATEST_MODERN_VERSION
 from starlette.requests import Request
 
-from toolwire.mcp.revision import listing_fields
+from toolwire.mcp.revision import STATELESS_REVISION
 from toolwire.mcp.server.auth.access import check_call, visible
 from toolwire.mcp.server.auth.grants import request_grant
 from toolwire.mcp.server.auth.principals import request_principal
@@ -70,19 +69,18 @@ from toolwire.mcp.server.fast_http.asgi_io import (
 from toolwire.mcp.server.fast_http.envelope import LeanRequest, parse_lean_request
 from toolwire.mcp.server.fast_http.peer import PeerRoute
 from toolwire.mcp.server.hangups import HangupWatcher
-from toolwire.mcp.server.server import call_plumbing
+from toolwire.mcp.server.listing_features import listing_fields
 from toolwire.mcp.server.session_tools import PER_SESSION_CACHE, SessionTools
+from toolwire.mcp.server.tool_call import CallRequest
 from toolwire.mcp.server.wire_json import dumps, loads
-from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
 
 if TYPE_CHECKING:
-    from mcp.server import Server
     from mcp.server.streamable_http import StreamableHTTPServerTransport
     from starlette.types import Receive, Scope, Send
 
-    from toolwire.context import AbortSignal, ProgressEvent
+    from toolwire.context import AbortSignal
+    from toolwire.mcp.server.server import McpServer
     from toolwire.mcp.server.sessions import BoundedSessionManager
-    from toolwire.principals import Principal
     from toolwire.tools import Tool
 
 __all__ = ["LEAN_ENV", "LeanPath", "lean_enabled"]
@@ -114,8 +112,8 @@ class LeanPath:
     Args:
         app: The hang-up watcher in front of the SDK's streamable HTTP app (what every other
             request reaches; it also hands out the fast path's call signals).
-        server: The SDK server `create_mcp_server` built (its registry, presenter, session
-            records and cache hints are shared).
+        server: What `toolwire.mcp.server.build_mcp_server` built: the SDK server (its cache
+            hints and identity stamp), its ``tools/call`` and its tool definitions.
         sessions: The SDK's session manager (a handshake-era call is answered here only in
             an open session that no credential owns).
         security: The DNS-rebinding settings the SDK transport was given.
@@ -126,16 +124,17 @@ class LeanPath:
     def __init__(
         self,
         app: HangupWatcher,
-        server: Server[Any],
+        server: McpServer,
         sessions: BoundedSessionManager,
         security: TransportSecuritySettings | None,
         *,
         max_body_bytes: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
     ) -> None:
         self._app = app
-        self._server = server
-        self._plumbing = call_plumbing(server)
-        self._view = SessionTools(self._plumbing.registry)
+        self._server = server.sdk
+        self._as_mcp = server.as_mcp
+        self._calls = server.calls
+        self._view = SessionTools(self._calls.registry)
         self._sessions = sessions
         self._security = TransportSecurityMiddleware(security)
         self._max_body = max_body_bytes
@@ -144,7 +143,7 @@ class LeanPath:
         self._running: dict[tuple[str, bytes], AbortSignal] = {}  # handshake-era calls
         self._checked: dict[tuple[str | None, ...], tuple[bool, bool]] = {}
         # The 2026-07-28 result's constant tail: the serverInfo stamp is fixed per server.
-        stamp = listing_fields(server, LATEST_MODERN_VERSION)["_meta"]
+        stamp = listing_fields(server.sdk, STATELESS_REVISION)["_meta"]
         self._modern_tail = dumps({"resultType": "complete", "_meta": stamp})[1:]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -210,15 +209,16 @@ class LeanPath:
         self, lean: LeanRequest, request: Request, receive: Receive, send: Send
     ) -> bool:
         """Answer ``lean``; ``False`` when the SDK must answer after all (nothing sent)."""
-        registry = self._plumbing.registry
+        calls = self._calls
+        registry = calls.registry
         grant = request_grant(request)
         if lean.method == "tools/list":  # (a handshake-era list never comes here)
             principal = request_principal(request)
-            session_id = self._plumbing.sessions.session_of_header(lean.session, principal)
+            session_id = calls.sessions.session_of_header(lean.session, principal)
             tools = []
             for shown in await self._view.tools(session_id, principal):  # with what it found
                 if grant is None or visible(registry, grant, shown.name):
-                    spec = self._plumbing.as_mcp(shown)
+                    spec = self._as_mcp(shown)
                     tools.append(spec.model_dump(by_alias=True, mode="json", exclude_none=True))
             fields = listing_fields(self._server, lean.protocol_version)
             if "ttlMs" in fields and self._view.deferring:
@@ -230,13 +230,9 @@ class LeanPath:
         except MCPError as refusal:
             await respond_error(send, lean, refusal.error.code, refusal.error.message)
             return True
-        tool = registry.get(lean.name)
-        if tool is None or tool.requires_approval is not False or self._declares_headers(tool):
-            return False  # unknown tool; the approval round trip; Mcp-Param-* checks
-        if tool.long_running:
-            return False  # it may become a task, answered as one (toolwire.mcp.server.tasks)
-        if tool.name == TOOL_SEARCH_NAME or self._view.is_deferred(tool.name):
-            return False  # tool search: the session's found tools, list_changed (session_tools)
+        tool = calls.fast_path_tool(lean.name)  # unknown, approval, task, tool search: SDK's
+        if tool is None or self._declares_headers(tool):
+            return False  # ... and the Mcp-Param-* checks
         peer = self._peers.admit(tool, lean)
         if peer is None:
             return False  # a tool that talks to a client it could reach: the SDK's peer
@@ -248,9 +244,17 @@ class LeanPath:
             running = None if lean.session is None else (lean.session, dumps(lean.request_id))
             if running is not None:
                 self._running[running] = signal
+            principal = request_principal(request)
+            call = CallRequest(
+                name=lean.name,
+                arguments=lean.arguments,
+                call_id=str(lean.request_id),
+                session_id=calls.sessions.session_of_header(lean.session, principal),
+                principal=principal,  # the credential's, as on the SDK path
+            )
             try:
                 with peer.bound():
-                    result = await self._call(lean, signal, request_principal(request))
+                    result = await calls.call(call, signal)
             except BaseException:
                 watch.stop()
                 raise
@@ -294,26 +298,6 @@ class LeanPath:
             self._header_params[tool.name] = known
         return known[1]
 
-    async def _call(
-        self, lean: LeanRequest, signal: AbortSignal, principal: Principal
-    ) -> dict[str, Any]:
-        plumbing = self._plumbing
-        session_id = plumbing.sessions.session_of_header(lean.session, principal)
-        tool = plumbing.registry.get(lean.name)
-        async with plumbing.sessions.open(session_id, tool) as mtimes:  # kept before answering
-            ctx = plumbing.base_ctx.derive(
-                session_id=session_id,
-                session_key=session_id,
-                abort_signal=signal,
-                emit=_drop,
-                read_mtimes=mtimes,
-                principal=principal,  # the credential's, as on the SDK path
-            )
-            outcome = await plumbing.registry.execute(
-                lean.name, lean.arguments, ctx, call_id=str(lean.request_id)
-            )
-        return await plumbing.to_result(outcome, lean.arguments, _drop)
-
     async def _send_result(self, send: Send, lean: LeanRequest, result: bytes) -> None:
         """Send the encoded ``result`` object in the envelope the SDK's runner gives it:
         ``resultType`` and the ``serverInfo`` stamp on 2026-07-28 (a ``tools/list`` result
@@ -322,7 +306,3 @@ class LeanPath:
             result = result[:-1] + (b"," if len(result) > 2 else b"") + self._modern_tail
         head = b'{"jsonrpc":"2.0","id":' + dumps(lean.request_id) + b',"result":'
         await send_body(send, lean, 200, b"".join((head, result, b"}")))
-
-
-def _drop(event: ProgressEvent) -> None:
-    """Progress nobody asked for (a call that wants progress goes to the SDK)."""

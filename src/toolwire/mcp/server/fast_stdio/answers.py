@@ -1,10 +1,10 @@
 """The results the lean loop sends, shaped as the SDK server shapes them for each revision.
 
-- ``initialize``: the negotiated revision, the capabilities `toolwire.mcp.server.server` declares
-  (logging, ``tools.listChanged``, resources when the registry keeps results, Tasks on 2025-11-25),
-  ``serverInfo`` with the server's identity, and the instructions; on 2026-07-28 ``server/discover``
-  says the same (every ``listChanged`` true: ``subscriptions/listen`` is served) and offers the
-  Tasks extension.
+- ``initialize``: the negotiated revision, the capabilities `toolwire.mcp.server` declares
+  (logging, ``tools.listChanged``, resources when the registry keeps results, Tasks on
+  2025-11-25), ``serverInfo`` with the server's identity, and the instructions; on 2026-07-28
+  ``server/discover`` says the same (every ``listChanged`` true: ``subscriptions/listen``
+  is served) and offers the Tasks extension.
 - on 2025-11-25 every listed tool says ``execution.taskSupport: "optional"``
   (`toolwire.mcp.server.tasks`), and a handshake-era result has no ``resultType``.
 - on 2026-07-28 a result has ``resultType``, a listing its cache hint (``ttlMs``,
@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import handle_store
-from toolwire.mcp.server.fast_stdio.messages import MODERN_VERSION
+from toolwire.mcp.revision import (
+    STATELESS_REVISION,
+    has_result_type,
+    is_stateless,
+    supports_core_tasks,
+)
 from toolwire.mcp.server.listing import PER_SESSION_CACHE, tool_entry
 from toolwire.version import __version__
 
@@ -32,7 +37,6 @@ if TYPE_CHECKING:
 __all__ = ["SERVER_INFO_KEY", "Answers"]
 
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
-_TASKS_VERSION = "2025-11-25"
 _TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 
@@ -81,7 +85,7 @@ class Answers:
         if self.keeps_results:
             capabilities["resources"] = {"subscribe": False, "listChanged": False}
         capabilities["tools"] = {"listChanged": True}
-        if version == _TASKS_VERSION:
+        if supports_core_tasks(version):
             capabilities["tasks"] = _tasks_capability()
         result: dict[str, Any] = {
             "protocolVersion": version,
@@ -103,7 +107,7 @@ class Answers:
         result: dict[str, Any] = {
             "ttlMs": self.ttl_ms,
             "cacheScope": "public",
-            "supportedVersions": [MODERN_VERSION],
+            "supportedVersions": [STATELESS_REVISION],
             "capabilities": capabilities,
         }
         if self.instructions is not None:
@@ -118,10 +122,10 @@ class Answers:
             tool = registry.get(definition["name"])
             if tool is not None:
                 entry = tool_entry(tool)
-                if version == _TASKS_VERSION:
+                if supports_core_tasks(version):
                     entry["execution"] = {"taskSupport": "optional"}
                 tools.append(entry)
-        if version != MODERN_VERSION:
+        if not is_stateless(version):
             return {"tools": tools}
         if registry.deferred_names:  # grows with what tool_search finds: re-ask, never share
             listing = {**PER_SESSION_CACHE, "tools": tools}
@@ -130,8 +134,8 @@ class Answers:
         return self.stamped(listing)
 
     def call_result(self, result: dict[str, Any], version: str) -> dict[str, Any]:
-        """A ``tools/call`` result (as `toolwire.mcp.server.server` builds it) on ``version``."""
-        if version != MODERN_VERSION:
+        """A ``tools/call`` result (as `toolwire.mcp.server` builds it) on ``version``."""
+        if not has_result_type(version):
             result.pop("resultType", None)
             return result
         return self.stamped(result)

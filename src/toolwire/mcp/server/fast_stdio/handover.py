@@ -1,15 +1,15 @@
 """Handing a lean stdio connection to the SDK server, mid-stream, with nothing lost.
 
-The SDK server (`toolwire.mcp.server.server.create_mcp_server`, imported only now) is given the
-lines the lean loop recorded (the ``initialize`` request and the ``initialized`` notification), then
-the line the loop did not answer, then the rest of stdin as it arrives. It answers the replayed
-``initialize`` again; that duplicate answer is swallowed, so the client sees each answer once. Its
-session then stands where the lean one stood: same negotiated revision, same client capabilities,
-same STALE_WRITE read records and session id, same presenter. Its messages go out through the lean
-loop's writer, after whatever the loop sent before; calls the loop started finish there (a
-``notifications/cancelled`` naming one still reaches it). When stdin ends, the SDK server answers
-what it was asked before stopping, within the same grace as the loop's calls
-(`toolwire.mcp.server.fast_stdio.sdk_streams`).
+The SDK server (`toolwire.mcp.server.build_mcp_server`, imported only now) is given the
+lines the lean loop recorded (the ``initialize`` request and the ``initialized``
+notification), then the line the loop did not answer, then the rest of stdin as it arrives.
+It answers the replayed ``initialize`` again; that duplicate answer is swallowed, so the
+client sees each answer once. Its session then stands where the lean one stood: same
+negotiated revision, same client capabilities, same STALE_WRITE read records and session id,
+same presenter. Its messages go out through the lean loop's writer, after whatever the loop
+sent before; calls the loop started finish there (a ``notifications/cancelled`` naming one
+still reaches it). When stdin ends, the SDK server answers what it was asked before stopping,
+within the same grace as the loop's calls (`toolwire.mcp.server.fast_stdio.sdk_streams`).
 """
 
 from __future__ import annotations
@@ -52,11 +52,12 @@ async def hand_over(
     from mcp.server.stdio import stdio_server
 
     from toolwire.mcp.server.fast_stdio.sdk_streams import graceful_streams
-    from toolwire.mcp.server.server import call_plumbing, create_mcp_server
+    from toolwire.mcp.server.server import build_mcp_server
 
     lean.stop_announcing()
-    server = create_mcp_server(lean.registry, replace(lean.options, presenter=lean.presenter))
-    sessions = call_plumbing(server).sessions  # the lean session's id and read records
+    built = build_mcp_server(lean.registry, replace(lean.options, presenter=lean.presenter))
+    server = built.sdk
+    sessions = built.calls.sessions  # the lean session's id and read records
     sessions.process_id = lean.sessions.process_id
     sessions.book = lean.sessions.book
     feed, fed = anyio.create_memory_object_stream[str](math.inf)

@@ -1,15 +1,16 @@
 """`LeanStdio`: the stdio connection answered on the standard library until it needs the SDK.
 
-It reads stdin's lines and answers, itself, what a client needs first and most: the ``initialize``
-handshake (recorded for the handover), ``notifications/initialized``, ``ping``, ``server/discover``,
-``tools/list`` and plain ``tools/call`` (through the registry and the same presenter and result
-conversion as the SDK handler, `toolwire.mcp.server.server`), on a handshake-era connection and on a
-2026-07-28 one alike (a tool that may talk to its client, `toolwire.mcp.server.fast_stdio.peers`,
-need the user's approval or run long enough to become a task is the SDK's, and so are
-``tool_search`` and the deferred tools, `toolwire.tool_search`, whose listing then grows). Calls run
-concurrently, each in its own task; ``notifications/cancelled`` cancels one (its abort signal
-fires). After the handshake, a change of the registry's tools is announced with
-``notifications/tools/list_changed``, as the SDK server does.
+It reads stdin's lines and answers, itself, what a client needs first and most: the
+``initialize`` handshake (recorded for the handover), ``notifications/initialized``,
+``ping``, ``server/discover``, ``tools/list`` and plain ``tools/call`` (through the registry
+and the same context, presenter and result conversion as the SDK handler:
+`toolwire.mcp.server.tool_call`), on
+a handshake-era connection and on a 2026-07-28 one alike (a tool that may talk to its client,
+`toolwire.mcp.server.fast_stdio.peers`, need the user's approval or run long enough to become a task
+is the SDK's, and so are ``tool_search`` and the deferred tools, `toolwire.tool_search`,
+whose listing then grows). Calls run concurrently, each in its own task; ``notifications/cancelled``
+cancels one (its abort signal fires). After the handshake, a change of the registry's tools is
+announced with ``notifications/tools/list_changed``, as the SDK server does.
 
 The first message it does not answer itself is handed, with the rest of the stream, to the SDK
 server (`toolwire.mcp.server.fast_stdio.handover`); calls already running finish here. When stdin
@@ -22,17 +23,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 
-from toolwire.context import ToolContext
+from toolwire.mcp.revision import STATELESS_REVISION, is_stateless
 from toolwire.mcp.server.fast_stdio.answers import Answers
 from toolwire.mcp.server.fast_stdio.grace import CONNECTION_CLOSED
 from toolwire.mcp.server.fast_stdio.messages import (
-    MODERN_VERSION,
     Message,
     handshake_params,
     has_modern_key,
@@ -42,14 +41,13 @@ from toolwire.mcp.server.fast_stdio.messages import (
 )
 from toolwire.mcp.server.fast_stdio.peers import PeerCheck
 from toolwire.mcp.server.hangups import call_abort_signal
-from toolwire.mcp.server.server import ServeOptions, _default_presenter, _to_mcp_result
+from toolwire.mcp.server.options import ServeOptions
+from toolwire.mcp.server.tool_call import CallRequest, ToolCalls
 from toolwire.replicas.session_read_records import SessionReadRecords
-from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-    from toolwire.context import ProgressEvent
     from toolwire.mcp.server.fast_stdio.grace import StdinEnd
     from toolwire.mcp.server.fast_stdio.wire import LineWriter
     from toolwire.presenting import Presenter
@@ -79,30 +77,24 @@ class LeanStdio:
     ) -> None:
         self.registry = registry
         self.options = options or ServeOptions()
-        self.presenter: Presenter = self.options.presenter or _default_presenter(
-            self.options.result_budget_chars
-        )
         self.sessions = SessionReadRecords()
         """The stdio session's read records and id, handed to the SDK server on a handover."""
+        self.calls = ToolCalls.serving(registry, self.options, self.sessions)
+        """Its ``tools/call``, as the SDK server's (`toolwire.mcp.server.tool_call`)."""
+        self.presenter: Presenter = self.calls.presenter
         self.replay: list[str] = []
         """The handshake's lines, as received (the SDK server is given them first)."""
         self.handshake_id: int | str | None = None
         """The id of the ``initialize`` request in `replay`."""
         self._answers = Answers.for_registry(registry, self.options)
         self._writer = writer
-        self._version: str | None = None  # negotiated (handshake) or MODERN_VERSION
+        self._version: str | None = None  # negotiated (handshake) or STATELESS_REVISION
         self._calls: dict[int | str, anyio.CancelScope] = {}  # the ones a cancel may name
         self._closed: set[int | str] = set()  # aborted as stdin ended: answered an error
         self._running = 0  # call tasks not yet over (a cancelled one unwinds)
         self._quiet = anyio.Event()  # set while none is
         self._quiet.set()
         self._peers = PeerCheck()
-        self._base_ctx = ToolContext(  # as the SDK handler's (toolwire.mcp.server.server)
-            session_id=self.sessions.process_id,
-            platform="mcp",
-            working_dir=self.options.working_dir or os.getcwd(),
-            result_budget_chars=self.options.result_budget_chars,
-        )
         self._stop_watching: Any = None
         self._changes: MemoryObjectSendStream[None] | None = None
 
@@ -120,8 +112,8 @@ class LeanStdio:
                 return await self._initialize(message, line)
             if not (has_modern_key(message.params) and modern_meta(message.params)):
                 return False  # the SDK answers whatever comes before the handshake
-            self._version = MODERN_VERSION
-        if self._version == MODERN_VERSION:
+            self._version = STATELESS_REVISION
+        if is_stateless(self._version):
             if message.method == "initialize" or not modern_meta(message.params):
                 return False
         elif has_modern_key(message.params):
@@ -198,7 +190,7 @@ class LeanStdio:
         assert message.request_id is not None
         assert self._version is not None
         method, params, version = message.method, message.params, self._version
-        modern = version == MODERN_VERSION
+        modern = is_stateless(version)
         if method == "ping" and not modern and not params:
             await self._reply(message.request_id, {})
             return True
@@ -213,14 +205,8 @@ class LeanStdio:
         call = plain_call(params, modern=modern)
         if call is None or message.request_id in self._calls:
             return False
-        tool = self.registry.get(call[0])
-        if tool is None or tool.requires_approval is not False or tool.long_running:
-            return (
-                False  # unknown tool; the approval round trip; a task (toolwire.mcp.server.tasks)
-            )
-        if tool.name == TOOL_SEARCH_NAME or tool.name in self.registry.deferred_names:
-            return False  # what the session finds is listed from then on: the SDK's view
-        if self._peers.talks_to_client(tool):
+        tool = self.calls.fast_path_tool(call[0])  # unknown, approval, task, tool search
+        if tool is None or self._peers.talks_to_client(tool):
             return False  # its peer (logs, sampling, elicitation, roots) is the SDK's
         scope = anyio.CancelScope()
         self._calls[message.request_id] = scope
@@ -255,21 +241,10 @@ class LeanStdio:
                 self._quiet.set()
 
     async def _run(self, request_id: int | str, name: str, arguments: dict[str, Any]) -> Any:
-        """One call, as the SDK handler runs it (same context, conversion and budget)."""
-        session_id = self.sessions.process_id
-        async with self.sessions.open(session_id, self.registry.get(name)) as mtimes:
-            with call_abort_signal(None) as signal:
-                ctx = self._base_ctx.derive(
-                    session_id=session_id,
-                    session_key=session_id,
-                    abort_signal=signal,
-                    emit=_drop,
-                    read_mtimes=mtimes,
-                )
-                outcome = await self.registry.execute(name, arguments, ctx, call_id=str(request_id))
-        tool = self.registry.get(outcome.name)
-        budget = self.options.result_budget_chars
-        result = await _to_mcp_result(outcome, tool, self.presenter, arguments, _drop, budget)
+        """One call, as the SDK handler runs it (`toolwire.mcp.server.tool_call`)."""
+        call = CallRequest(name, arguments, str(request_id), self.sessions.process_id)
+        with call_abort_signal(None) as signal:
+            result = await self.calls.call(call, signal)
         assert self._version is not None
         return self._answers.call_result(result, self._version)
 
@@ -293,7 +268,3 @@ class LeanStdio:
         async with receive:
             async for _ in receive:
                 await self._writer.send(_LIST_CHANGED)
-
-
-def _drop(event: ProgressEvent) -> None:
-    """Progress nobody asked for (a call that wants progress goes to the SDK)."""

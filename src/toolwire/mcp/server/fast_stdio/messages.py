@@ -14,12 +14,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from toolwire.mcp.revision import STATELESS_REVISION, negotiate
 from toolwire.mcp.server.json_depth import too_deep
 
 __all__ = [
-    "HANDSHAKE_VERSIONS",
-    "LATEST_HANDSHAKE_VERSION",
-    "MODERN_VERSION",
     "PROTOCOL_VERSION_KEY",
     "Message",
     "handshake_params",
@@ -29,12 +27,6 @@ __all__ = [
     "read_message",
 ]
 
-HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-"""The revisions the ``initialize`` handshake reaches (the SDK's, checked by the tests)."""
-LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
-"""What ``initialize`` settles on when the client asks for a revision it does not know."""
-MODERN_VERSION = "2026-07-28"
-"""The per-request-envelope revision."""
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 _CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 _CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
@@ -98,7 +90,7 @@ def handshake_params(params: dict[str, Any]) -> str | None:
         return None
     if not _client_info_ok(info):
         return None
-    return version if version in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+    return negotiate(version)
 
 
 def has_modern_key(params: dict[str, Any]) -> bool:
@@ -113,7 +105,7 @@ def modern_meta(params: dict[str, Any]) -> bool:
     meta = params.get("_meta")
     if not isinstance(meta, dict) or not set(meta) <= _ENVELOPE_KEYS:
         return False
-    if meta.get(PROTOCOL_VERSION_KEY) != MODERN_VERSION:
+    if meta.get(PROTOCOL_VERSION_KEY) != STATELESS_REVISION:
         return False
     if not _capabilities_ok(meta.get(_CAPABILITIES_KEY)):
         return False
