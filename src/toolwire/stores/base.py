@@ -12,9 +12,10 @@ also splits every shared scope per tool.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, Self
+from abc import abstractmethod
+from typing import TYPE_CHECKING, Protocol
+
+from anyio.abc import AsyncResource
 
 from toolwire.errors import StoreError
 from toolwire.stores.namespace import (
@@ -57,7 +58,7 @@ class KeyValueStoreFactory(Protocol):
         ...
 
 
-class KeyValueBackend(ABC):
+class KeyValueBackend(AsyncResource):
     """A physical key-value store partitioned into namespaces (`Namespace`).
 
     Use it as an async context manager (or call `aclose`) so files and connections are
@@ -183,14 +184,3 @@ class KeyValueBackend(ABC):
         if self._isolate_tools:
             arguments.append("isolate_tools=True")
         return f"{type(self).__name__}({', '.join(arguments)})"
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

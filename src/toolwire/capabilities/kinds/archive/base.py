@@ -8,10 +8,11 @@ takes them) and is cut to ``max_text_chars``; times become aware UTC datetimes.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import NamedTuple, Self
+from typing import NamedTuple
+
+from anyio.abc import AsyncResource
 
 from toolwire.capabilities.kinds.archive.seam import ArchiveHit, ArchiveScope
 from toolwire.errors import StoreError
@@ -131,7 +132,7 @@ def check_limit(limit: object) -> int:
     return max(1, min(MAX_HITS, limit))
 
 
-class SessionArchive(ABC):
+class SessionArchive(AsyncResource):
     """Every recorded message of every session, searchable by words.
 
     Give it to the backends as ``kind_backends={"archive": archive}``; tools declaring the
@@ -183,17 +184,6 @@ class SessionArchive(ABC):
     @abstractmethod
     async def aclose(self) -> None:
         """Release files and connections; the archive is unusable afterwards."""
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 def optional_name(what: str, value: object) -> str | None:
