@@ -23,7 +23,11 @@ KEYS = 8
 # f"|{gen}": a torn write would break the header, the length or the trailer.
 WRITER = textwrap.dedent(
     """
-    import sys import anyio from toolwire.stores import SqliteKeyValueBackend
+    import sys
+
+    import anyio
+
+    from toolwire.stores import SqliteKeyValueBackend
 
     def value(gen, i):
         size = 16_000 + (gen * 7919 + i * 104_729) % 184_000

@@ -13,12 +13,19 @@ import pytest
 
 from toolwire.capabilities.kinds.network.fetcher import SafeFetcher
 
-_PROBE = """ import sys {prelude} from toolwire.capabilities.defaults import create_backends from
-toolwire.capabilities.kinds.network.fetcher import SafeFetcher from toolwire.errors import
-ConfigurationError try: fetcher = SafeFetcher() except ConfigurationError:  # no httpx: said at
-creation (the next test) pass backends = create_backends(kv_url=None, archive_url=None,
-secrets_vault_dir=None) loaded = [sys.modules.get(name) is not None for name in ("httpx",
-"httpcore")] print(*loaded, backends.fetcher is not None)
+_PROBE = """
+import sys
+{prelude}
+from toolwire.capabilities.defaults import create_backends
+from toolwire.capabilities.kinds.network.fetcher import SafeFetcher
+from toolwire.errors import ConfigurationError
+try:
+    fetcher = SafeFetcher()
+except ConfigurationError:  # no httpx: said at creation (the next test)
+    pass
+backends = create_backends(kv_url=None, archive_url=None, secrets_vault_dir=None)
+loaded = [sys.modules.get(name) is not None for name in ("httpx", "httpcore")]
+print(*loaded, backends.fetcher is not None)
 """
 
 
