@@ -18,14 +18,12 @@ from pathlib import Path
 
 from toolwire.capabilities.kinds.archive.base import (
     DEFAULT_MAX_TEXT_CHARS,
+    ArchivedMessage,
     SessionArchive,
-    check_limit,
     check_max_text_chars,
-    checked_message,
-    clean_text,
     clip_snippet,
 )
-from toolwire.capabilities.kinds.archive.query import parse_query
+from toolwire.capabilities.kinds.archive.query import SearchQuery
 from toolwire.capabilities.kinds.archive.seam import ArchiveHit, ArchiveScope
 from toolwire.stores.sqlite_thread import ConnectionThread
 
@@ -126,17 +124,7 @@ class SqliteSessionArchive(SessionArchive):
             time.sleep(pause)
             pause = min(pause * 2, 0.1)
 
-    async def record(
-        self,
-        session: str,
-        role: str,
-        text: str,
-        at: datetime | float | None = None,
-        *,
-        personality: str | None = None,
-        user: str | None = None,
-    ) -> None:
-        message = checked_message(session, role, text, at, personality, user, self._max_text_chars)
+    async def _insert(self, message: ArchivedMessage) -> None:
         row = (
             message.session,
             message.role,
@@ -151,14 +139,12 @@ class SqliteSessionArchive(SessionArchive):
 
         await self._thread.run(insert, writes=True)
 
-    async def search(self, query: str, scope: ArchiveScope, limit: int = 10) -> list[ArchiveHit]:
-        parsed = parse_query(clean_text("query", query))
-        count = check_limit(limit)
-        if parsed.empty:
-            return []
+    async def _search(
+        self, parsed: SearchQuery, scope: ArchiveScope, limit: int
+    ) -> list[ArchiveHit]:
         column, value = _scope_filter(scope)
         statement = _SEARCH.format(column=column)
-        params = (parsed.to_fts5(), value, count)
+        params = (parsed.to_fts5(), value, limit)
 
         def search(connection: sqlite3.Connection) -> list[ArchiveHit]:
             return [
