@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from anyio.abc import AsyncResource
 
-from toolwire.errors import StoreError
 from toolwire.stores.namespace import (
     INT64_MAX,
     INT64_MIN,
     TOOL_SCOPE_PREFIX,
     Namespace,
+    ValueStore,
     check_counter_range,
     check_isolate_tools,
     parse_counter,
@@ -58,7 +58,7 @@ class KeyValueStoreFactory(Protocol):
         ...
 
 
-class KeyValueBackend(AsyncResource):
+class KeyValueBackend(AsyncResource, ValueStore):
     """A physical key-value store partitioned into namespaces (`Namespace`).
 
     Use it as an async context manager (or call `aclose`) so files and connections are
@@ -71,8 +71,8 @@ class KeyValueBackend(AsyncResource):
     ```
 
     Subclasses take ``isolate_tools`` as a keyword and pass it to ``super().__init__``; they
-    implement the ``*_value``/``list_keys`` primitives, which the scoped store calls after
-    validating every argument and resolving the TTL.
+    implement the ``*_value``/``list_keys`` primitives declared by `ValueStore`, which the
+    scoped store calls after validating every argument and resolving the TTL.
     """
 
     _isolate_tools: bool = False  # also for subclasses written before the option existed
@@ -118,53 +118,6 @@ class KeyValueBackend(AsyncResource):
 
         return ScopedKeyValueStore(
             self, tool=tool, scope_id=scope_id, ttl_seconds_default=ttl_seconds_default
-        )
-
-    @abstractmethod
-    async def get_value(self, namespace: Namespace, key: str) -> str | None:
-        """The live value at ``key``, or ``None``."""
-
-    @abstractmethod
-    async def set_value(
-        self, namespace: Namespace, key: str, value: str, ttl_seconds: float | None
-    ) -> None:
-        """Upsert ``key``; it expires after ``ttl_seconds`` unless that is ``None``."""
-
-    @abstractmethod
-    async def delete_value(self, namespace: Namespace, key: str) -> None:
-        """Remove ``key`` when present."""
-
-    @abstractmethod
-    async def list_keys(self, namespace: Namespace, prefix: str) -> list[str]:
-        """Live keys starting with ``prefix`` (literally), sorted by code point."""
-
-    @abstractmethod
-    async def increment_value(
-        self, namespace: Namespace, key: str, by: int, ttl_seconds: float | None
-    ) -> int:
-        """Atomically add ``by``; an absent key starts at 0 and gets ``ttl_seconds``.
-
-        A live key keeps its expiry. Raises `StoreError` when the value is not an integer.
-        """
-
-    async def compare_and_set_value(
-        self,
-        namespace: Namespace,
-        key: str,
-        expected: str | None,
-        value: str,
-        ttl_seconds: float | None,
-    ) -> bool:
-        """Write ``value`` (expiring after ``ttl_seconds`` unless ``None``) only if the live
-        value at ``key`` is ``expected`` (``None``: absent or expired); whether it was written.
-
-        Must be atomic against every other writer of the store. The four built-in backends
-        implement it; a backend of your own that does not raises `StoreError`.
-        """
-        raise StoreError(
-            f"{type(self).__name__} has no compare_and_set; implement "
-            "compare_and_set_value(namespace, key, expected, value, ttl_seconds) atomically "
-            "(the built-in memory, SQLite, Redis and PostgreSQL backends do)"
         )
 
     @abstractmethod
