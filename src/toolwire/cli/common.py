@@ -19,7 +19,7 @@ from toolwire.errors import ConfigurationError, StoreError
 from toolwire.tool_modules import command_line_modules
 
 __all__ = ["EXIT_ERR", "EXIT_USAGE", "ToolsOption", "did_you_mean", "fail_usage", "load",
-           "nearest_names", "run_configured", "stderr", "tool_annotations",
+           "load_persistent", "nearest_names", "run_configured", "stderr", "tool_annotations",
            "tool_capabilities"]  # fmt: skip
 
 EXIT_ERR = 1
@@ -61,6 +61,18 @@ def load(ctx: typer.Context, tools: Sequence[str] | None = None) -> ToolwireConf
     config = replace(config, tool_modules=(*config.tool_modules, *added))
     for warning in config.warnings:
         stderr.print(f"[bold yellow]warning:[/] {escape(warning)}", markup=True)
+    return config
+
+
+def load_persistent(ctx: typer.Context, lost: str) -> ToolwireConfig:
+    """`load`, or exit 2 when the store is ``memory://`` (``lost``: what such a store loses, for
+    the message): a command whose records the servers must read needs their store."""
+    config = load(ctx)
+    if config.store_url.lower().startswith("memory:"):
+        fail_usage(
+            f"the store is memory://, {lost}: set [store] url to the store the servers use "
+            "(sqlite, redis or postgresql)"
+        )
     return config
 
 

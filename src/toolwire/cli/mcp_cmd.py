@@ -15,13 +15,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolwire.cli.common import fail_usage, load, run_configured, stderr
+from toolwire.cli.common import fail_usage, load_persistent, run_configured, stderr
 from toolwire.config import ToolwireConfig
 
 if TYPE_CHECKING:  # the MCP SDK loads only when a command runs
     from toolwire.mcp.client.pinning import PinnedTool
 
 __all__ = ["mcp_app"]
+
+_LOST = "where pins live only inside one process"
+"""What a ``memory://`` store would lose (see `load_persistent`)."""
 
 mcp_app = typer.Typer(
     help="Bridged MCP servers: pinned tool definitions and their approval.",
@@ -37,7 +40,7 @@ def pins(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List the pinned definitions; a changed one awaiting approval is marked CHANGED."""
-    config = _load_persistent(ctx)
+    config = load_persistent(ctx, _LOST)
     records = run_configured(_entries, config, server)
     if as_json:
         typer.echo(json.dumps([_as_dict(r) for r in records], indent=2))
@@ -59,7 +62,7 @@ def approve(
     ] = None,
 ) -> None:
     """Trust the changed definition of a tool (of every changed tool of the server)."""
-    config = _load_persistent(ctx)
+    config = load_persistent(ctx, _LOST)
     approved = run_configured(_approve, config, server, tool)
     if not approved:
         what = f"tool {tool!r} of server {server!r}" if tool else f"server {server!r}"
@@ -75,19 +78,9 @@ def forget(
     tool: Annotated[str | None, typer.Argument(help="One tool (default: every one).")] = None,
 ) -> None:
     """Drop pins, so the next definition seen is pinned afresh (e.g. a server was replaced)."""
-    config = _load_persistent(ctx)
+    config = load_persistent(ctx, _LOST)
     dropped = run_configured(_forget, config, server, tool)
     stderr.print(f"dropped {dropped} pin(s)", markup=False)
-
-
-def _load_persistent(ctx: typer.Context) -> ToolwireConfig:
-    config = load(ctx)
-    if config.store_url.lower().startswith("memory:"):
-        fail_usage(
-            "the store is memory://, where pins live only inside one process: set [store] url "
-            "to the store the servers use (sqlite, redis or postgresql)"
-        )
-    return config
 
 
 async def _entries(config: ToolwireConfig, server: str | None) -> list[PinnedTool]:
