@@ -10,12 +10,11 @@ approved tool at its next listing of that server (its keep-alive re-lists the to
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolwire.cli.common import fail_usage, load_persistent, run_configured, stderr
+from toolwire.cli.common import fail_usage, list_records, load_persistent, run_configured, stderr
 from toolwire.config import ToolwireConfig
 
 if TYPE_CHECKING:  # the MCP SDK loads only when a command runs
@@ -41,16 +40,18 @@ def pins(
 ) -> None:
     """List the pinned definitions; a changed one awaiting approval is marked CHANGED."""
     config = load_persistent(ctx, _LOST)
-    records = run_configured(_entries, config, server)
-    if as_json:
-        typer.echo(json.dumps([_as_dict(r) for r in records], indent=2))
-        return
-    if not records:
-        stderr.print("no pinned definitions yet (they are pinned when first seen)", markup=False)
-        return
-    for record in records:
-        state = f"CHANGED to {record.pending}" if record.pending else "pinned"
-        typer.echo(f"{record.server}  {record.tool}  {record.pinned}  {state}")
+    list_records(
+        run_configured(_entries, config, server),
+        as_json=as_json,
+        as_dict=_as_dict,
+        line=_line,
+        none="no pinned definitions yet (they are pinned when first seen)",
+    )
+
+
+def _line(record: PinnedTool) -> str:
+    state = f"CHANGED to {record.pending}" if record.pending else "pinned"
+    return f"{record.server}  {record.tool}  {record.pinned}  {state}"
 
 
 @mcp_app.command("approve")

@@ -8,14 +8,13 @@ url``), so every server reading that store accepts them: turn them on with ``[au
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import time
 from typing import Annotated
 
 import typer
 
-from toolwire.cli.common import fail_usage, load_persistent, run_configured, stderr
+from toolwire.cli.common import fail_usage, list_records, load_persistent, run_configured, stderr
 from toolwire.config import ToolwireConfig
 from toolwire.mcp.server.auth.grants import Grant
 from toolwire.mcp.server.auth.tokens import IssuedToken, TokenRecord, TokenStore
@@ -110,15 +109,17 @@ def list_tokens(
 ) -> None:
     """List the live tokens (id, name, what they open, expiry); never the tokens themselves."""
     config = load_persistent(ctx, _LOST)
-    records = run_configured(_list, config)
-    if as_json:
-        typer.echo(json.dumps([_as_dict(r) for r in records], indent=2))
-        return
-    if not records:
-        stderr.print("no tokens; `toolwire token create --name NAME --toolsets ...`", markup=False)
-        return
-    for record in records:
-        typer.echo(f"{record.id}  {record.name}  {record.grant.describe()}  ({_expiry(record)})")
+    list_records(
+        run_configured(_list, config),
+        as_json=as_json,
+        as_dict=_as_dict,
+        line=_line,
+        none="no tokens; `toolwire token create --name NAME --toolsets ...`",
+    )
+
+
+def _line(record: TokenRecord) -> str:
+    return f"{record.id}  {record.name}  {record.grant.describe()}  ({_expiry(record)})"
 
 
 @token_app.command("revoke")
