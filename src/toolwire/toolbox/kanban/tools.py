@@ -13,16 +13,15 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
-from toolwire.capabilities.kinds.shared_storage.kind import shared_storage
 from toolwire.context import ToolContext
-from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
+from toolwire.toolbox.common import shared_state_tool
 from toolwire.toolbox.kanban.board import Board
 from toolwire.toolbox.kanban.cards import Card, Column
 from toolwire.toolbox.memory.scopes import board_scope_id, shared_store, store_failed
 from toolwire.toolbox.memory.swaps import Refusal
-from toolwire.tools import Tool, ToolAnnotations
+from toolwire.tools import Tool
 
 __all__ = ["kanban_tool_list"]
 
@@ -92,14 +91,7 @@ def _matches(
 
 
 def _kanban_create(max_cards: int) -> Tool:
-    @tool(
-        toolset="kanban",
-        capabilities=[shared_storage(group="kanban")],
-        max_result_chars=2_000,
-        annotations=ToolAnnotations(
-            title="Create a kanban card", read_only=False, open_world=False
-        ),
-    )
+    @shared_state_tool("kanban", "Create a kanban card", read_only=False, max_result_chars=2_000)
     async def kanban_create(
         ctx: ToolContext,
         title: Title,
@@ -140,12 +132,8 @@ def _kanban_create(max_cards: int) -> Tool:
 
 
 def _kanban_get(max_cards: int) -> Tool:
-    @tool(
-        toolset="kanban",
-        capabilities=[shared_storage(group="kanban")],
-        output_is_untrusted=True,
-        max_result_chars=12_000,
-        annotations=ToolAnnotations(title="Show a kanban card", read_only=True, open_world=False),
+    @shared_state_tool(
+        "kanban", "Show a kanban card", read_only=True, max_result_chars=12_000, untrusted=True
     )
     async def kanban_get(ctx: ToolContext, card_id: str) -> ToolResult:
         """Show one card in full: title, column, assignee, labels, rev, recent moves, body.
@@ -166,12 +154,7 @@ def _kanban_get(max_cards: int) -> Tool:
 
 
 def _kanban_update(max_cards: int) -> Tool:
-    @tool(
-        toolset="kanban",
-        capabilities=[shared_storage(group="kanban")],
-        max_result_chars=2_000,
-        annotations=ToolAnnotations(title="Edit a kanban card", read_only=False, open_world=False),
-    )
+    @shared_state_tool("kanban", "Edit a kanban card", read_only=False, max_result_chars=2_000)
     async def kanban_update(
         ctx: ToolContext,
         card_id: str,
@@ -220,12 +203,7 @@ def _kanban_update(max_cards: int) -> Tool:
 
 
 def _kanban_move(max_cards: int) -> Tool:
-    @tool(
-        toolset="kanban",
-        capabilities=[shared_storage(group="kanban")],
-        max_result_chars=2_000,
-        annotations=ToolAnnotations(title="Move a kanban card", read_only=False, open_world=False),
-    )
+    @shared_state_tool("kanban", "Move a kanban card", read_only=False, max_result_chars=2_000)
     async def kanban_move(
         ctx: ToolContext, card_id: str, column: Column, expected_rev: int | None = None
     ) -> ToolResult:
@@ -250,12 +228,8 @@ def _kanban_move(max_cards: int) -> Tool:
 
 
 def _kanban_list(max_cards: int) -> Tool:
-    @tool(
-        toolset="kanban",
-        capabilities=[shared_storage(group="kanban")],
-        output_is_untrusted=True,
-        max_result_chars=20_000,
-        annotations=ToolAnnotations(title="List kanban cards", read_only=True, open_world=False),
+    @shared_state_tool(
+        "kanban", "List kanban cards", read_only=True, max_result_chars=20_000, untrusted=True
     )
     async def kanban_list(
         ctx: ToolContext,
