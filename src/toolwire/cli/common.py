@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, NoReturn, TypeVar, TypeVarTuple, Unpack
@@ -18,9 +19,21 @@ from toolwire.config import ToolwireConfig, load_config
 from toolwire.errors import ConfigurationError, StoreError
 from toolwire.tool_modules import command_line_modules
 
-__all__ = ["EXIT_ERR", "EXIT_USAGE", "ToolsOption", "did_you_mean", "fail_usage", "load",
-           "nearest_names", "run_configured", "stderr", "tool_annotations",
-           "tool_capabilities"]  # fmt: skip
+__all__ = [
+    "EXIT_ERR",
+    "EXIT_USAGE",
+    "ToolsOption",
+    "did_you_mean",
+    "fail_usage",
+    "list_records",
+    "load",
+    "load_persistent",
+    "nearest_names",
+    "run_configured",
+    "stderr",
+    "tool_annotations",
+    "tool_capabilities",
+]  # fmt: skip
 
 EXIT_ERR = 1
 """A call answered ``Err``."""
@@ -40,6 +53,7 @@ ToolsOption = Annotated[
 """``--tools FILE_OR_MODULE`` (repeatable), on ``serve``, ``call`` and ``tools``."""
 
 T = TypeVar("T")
+R = TypeVar("R")
 Args = TypeVarTuple("Args")
 
 
@@ -62,6 +76,38 @@ def load(ctx: typer.Context, tools: Sequence[str] | None = None) -> ToolwireConf
     for warning in config.warnings:
         stderr.print(f"[bold yellow]warning:[/] {escape(warning)}", markup=True)
     return config
+
+
+def load_persistent(ctx: typer.Context, lost: str) -> ToolwireConfig:
+    """`load`, or exit 2 when the store is ``memory://`` (``lost``: what such a store loses, for
+    the message): a command whose records the servers must read needs their store."""
+    config = load(ctx)
+    if config.store_url.lower().startswith("memory:"):
+        fail_usage(
+            f"the store is memory://, {lost}: set [store] url to the store the servers use "
+            "(sqlite, redis or postgresql)"
+        )
+    return config
+
+
+def list_records(
+    records: Sequence[R],
+    *,
+    as_json: bool,
+    as_dict: Callable[[R], Mapping[str, object]],
+    line: Callable[[R], str],
+    none: str,
+) -> None:
+    """Print a listing: with ``--json`` the records as a JSON list, else one ``line`` each, or
+    ``none`` on stderr when there are none."""
+    if as_json:
+        typer.echo(json.dumps([dict(as_dict(record)) for record in records], indent=2))
+        return
+    if not records:
+        stderr.print(none, markup=False)
+        return
+    for record in records:
+        typer.echo(line(record))
 
 
 def run_configured(main: Callable[[Unpack[Args]], Awaitable[T]], *args: *Args) -> T:

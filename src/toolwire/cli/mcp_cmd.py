@@ -10,18 +10,20 @@ approved tool at its next listing of that server (its keep-alive re-lists the to
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from toolwire.cli.common import fail_usage, load, run_configured, stderr
+from toolwire.cli.common import fail_usage, list_records, load_persistent, run_configured, stderr
 from toolwire.config import ToolwireConfig
 
 if TYPE_CHECKING:  # the MCP SDK loads only when a command runs
     from toolwire.mcp.client.pinning import PinnedTool
 
 __all__ = ["mcp_app"]
+
+_LOST = "where pins live only inside one process"
+"""What a ``memory://`` store would lose (see `load_persistent`)."""
 
 mcp_app = typer.Typer(
     help="Bridged MCP servers: pinned tool definitions and their approval.",
@@ -37,17 +39,19 @@ def pins(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List the pinned definitions; a changed one awaiting approval is marked CHANGED."""
-    config = _load_persistent(ctx)
-    records = run_configured(_entries, config, server)
-    if as_json:
-        typer.echo(json.dumps([_as_dict(r) for r in records], indent=2))
-        return
-    if not records:
-        stderr.print("no pinned definitions yet (they are pinned when first seen)", markup=False)
-        return
-    for record in records:
-        state = f"CHANGED to {record.pending}" if record.pending else "pinned"
-        typer.echo(f"{record.server}  {record.tool}  {record.pinned}  {state}")
+    config = load_persistent(ctx, _LOST)
+    list_records(
+        run_configured(_entries, config, server),
+        as_json=as_json,
+        as_dict=_as_dict,
+        line=_line,
+        none="no pinned definitions yet (they are pinned when first seen)",
+    )
+
+
+def _line(record: PinnedTool) -> str:
+    state = f"CHANGED to {record.pending}" if record.pending else "pinned"
+    return f"{record.server}  {record.tool}  {record.pinned}  {state}"
 
 
 @mcp_app.command("approve")
@@ -59,7 +63,7 @@ def approve(
     ] = None,
 ) -> None:
     """Trust the changed definition of a tool (of every changed tool of the server)."""
-    config = _load_persistent(ctx)
+    config = load_persistent(ctx, _LOST)
     approved = run_configured(_approve, config, server, tool)
     if not approved:
         what = f"tool {tool!r} of server {server!r}" if tool else f"server {server!r}"
@@ -75,19 +79,9 @@ def forget(
     tool: Annotated[str | None, typer.Argument(help="One tool (default: every one).")] = None,
 ) -> None:
     """Drop pins, so the next definition seen is pinned afresh (e.g. a server was replaced)."""
-    config = _load_persistent(ctx)
+    config = load_persistent(ctx, _LOST)
     dropped = run_configured(_forget, config, server, tool)
     stderr.print(f"dropped {dropped} pin(s)", markup=False)
-
-
-def _load_persistent(ctx: typer.Context) -> ToolwireConfig:
-    config = load(ctx)
-    if config.store_url.lower().startswith("memory:"):
-        fail_usage(
-            "the store is memory://, where pins live only inside one process: set [store] url "
-            "to the store the servers use (sqlite, redis or postgresql)"
-        )
-    return config
 
 
 async def _entries(config: ToolwireConfig, server: str | None) -> list[PinnedTool]:

@@ -8,19 +8,21 @@ url``), so every server reading that store accepts them: turn them on with ``[au
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import time
 from typing import Annotated
 
 import typer
 
-from toolwire.cli.common import fail_usage, load, run_configured, stderr
+from toolwire.cli.common import fail_usage, list_records, load_persistent, run_configured, stderr
 from toolwire.config import ToolwireConfig
 from toolwire.mcp.server.auth.grants import Grant
 from toolwire.mcp.server.auth.tokens import IssuedToken, TokenRecord, TokenStore
 
 __all__ = ["parse_expiry", "token_app"]
+
+_LOST = "which forgets a token when this command exits"
+"""What a ``memory://`` store would lose (see `load_persistent`)."""
 
 token_app = typer.Typer(
     help="Bearer tokens for `toolwire serve --http` ([auth] tokens = true).",
@@ -78,7 +80,7 @@ def create(
     ] = None,
 ) -> None:
     """Make a token; print it once (only its hash is stored)."""
-    config = _load_persistent(ctx)
+    config = load_persistent(ctx, _LOST)
     sets = _names(toolsets) + (["*"] if every_tool else [])
     grant = Grant.of(toolsets=sets, tools=_names(tools))
     expires_at = parse_expiry(expires, time.time()) if expires is not None else None
@@ -106,16 +108,18 @@ def list_tokens(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """List the live tokens (id, name, what they open, expiry); never the tokens themselves."""
-    config = _load_persistent(ctx)
-    records = run_configured(_list, config)
-    if as_json:
-        typer.echo(json.dumps([_as_dict(r) for r in records], indent=2))
-        return
-    if not records:
-        stderr.print("no tokens; `toolwire token create --name NAME --toolsets ...`", markup=False)
-        return
-    for record in records:
-        typer.echo(f"{record.id}  {record.name}  {record.grant.describe()}  ({_expiry(record)})")
+    config = load_persistent(ctx, _LOST)
+    list_records(
+        run_configured(_list, config),
+        as_json=as_json,
+        as_dict=_as_dict,
+        line=_line,
+        none="no tokens; `toolwire token create --name NAME --toolsets ...`",
+    )
+
+
+def _line(record: TokenRecord) -> str:
+    return f"{record.id}  {record.name}  {record.grant.describe()}  ({_expiry(record)})"
 
 
 @token_app.command("revoke")
@@ -124,21 +128,11 @@ def revoke(
     token: Annotated[str, typer.Argument(help="The token's id or name (from `token list`).")],
 ) -> None:
     """Revoke a token: servers refuse it from now on (within [auth] token_cache_s)."""
-    config = _load_persistent(ctx)
+    config = load_persistent(ctx, _LOST)
     record = run_configured(_revoke, config, token)
     if record is None:
         fail_usage(f"no token with id or name {token!r}; `toolwire token list` shows them")
     stderr.print(f"revoked token {record.name!r} (id {record.id})", markup=False)
-
-
-def _load_persistent(ctx: typer.Context) -> ToolwireConfig:
-    config = load(ctx)
-    if config.store_url.lower().startswith("memory:"):
-        fail_usage(
-            "the store is memory://, which forgets a token when this command exits: set "
-            "[store] url to the store the servers use (sqlite, redis or postgresql)"
-        )
-    return config
 
 
 async def _create(

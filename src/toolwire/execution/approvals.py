@@ -61,12 +61,10 @@ __all__ = [
     "PendingApproval",
     "SpentApproval",
     "approval_binding",
-    "check_approval",
     "definition_hash",
     "needs_approval",
     "normalise_approvals",
     "pending_approval",
-    "require_approval",
     "take_approval",
     "waiting_call",
 ]
@@ -263,36 +261,6 @@ def approval_store(
     return store if isinstance(store, AtomicKeyValueStore) else None
 
 
-async def check_approval(
-    approvals: Approvals | None,
-    factory: StoreFactory | None,
-    tool: Tool,
-    args: Mapping[str, Any],
-    ctx: ToolContext,
-    tokens: tuple[str, ...],
-) -> Err | None:
-    """``None`` when the call may run (no approval needed, or one of ``tokens`` approved it
-    and is now used up); otherwise the answer: ``approval_required`` with a fresh token,
-    ``approval_used``, or ``approval_store_missing``."""
-    if not needs_approval(tool, args, ctx):
-        return None
-    return await require_approval(approvals, factory, tool, args, ctx, tokens)
-
-
-async def require_approval(
-    approvals: Approvals | None,
-    factory: StoreFactory | None,
-    tool: Tool,
-    args: Mapping[str, Any],
-    ctx: ToolContext,
-    tokens: tuple[str, ...],
-) -> Err | None:
-    """`check_approval` for a call `needs_approval` has already said needs one (the pipeline
-    asks the rule first, so a rule that lets a call through costs no await)."""
-    taken = await take_approval(approvals, factory, tool, args, ctx, tokens)
-    return taken if isinstance(taken, Err) else None
-
-
 async def take_approval(
     approvals: Approvals | None,
     factory: StoreFactory | None,
@@ -301,8 +269,10 @@ async def take_approval(
     ctx: ToolContext,
     tokens: tuple[str, ...],
 ) -> Err | SpentApproval:
-    """`require_approval`, answering the token it used up when one approved the call, so the
-    pipeline can give it back if a later stage refuses the call before the tool starts."""
+    """``SpentApproval`` when one of ``tokens`` approves the call (now used up; the pipeline
+    gives it back if a later stage refuses the call before the tool starts); otherwise the
+    answer: ``approval_required`` with a fresh token, ``approval_used``, or
+    ``approval_store_missing``. Asked only for a call `needs_approval` says needs one."""
     store = approval_store(approvals, factory)
     if store is None:
         return Err(

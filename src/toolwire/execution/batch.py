@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import anyio
@@ -36,6 +37,7 @@ class Cancellable(Protocol):
         ...
 
 
+@dataclass(eq=False, slots=True)
 class Batch:
     """The state one `execute_parallel` call shares across its calls.
 
@@ -53,42 +55,21 @@ class Batch:
             none (``None`` when the caller's context carries no seams).
     """
 
-    __slots__ = (
-        "admission",
-        "attachments",
-        "ctx",
-        "deadline_queue",
-        "limiter",
-        "lookup",
-        "per_call_budget",
-        "running",
-        "seam_reset",
-        "settings",
-        "unsubscribe",
-    )
+    settings: PipelineSettings
+    lookup: ToolLookup
+    ctx: ToolContext
+    admission: Admission
+    attachments: tuple[Attachment, ...]
+    per_call_budget: int
+    seam_reset: dict[str, None] | None
+    limiter: anyio.CapacityLimiter | None = field(init=False)
+    running: set[Cancellable] = field(init=False, default_factory=set)
+    unsubscribe: Callable[[], None] | None = field(init=False, default=None)
+    deadline_queue: DeadlineQueue | None = field(init=False, default=None)
 
-    def __init__(
-        self,
-        settings: PipelineSettings,
-        lookup: ToolLookup,
-        ctx: ToolContext,
-        admission: Admission,
-        attachments: tuple[Attachment, ...],
-        per_call_budget: int,
-        seam_reset: dict[str, None] | None,
-    ) -> None:
-        self.settings = settings
-        self.lookup = lookup
-        self.ctx = ctx
-        self.admission = admission
-        self.attachments = attachments
-        self.per_call_budget = per_call_budget
-        limit = settings.max_concurrency
+    def __post_init__(self) -> None:
+        limit = self.settings.max_concurrency
         self.limiter = anyio.CapacityLimiter(limit) if limit is not None else None
-        self.running: set[Cancellable] = set()
-        self.unsubscribe: Callable[[], None] | None = None
-        self.seam_reset = seam_reset
-        self.deadline_queue: DeadlineQueue | None = None
 
     def deadlines(self, loop: asyncio.AbstractEventLoop) -> DeadlineQueue:
         """The batch's one timer for its calls' deadlines (asyncio), made on first use."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -71,9 +72,8 @@ async def dispatch(
                 await approval.give_back()
             return reserved
         reservation = reserved
-    work = functools.partial(
-        _rest, batch, entry, call_id, args, budget, cache_key, reservation, approval
-    )
+    call = _Call(batch, entry, call_id, args, budget, cache_key, approval)
+    work = functools.partial(_rest, call, reservation)
     hand_off = ctx.hand_off_s
     tasks = settings.tasks
     if hand_off is None and tool.long_running:
@@ -90,30 +90,36 @@ async def dispatch(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One call on its way through `dispatch`, as its caller gave it."""
+
+    batch: Batch
+    entry: RegisteredTool
+    call_id: str
+    args: dict[str, Any]
+    budget: int
+    cache_key: CacheKey | None
+    approval: SpentApproval | None
+
+
 async def _rest(
-    batch: Batch,
-    entry: RegisteredTool,
-    call_id: str,
-    args: dict[str, Any],
-    budget: int,
-    cache_key: CacheKey | None,
-    reservation: Reservation | None,
-    approval: SpentApproval | None,
-    signal: AbortSignal | None,
+    call: _Call, reservation: Reservation | None, signal: AbortSignal | None
 ) -> ToolResult:
     """resolve → run (journaled for side effects) → finish; then the quotas are settled. With
     ``signal`` (a task) the call runs in a batch of its own that follows that signal. While it
     runs, the leases of its concurrency slots are renewed."""
+    batch = call.batch
     own = batch if signal is None else _detached(batch, signal)
     result: ToolResult | None = None
     try:
         if reservation is None or not reservation.holds_slots:
-            result = await _run(own, entry, call_id, args, budget, cache_key, approval)
+            result = await _run(call, own)
             return result
         async with anyio.create_task_group() as leases:
             leases.start_soon(reservation.keep_leases)
             try:
-                ran = await _run(own, entry, call_id, args, budget, cache_key, approval)
+                ran = await _run(call, own)
             finally:
                 leases.cancel_scope.cancel()
         result = ran
@@ -125,24 +131,16 @@ async def _rest(
             await reservation.release(result)
 
 
-async def _run(
-    batch: Batch,
-    entry: RegisteredTool,
-    call_id: str,
-    args: dict[str, Any],
-    budget: int,
-    cache_key: CacheKey | None,
-    approval: SpentApproval | None,
-) -> ToolResult:
+async def _run(call: _Call, batch: Batch) -> ToolResult:
     """resolve → run (journaled for side effects) → finish, in ``batch``."""
     settings = batch.settings
-    tool = entry.tool
-    call_ctx = call_context(batch, entry, call_id, budget)
+    tool, args = call.entry.tool, call.args
+    call_ctx = call_context(batch, call.entry, call.call_id, call.budget)
     if isinstance(call_ctx, Err):
-        if approval is not None:
-            await approval.give_back()
+        if call.approval is not None:
+            await call.approval.give_back()
         return call_ctx
-    attempt = functools.partial(observed_attempt, batch, entry.tool, args, call_ctx)
+    attempt = functools.partial(observed_attempt, batch, tool, args, call_ctx)
     started = time.perf_counter()
     if tool.side_effects:
         factory = store_factory(settings)
@@ -150,7 +148,7 @@ async def _run(
     else:
         raw = (await attempt())[0]
     duration_ms = (time.perf_counter() - started) * 1000.0
-    done = Finishing(tool, call_id, args, call_ctx, budget, duration_ms, cache_key)
+    done = Finishing(tool, call.call_id, args, call_ctx, call.budget, duration_ms, call.cache_key)
     return await finish(settings, done, raw)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from toolwire.context import ToolContext
@@ -32,6 +33,7 @@ REDUCE_OFF_LOOP_CHARS = 64 * 1024
 """Successful results longer than this are reduced in a worker thread, off the event loop."""
 
 
+@dataclass(eq=False, slots=True)
 class Finishing:
     """One call's result on its way out (a private per-call record, built on the hot path).
 
@@ -46,36 +48,14 @@ class Finishing:
         from_cache: The result is a cache hit.
     """
 
-    __slots__ = (
-        "args",
-        "budget",
-        "cache_key",
-        "call_id",
-        "ctx",
-        "duration_ms",
-        "from_cache",
-        "tool",
-    )
-
-    def __init__(
-        self,
-        tool: Tool,
-        call_id: str,
-        args: Mapping[str, Any],
-        ctx: ToolContext,
-        budget: int,
-        duration_ms: float = 0.0,
-        cache_key: CacheKey | None = None,
-        from_cache: bool = False,
-    ) -> None:
-        self.tool = tool
-        self.call_id = call_id
-        self.args = args
-        self.ctx = ctx
-        self.budget = budget
-        self.duration_ms = duration_ms
-        self.cache_key = cache_key
-        self.from_cache = from_cache
+    tool: Tool
+    call_id: str
+    args: Mapping[str, Any]
+    ctx: ToolContext
+    budget: int
+    duration_ms: float = 0.0
+    cache_key: CacheKey | None = None
+    from_cache: bool = False
 
 
 def is_large(result: ToolResult) -> bool:

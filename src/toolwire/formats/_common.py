@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
@@ -17,11 +17,13 @@ __all__ = [
     "Present",
     "ToolLookup",
     "ToolSpec",
+    "callers_of",
     "canonical_json",
     "copy_schema",
     "present_outcomes",
     "to_plain",
     "tool_specs",
+    "typed_items",
 ]
 
 Present: TypeAlias = Callable[[CallOutcome], str]
@@ -131,3 +133,21 @@ def present_outcomes(
         library_present(outcome, tool=tools.get(outcome.name) if tools is not None else None)
         for outcome in outcomes
     ]
+
+
+def typed_items(items: Iterable[object], kind: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """The position and value of each mapping of ``items`` whose ``type`` is ``kind``."""
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping) and item.get("type") == kind:
+            yield index, item
+
+
+def callers_of(items: Iterable[object], kind: str, id_key: str) -> dict[str, dict[str, Any]]:
+    """``{call id: caller}`` of the ``kind`` items that carry a ``caller`` (programmatic tool
+    calling), the id read from ``id_key``."""
+    callers: dict[str, dict[str, Any]] = {}
+    for _, item in typed_items(items, kind):
+        caller, call_id = item.get("caller"), item.get(id_key)
+        if isinstance(caller, Mapping) and isinstance(call_id, str):
+            callers[call_id] = dict(caller)
+    return callers

@@ -24,10 +24,12 @@ from toolwire.formats._common import (
     FormatError,
     Present,
     ToolLookup,
+    callers_of,
     copy_schema,
     present_outcomes,
     to_plain,
     tool_specs,
+    typed_items,
 )
 from toolwire.formats._deferred import passed_through
 from toolwire.formats._strict import strict_schema
@@ -157,14 +159,7 @@ def tool_callers(message: object) -> dict[str, dict[str, Any]]:
     Raises:
         FormatError: Not a message or block list.
     """
-    callers: dict[str, dict[str, Any]] = {}
-    for block in _blocks(message):
-        if not isinstance(block, Mapping) or block.get("type") != "tool_use":
-            continue
-        caller, call_id = block.get("caller"), block.get("id")
-        if isinstance(caller, Mapping) and isinstance(call_id, str):
-            callers[call_id] = dict(caller)
-    return callers
+    return callers_of(_blocks(message), "tool_use", "id")
 
 
 def parse_tool_calls(message: object) -> list[ToolCall]:
@@ -177,9 +172,7 @@ def parse_tool_calls(message: object) -> list[ToolCall]:
         FormatError: Not a message or block list, or a ``tool_use`` lacks its id or name.
     """
     calls: list[ToolCall] = []
-    for index, block in enumerate(_blocks(message)):
-        if not isinstance(block, Mapping) or block.get("type") != "tool_use":
-            continue
+    for index, block in typed_items(_blocks(message), "tool_use"):
         call_id, name = block.get("id"), block.get("name")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
             raise FormatError(f"content[{index}] (tool_use) needs 'id' and 'name'")

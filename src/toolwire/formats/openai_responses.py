@@ -25,9 +25,11 @@ from toolwire.formats._common import (
     FormatError,
     Present,
     ToolLookup,
+    callers_of,
     present_outcomes,
     to_plain,
     tool_specs,
+    typed_items,
 )
 from toolwire.formats._deferred import group_of, loaded_names, passed_through
 from toolwire.formats._openai import function_parts
@@ -218,14 +220,7 @@ def loaded_tools(response: object) -> list[str]:
 def tool_callers(response: object) -> dict[str, dict[str, Any]]:
     """``{call_id: caller}`` of the function calls that carry a ``caller`` (programmatic tool
     calling: ``{"type": "program", "caller_id": ...}``)."""
-    callers: dict[str, dict[str, Any]] = {}
-    for item in _items(response):
-        if not isinstance(item, Mapping) or item.get("type") != "function_call":
-            continue
-        caller, call_id = item.get("caller"), item.get("call_id")
-        if isinstance(caller, Mapping) and isinstance(call_id, str):
-            callers[call_id] = dict(caller)
-    return callers
+    return callers_of(_items(response), "function_call", "call_id")
 
 
 def parse_tool_calls(response: object) -> list[ToolCall]:
@@ -238,9 +233,7 @@ def parse_tool_calls(response: object) -> list[ToolCall]:
         FormatError: Not a response or item list, or a function call lacks call_id or name.
     """
     calls: list[ToolCall] = []
-    for index, item in enumerate(_items(response)):
-        if not isinstance(item, Mapping) or item.get("type") != "function_call":
-            continue
+    for index, item in typed_items(_items(response), "function_call"):
         call_id, name = item.get("call_id"), item.get("name")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
             raise FormatError(f"output[{index}] (function_call) needs 'call_id' and 'name'")

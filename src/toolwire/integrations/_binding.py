@@ -22,7 +22,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.capabilities.seams import ReadRecord
@@ -30,7 +30,7 @@ from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS, ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.formats._common import copy_schema
 from toolwire.formats._strict import strict_schema
-from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS, CallGatherer
+from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS, CallGatherer, SubmitOptions
 from toolwire.presenting import PresentedResult, Presenter, PresenterOptions
 from toolwire.principals import LOCAL, Principal
 from toolwire.providers.base import ProviderContext, ToolProvider
@@ -259,22 +259,14 @@ class ToolBinding:
     # -- running ---------------------------------------------------------------------------
 
     async def call(
-        self,
-        key: Hashable,
-        call: ToolCall,
-        ctx: ToolContext,
-        *,
-        expected: int | None = None,
-        share_of: int | None = None,
-        linger: float = 0.0,
+        self, key: Hashable, call: ToolCall, ctx: ToolContext, **options: Unpack[SubmitOptions]
     ) -> BoundOutcome:
         """Run ``call`` in the batch of the response ``key`` and present its outcome.
 
-        See `CallGatherer.submit` for ``key``, ``expected``, ``share_of`` and ``linger``.
+        See `CallGatherer.submit` for ``key`` and the ``options`` (``expected``, ``share_of``,
+        ``linger``).
         """
-        outcome = await self._gatherer.submit(
-            key, call, ctx, expected=expected, share_of=share_of, linger=linger
-        )
+        outcome = await self._gatherer.submit(key, call, ctx, **options)
         return self.present(
             outcome, ctx, args=outcome.args if outcome.args is not None else call.args
         )

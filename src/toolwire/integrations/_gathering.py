@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import anyio
 import anyio.lowlevel
@@ -37,7 +38,13 @@ from toolwire.calls import CallOutcome, ToolCall
 from toolwire.context import ToolContext
 from toolwire.results import ErrorCode, err
 
-__all__ = ["DEFAULT_SETTLE_TICKS", "EXPECTED_PATIENCE", "BatchRunner", "CallGatherer"]
+__all__ = [
+    "DEFAULT_SETTLE_TICKS",
+    "EXPECTED_PATIENCE",
+    "BatchRunner",
+    "CallGatherer",
+    "SubmitOptions",
+]
 
 DEFAULT_SETTLE_TICKS = 16
 """Scheduler passes without a new call after which a batch stops waiting for more."""
@@ -81,6 +88,14 @@ class _Batch:
     @property
     def full(self) -> bool:
         return self.expected is not None and len(self.members) >= self.expected
+
+
+class SubmitOptions(TypedDict, total=False):
+    """`CallGatherer.submit`'s keyword options, for the adapters that pass them on."""
+
+    expected: int | None
+    share_of: int | None
+    linger: float
 
 
 class CallGatherer:

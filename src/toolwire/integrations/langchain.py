@@ -33,7 +33,8 @@ Needs the ``langgraph`` extra (``pip install 'toolwire[langgraph]'``).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -81,6 +82,18 @@ _RUNTIME_KEY = "__pregel_runtime"
 """Where LangGraph puts the invocation's `Runtime` in ``configurable``."""
 
 
+@contextmanager
+def _remembered(tool_input: Any, kwargs: dict[str, Any]) -> Iterator[None]:
+    """`_INVOCATION` set for the duration of a ``run``/``arun`` (``tool_call_id`` and
+    ``config`` are keyword-only in `BaseTool`, so they arrive in ``kwargs``)."""
+    invocation = _Invocation(tool_input, kwargs.get("tool_call_id"), kwargs.get("config"))
+    token = _INVOCATION.set(invocation)
+    try:
+        yield
+    finally:
+        _INVOCATION.reset(token)
+
+
 class ToolwireTool(BaseTool):
     """One toolwire tool as a LangChain tool (see the module docstring).
 
@@ -94,77 +107,15 @@ class ToolwireTool(BaseTool):
     context_source: Any = Field(default=None, exclude=True)
     handle_tool_error: Any = True
 
-    async def arun(
-        self,
-        tool_input: str | dict[str, Any],
-        verbose: bool | None = None,
-        start_color: str | None = "green",
-        color: str | None = "green",
-        callbacks: Any = None,
-        *,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        run_name: str | None = None,
-        run_id: uuid.UUID | None = None,
-        config: RunnableConfig | None = None,
-        tool_call_id: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
+    async def arun(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         """`BaseTool.arun`, remembering the call's id and config for `_arun`."""
-        token = _INVOCATION.set(_Invocation(tool_input, tool_call_id, config))
-        try:
-            return await super().arun(
-                tool_input,
-                verbose,
-                start_color,
-                color,
-                callbacks,
-                tags=tags,
-                metadata=metadata,
-                run_name=run_name,
-                run_id=run_id,
-                config=config,
-                tool_call_id=tool_call_id,
-                **kwargs,
-            )
-        finally:
-            _INVOCATION.reset(token)
+        with _remembered(tool_input, kwargs):
+            return await super().arun(tool_input, *args, **kwargs)
 
-    def run(
-        self,
-        tool_input: str | dict[str, Any],
-        verbose: bool | None = None,
-        start_color: str | None = "green",
-        color: str | None = "green",
-        callbacks: Any = None,
-        *,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        run_name: str | None = None,
-        run_id: uuid.UUID | None = None,
-        config: RunnableConfig | None = None,
-        tool_call_id: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
+    def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         """`BaseTool.run`, remembering the call's id and config for `_run`."""
-        token = _INVOCATION.set(_Invocation(tool_input, tool_call_id, config))
-        try:
-            return super().run(
-                tool_input,
-                verbose,
-                start_color,
-                color,
-                callbacks,
-                tags=tags,
-                metadata=metadata,
-                run_name=run_name,
-                run_id=run_id,
-                config=config,
-                tool_call_id=tool_call_id,
-                **kwargs,
-            )
-        finally:
-            _INVOCATION.reset(token)
+        with _remembered(tool_input, kwargs):
+            return super().run(tool_input, *args, **kwargs)
 
     def _run(self, *args: Any, **kwargs: Any) -> str:
         invocation = _INVOCATION.get()

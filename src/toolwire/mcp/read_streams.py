@@ -9,10 +9,10 @@ end, `toolwire.mcp.client.transports`; the stdio server holds stdin's end back,
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
+from anyio.abc import AsyncResource
 
 if TYPE_CHECKING:
     from typing import Self
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["ForwardingReadStream"]
 
 
-class ForwardingReadStream:
+class ForwardingReadStream(AsyncResource):
     """Forwards every operation to ``inner``.
 
     Attributes:
@@ -56,15 +56,3 @@ class ForwardingReadStream:
             return await self.receive()
         except self.ENDS:
             raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None

@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from toolwire.reducers.registry import ReducerContext
+from toolwire.reducers.registry import GuardedReducer, ReducerContext
 from toolwire.results import Ok, ToolResult
 from toolwire.safety.linear_regex import LinearMatch, linear
 
@@ -60,19 +60,12 @@ _SINGLE_LINK = linear(r"^\s*\[([^\]\n]*)\]\(([^)\s]*)\)\s*$")
 _MIN_REPEAT = 20
 
 
-class FetchUrlReducer:
+class FetchUrlReducer(GuardedReducer):
     """Drops link farms, images, tracking parameters and repeated lines from fetched pages."""
 
     tool_name = "fetch_url"
 
-    def reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
-        """Return the reduced result, or ``result`` itself when nothing changes."""
-        try:
-            return self._reduce(result)
-        except Exception:
-            return result
-
-    def _reduce(self, result: ToolResult) -> ToolResult:
+    def _reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
         if not isinstance(result, Ok):
             return result
         header, sep, rest = result.value.partition("\n")

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from toolwire.reducers.registry import ReducerContext
+from toolwire.reducers.registry import GuardedReducer, ReducerContext
 from toolwire.results import Ok, ToolResult
 
 __all__ = ["CLOSED_STATUSES", "KanbanListReducer"]
@@ -34,19 +34,12 @@ _MAX_ITEMS = 10
 _TOP = 5
 
 
-class KanbanListReducer:
+class KanbanListReducer(GuardedReducer):
     """Summarises long ``kanban_list`` results; see the module docstring."""
 
     tool_name = "kanban_list"
 
-    def reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
-        """Return the summary, or ``result`` itself for short lists and anything unexpected."""
-        try:
-            return self._reduce(result)
-        except Exception:
-            return result
-
-    def _reduce(self, result: ToolResult) -> ToolResult:
+    def _reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
         if not isinstance(result, Ok):
             return result
         try:

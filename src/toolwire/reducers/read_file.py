@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from toolwire.reducers.registry import ReducerContext
+from toolwire.reducers.registry import GuardedReducer, ReducerContext
 from toolwire.results import Ok, ToolResult
 from toolwire.safety.linear_regex import linear
 
@@ -35,17 +35,10 @@ _HEADER = linear(r"^# (?P<path>.+) \((?P<total>\d+) lines?\)$")
 _RANGED_HEADER = linear(r"^# .+ \(lines \d+-\d+ of \d+\)$")
 
 
-class ReadFileReducer:
+class ReadFileReducer(GuardedReducer):
     """Cuts unranged reads of long files to their first 200 lines, with a paging hint."""
 
     tool_name = "read_file"
-
-    def reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
-        """Return the shortened result, or ``result`` itself when nothing needs cutting."""
-        try:
-            return self._reduce(result, ctx)
-        except Exception:
-            return result
 
     def _reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
         if not isinstance(result, Ok) or _is_ranged(ctx):

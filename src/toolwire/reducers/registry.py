@@ -8,6 +8,7 @@ guards every call and falls back to the original result.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -17,6 +18,7 @@ from toolwire.errors import RegistrationError
 from toolwire.results import Err, Ok, ToolResult
 
 __all__ = [
+    "GuardedReducer",
     "ReducerContext",
     "ReducerRegistry",
     "ToolResultReducer",
@@ -53,6 +55,25 @@ class ToolResultReducer(Protocol):
     def reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
         """Return the reduced result, or ``result`` itself when there is nothing to gain."""
         ...
+
+
+class GuardedReducer(ABC):
+    """A `ToolResultReducer` that cannot raise: `reduce` answers the result it was given when
+    `_reduce` fails. Subclasses set ``tool_name`` and write `_reduce`."""
+
+    tool_name: str
+
+    def reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
+        """Return the reduced result, or ``result`` itself when there is nothing to gain or
+        anything unexpected."""
+        try:
+            return self._reduce(result, ctx)
+        except Exception:
+            return result
+
+    @abstractmethod
+    def _reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
+        """The reduced result, or ``result`` itself; may raise on input it does not expect."""
 
 
 def safe_reduce(reducer: ToolResultReducer, result: ToolResult, ctx: ReducerContext) -> ToolResult:

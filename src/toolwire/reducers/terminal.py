@@ -27,7 +27,7 @@ from toolwire.reducers.git_status import (
 )
 from toolwire.reducers.head_tail import reduce_head_tail
 from toolwire.reducers.installs import is_install_command, reduce_install_output
-from toolwire.reducers.registry import ReducerContext
+from toolwire.reducers.registry import GuardedReducer, ReducerContext
 from toolwire.reducers.spill import attach_spill_pointer, split_spill_pointer
 from toolwire.reducers.test_runs import detect_test_runner, reduce_test_output
 from toolwire.results import ErrorCode, Ok, ToolResult
@@ -38,17 +38,10 @@ __all__ = ["TerminalReducer", "reduce_terminal_output"]
 _EXIT_LINE = linear(r"\ACommand exited with code -?\d+\r?\n")
 
 
-class TerminalReducer:
+class TerminalReducer(GuardedReducer):
     """Reduces the ``terminal`` tool's results; see the module docstring for the rules."""
 
     tool_name = "terminal"
-
-    def reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
-        """Return a shorter result carrying the same signal, or ``result`` itself."""
-        try:
-            return self._reduce(result, ctx)
-        except Exception:
-            return result
 
     def _reduce(self, result: ToolResult, ctx: ReducerContext) -> ToolResult:
         command = _command_of(ctx)

@@ -12,16 +12,17 @@ also splits every shared scope per tool.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, Self
+from abc import abstractmethod
+from typing import TYPE_CHECKING, Protocol
 
-from toolwire.errors import StoreError
+from anyio.abc import AsyncResource
+
 from toolwire.stores.namespace import (
     INT64_MAX,
     INT64_MIN,
     TOOL_SCOPE_PREFIX,
     Namespace,
+    ValueStore,
     check_counter_range,
     check_isolate_tools,
     parse_counter,
@@ -57,7 +58,7 @@ class KeyValueStoreFactory(Protocol):
         ...
 
 
-class KeyValueBackend(ABC):
+class KeyValueBackend(AsyncResource, ValueStore):
     """A physical key-value store partitioned into namespaces (`Namespace`).
 
     Use it as an async context manager (or call `aclose`) so files and connections are
@@ -70,8 +71,8 @@ class KeyValueBackend(ABC):
     ```
 
     Subclasses take ``isolate_tools`` as a keyword and pass it to ``super().__init__``; they
-    implement the ``*_value``/``list_keys`` primitives, which the scoped store calls after
-    validating every argument and resolving the TTL.
+    implement the ``*_value``/``list_keys`` primitives declared by `ValueStore`, which the
+    scoped store calls after validating every argument and resolving the TTL.
     """
 
     _isolate_tools: bool = False  # also for subclasses written before the option existed
@@ -120,53 +121,6 @@ class KeyValueBackend(ABC):
         )
 
     @abstractmethod
-    async def get_value(self, namespace: Namespace, key: str) -> str | None:
-        """The live value at ``key``, or ``None``."""
-
-    @abstractmethod
-    async def set_value(
-        self, namespace: Namespace, key: str, value: str, ttl_seconds: float | None
-    ) -> None:
-        """Upsert ``key``; it expires after ``ttl_seconds`` unless that is ``None``."""
-
-    @abstractmethod
-    async def delete_value(self, namespace: Namespace, key: str) -> None:
-        """Remove ``key`` when present."""
-
-    @abstractmethod
-    async def list_keys(self, namespace: Namespace, prefix: str) -> list[str]:
-        """Live keys starting with ``prefix`` (literally), sorted by code point."""
-
-    @abstractmethod
-    async def increment_value(
-        self, namespace: Namespace, key: str, by: int, ttl_seconds: float | None
-    ) -> int:
-        """Atomically add ``by``; an absent key starts at 0 and gets ``ttl_seconds``.
-
-        A live key keeps its expiry. Raises `StoreError` when the value is not an integer.
-        """
-
-    async def compare_and_set_value(
-        self,
-        namespace: Namespace,
-        key: str,
-        expected: str | None,
-        value: str,
-        ttl_seconds: float | None,
-    ) -> bool:
-        """Write ``value`` (expiring after ``ttl_seconds`` unless ``None``) only if the live
-        value at ``key`` is ``expected`` (``None``: absent or expired); whether it was written.
-
-        Must be atomic against every other writer of the store. The four built-in backends
-        implement it; a backend of your own that does not raises `StoreError`.
-        """
-        raise StoreError(
-            f"{type(self).__name__} has no compare_and_set; implement "
-            "compare_and_set_value(namespace, key, expected, value, ttl_seconds) atomically "
-            "(the built-in memory, SQLite, Redis and PostgreSQL backends do)"
-        )
-
-    @abstractmethod
     async def purge_expired(self) -> int:
         """Delete expired entries now; how many were removed (0 where expiry is native)."""
 
@@ -183,14 +137,3 @@ class KeyValueBackend(ABC):
         if self._isolate_tools:
             arguments.append("isolate_tools=True")
         return f"{type(self).__name__}({', '.join(arguments)})"
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

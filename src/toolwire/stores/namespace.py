@@ -8,6 +8,7 @@ each other.
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -111,7 +112,8 @@ def check_counter_range(result: int, key: str) -> int:
 
 
 class ValueStore(Protocol):
-    """The primitives a `ScopedKeyValueStore` calls; every `KeyValueBackend` provides them.
+    """The primitives a `ScopedKeyValueStore` calls; `KeyValueBackend` declares them from here,
+    and every backend implements them.
 
     Arguments arrive validated and the TTL resolved (see `KeyValueBackend`).
     """
@@ -121,29 +123,32 @@ class ValueStore(Protocol):
         """Whether shared scopes are split per tool as well (see `Namespace.of`)."""
         ...
 
+    @abstractmethod
     async def get_value(self, namespace: Namespace, key: str) -> str | None:
         """The live value at ``key``, or ``None``."""
-        ...
 
+    @abstractmethod
     async def set_value(
         self, namespace: Namespace, key: str, value: str, ttl_seconds: float | None
     ) -> None:
         """Upsert ``key``; it expires after ``ttl_seconds`` unless that is ``None``."""
-        ...
 
+    @abstractmethod
     async def delete_value(self, namespace: Namespace, key: str) -> None:
         """Remove ``key`` when present."""
-        ...
 
+    @abstractmethod
     async def list_keys(self, namespace: Namespace, prefix: str) -> list[str]:
         """Live keys starting with ``prefix`` (literally), sorted by code point."""
-        ...
 
+    @abstractmethod
     async def increment_value(
         self, namespace: Namespace, key: str, by: int, ttl_seconds: float | None
     ) -> int:
-        """Atomically add ``by``; an absent key starts at 0 and gets ``ttl_seconds``."""
-        ...
+        """Atomically add ``by``; an absent key starts at 0 and gets ``ttl_seconds``.
+
+        A live key keeps its expiry. Raises `StoreError` when the value is not an integer.
+        """
 
     async def compare_and_set_value(
         self,
@@ -153,5 +158,14 @@ class ValueStore(Protocol):
         value: str,
         ttl_seconds: float | None,
     ) -> bool:
-        """Write ``value`` only if the live value is ``expected`` (``None``: absent); atomic."""
-        ...
+        """Write ``value`` (expiring after ``ttl_seconds`` unless ``None``) only if the live
+        value at ``key`` is ``expected`` (``None``: absent or expired); whether it was written.
+
+        Must be atomic against every other writer of the store. The four built-in backends
+        implement it; a backend of your own that does not raises `StoreError`.
+        """
+        raise StoreError(
+            f"{type(self).__name__} has no compare_and_set; implement "
+            "compare_and_set_value(namespace, key, expected, value, ttl_seconds) atomically "
+            "(the built-in memory, SQLite, Redis and PostgreSQL backends do)"
+        )

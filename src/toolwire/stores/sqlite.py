@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from pathlib import Path
 
 from toolwire.stores.base import (
     KeyValueBackend,
@@ -21,7 +20,7 @@ from toolwire.stores.base import (
     check_counter_range,
     parse_counter,
 )
-from toolwire.stores.sqlite_thread import ConnectionThread
+from toolwire.stores.sqlite_thread import ConnectionThread, open_wal
 
 __all__ = ["SqliteKeyValueBackend"]
 
@@ -109,31 +108,7 @@ class SqliteKeyValueBackend(KeyValueBackend):
         return [repr(self._path)]
 
     def _connect(self) -> sqlite3.Connection:
-        if self._path != ":memory:":
-            Path(self._path).parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(self._path, timeout=self._busy_timeout_s, isolation_level=None)
-        # Switching to WAL and creating the table can answer SQLITE_BUSY at once, without the
-        # busy handler, while another connection opens the same new file: retry until the
-        # busy timeout is spent.
-        deadline = time.monotonic() + self._busy_timeout_s
-        pause = 0.005
-        while True:
-            try:
-                connection.execute("PRAGMA journal_mode = WAL")
-                # In WAL mode NORMAL loses no committed data when the process dies; only a
-                # power cut can lose the last commits (never tear them).
-                connection.execute("PRAGMA synchronous = NORMAL")
-                connection.execute(_SCHEMA)
-                return connection
-            except sqlite3.OperationalError as error:
-                if "locked" not in str(error) or time.monotonic() + pause > deadline:
-                    connection.close()
-                    raise
-            except sqlite3.Error:
-                connection.close()
-                raise
-            time.sleep(pause)
-            pause = min(pause * 2, 0.1)
+        return open_wal(self._path, self._busy_timeout_s, lambda c: c.execute(_SCHEMA))
 
     async def _read_connection(self) -> sqlite3.Connection:
         if self._reader is None:

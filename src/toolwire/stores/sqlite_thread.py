@@ -13,8 +13,10 @@ import functools
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import anyio
@@ -22,7 +24,7 @@ import anyio.lowlevel
 
 from toolwire.errors import StoreError
 
-__all__ = ["ConnectionThread"]
+__all__ = ["ConnectionThread", "open_wal"]
 
 T = TypeVar("T")
 _MAX_BATCH = 256
@@ -183,3 +185,39 @@ class ConnectionThread:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
             operation.error = StoreError(f"SQLite failed: {error}")
+
+
+def open_wal(
+    path: str, busy_timeout_s: float, create: Callable[[sqlite3.Connection], object]
+) -> sqlite3.Connection:
+    """A connection to the SQLite file ``path`` (its folder made first) in WAL mode, after
+    ``create`` made the schema.
+
+    ``synchronous = NORMAL``: in WAL mode that loses no committed data when the process dies;
+    only a power cut can lose the last commits (never tear them). Switching to WAL and creating
+    the schema can answer SQLITE_BUSY at once, without the busy handler, while another
+    connection opens the same new file: both are retried (a transaction ``create`` left open
+    rolled back) until ``busy_timeout_s`` is spent.
+    """
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None)
+    deadline = time.monotonic() + busy_timeout_s
+    pause = 0.005
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            create(connection)
+            return connection
+        except sqlite3.OperationalError as error:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                connection.close()
+                raise
+        except sqlite3.Error:
+            connection.close()
+            raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)

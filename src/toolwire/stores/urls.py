@@ -7,7 +7,7 @@ from urllib.parse import unquote, urlsplit
 from toolwire.errors import ConfigurationError
 from toolwire.stores.base import KeyValueBackend, check_isolate_tools
 
-__all__ = ["create_kv_backend"]
+__all__ = ["create_kv_backend", "sqlite_path"]
 
 _EXAMPLES = (
     "memory://, sqlite:///relative/kv.db, sqlite:////absolute/kv.db, "
@@ -51,13 +51,8 @@ def create_kv_backend(url: str, *, isolate_tools: bool = False) -> KeyValueBacke
     if scheme == "sqlite":
         from toolwire.stores.sqlite import SqliteKeyValueBackend
 
-        rest = url.split("://", 1)[1]
-        if not rest.startswith("/") or rest == "/":
-            raise ConfigurationError(
-                f"SQLite URL {url!r} needs a path: sqlite:///relative/kv.db or "
-                "sqlite:////absolute/kv.db"
-            )
-        return SqliteKeyValueBackend(unquote(rest[1:]), isolate_tools=isolate_tools)
+        path = sqlite_path(url, "SQLite URL", "kv.db")
+        return SqliteKeyValueBackend(path, isolate_tools=isolate_tools)
     if scheme in ("redis", "rediss"):
         from toolwire.stores.redis import RedisKeyValueBackend
 
@@ -69,3 +64,19 @@ def create_kv_backend(url: str, *, isolate_tools: bool = False) -> KeyValueBacke
     raise ConfigurationError(
         f"unknown key-value URL scheme {scheme!r} in {url!r}; use one of: {_EXAMPLES}"
     )
+
+
+def sqlite_path(url: str, what: str, file: str) -> str:
+    """The file path of a ``sqlite://`` ``url``: relative after three slashes, absolute after
+    four (``sqlite:///:memory:`` is SQLite's in-memory database).
+
+    Raises:
+        ConfigurationError: no path; the message names the URL as ``what`` and shows ``file``
+            in its examples.
+    """
+    rest = url.split("://", 1)[1]
+    if not rest.startswith("/") or rest == "/":
+        raise ConfigurationError(
+            f"{what} {url!r} needs a path: sqlite:///relative/{file} or sqlite:////absolute/{file}"
+        )
+    return unquote(rest[1:])

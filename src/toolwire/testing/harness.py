@@ -6,8 +6,9 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
+
+from anyio.abc import AsyncResource
 
 from toolwire.calls import CallOutcome
 from toolwire.context import ToolContext
@@ -19,7 +20,7 @@ from toolwire.tools import Tool
 __all__ = ["ToolHarness"]
 
 
-class ToolHarness:
+class ToolHarness(AsyncResource):
     """Everything a test of your own tools needs, in one ``async with``.
 
     ```python
@@ -80,14 +81,3 @@ class ToolHarness:
         finally:
             if self._owns_root:
                 shutil.rmtree(self.root, ignore_errors=True)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

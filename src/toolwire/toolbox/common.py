@@ -15,9 +15,15 @@ refuses NUL itself) would then see an innocent ``a/b``.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
+from toolwire.capabilities.kinds.shared_storage.kind import shared_storage
+from toolwire.decorator import tool
 from toolwire.errors import CapabilityError
 from toolwire.results import Err, ErrorCode
+from toolwire.tool_options import ToolOptions
+from toolwire.tools import Tool, ToolAnnotations
 
 __all__ = [
     "MAX_TEXT_FILE_BYTES",
@@ -27,6 +33,7 @@ __all__ = [
     "refused",
     "resolve_path",
     "resolve_target",
+    "shared_state_tool",
     "too_large",
 ]
 
@@ -108,3 +115,27 @@ def display_path(path: str, working_dir: str) -> str:
     if path.startswith(base.rstrip("/") + "/"):
         return path[len(base.rstrip("/")) + 1 :]
     return path
+
+
+def shared_state_tool(
+    group: str, title: str, *, read_only: bool, max_result_chars: int, untrusted: bool = False
+) -> Callable[[Callable[..., Any]], Tool]:
+    """`tool` for the ``group`` toolset, whose tools keep their state in the ``group`` shared
+    storage (the todo list, the kanban board, long-term memory) and reach nothing else.
+
+    Args:
+        group: The toolset and the shared storage group.
+        title: The tool's human title.
+        read_only: Whether the tool only reads the state.
+        max_result_chars: Its result budget.
+        untrusted: Whether its output carries text other agents wrote.
+    """
+    return tool(
+        capabilities=[shared_storage(group=group)],
+        options=ToolOptions(
+            toolset=group,
+            output_is_untrusted=untrusted,
+            max_result_chars=max_result_chars,
+            annotations=ToolAnnotations(title=title, read_only=read_only, open_world=False),
+        ),
+    )

@@ -22,15 +22,13 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from toolwire.capabilities.kinds.shared_storage.kind import shared_storage
 from toolwire.capabilities.seams import KeyValueStore
 from toolwire.context import ToolContext
-from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.tool_options import ToolOptions
+from toolwire.toolbox.common import shared_state_tool
 from toolwire.toolbox.memory.scopes import shared_store
-from toolwire.tools import Tool, ToolAnnotations
+from toolwire.tools import Tool
 
 __all__ = [
     "KEEP_S",
@@ -116,14 +114,7 @@ def _store(ctx: ToolContext, tool_name: str) -> KeyValueStore | Err:
     return shared_store(ctx, tool_name, f"session:{ctx.session_id}")
 
 
-@tool(
-    capabilities=[shared_storage(group="todo")],
-    options=ToolOptions(
-        toolset="todo",
-        max_result_chars=8_000,
-        annotations=ToolAnnotations(title="Write the todo list", read_only=False, open_world=False),
-    ),
-)
+@shared_state_tool("todo", "Write the todo list", read_only=False, max_result_chars=8_000)
 async def todo_write(
     ctx: ToolContext, items: Annotated[list[TodoItem], Field(max_length=MAX_TODOS)]
 ) -> ToolResult:
@@ -148,14 +139,7 @@ async def todo_write(
     return Ok(render_todos(normalised), structured={"items": normalised})
 
 
-@tool(
-    capabilities=[shared_storage(group="todo")],
-    options=ToolOptions(
-        toolset="todo",
-        max_result_chars=8_000,
-        annotations=ToolAnnotations(title="Read the todo list", read_only=True, open_world=False),
-    ),
-)
+@shared_state_tool("todo", "Read the todo list", read_only=True, max_result_chars=8_000)
 async def todo_read(ctx: ToolContext) -> ToolResult:
     """Show this session's todo list with each item's status."""
     if isinstance(store := _store(ctx, "todo_read"), Err):

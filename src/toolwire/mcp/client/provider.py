@@ -40,7 +40,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from types import TracebackType
 from typing import Any
 
 import anyio
@@ -168,14 +167,10 @@ class McpProvider:
         await self.connection.__aenter__()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        """Disconnect; returns once the connection's tasks have ended."""
-        return await self.connection.__aexit__(exc_type, exc_val, exc_tb)
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        """Disconnect; returns once the connection's tasks have ended (the exception, if any,
+        passed on to the connection's exit as it came)."""
+        return await self.connection.__aexit__(*exc_info)
 
     # -- tools --------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toolwire.safety.bash.code_values import ShellOuts
+from toolwire.safety.bash.words import resolve_backslashes
 from toolwire.safety.linear_regex import linear
 
 __all__ = ["CodeFindings", "scan_code"]
@@ -221,16 +222,4 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 
 def _unescape(text: str) -> str:
     """A string literal's text with its backslash escapes resolved (``\\"`` → ``"``)."""
-    if "\\" not in text:
-        return text
-    out: list[str] = []
-    escaped = False
-    for char in text:
-        if escaped:
-            out.append(_ESCAPES.get(char, char))
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        else:
-            out.append(char)
-    return "".join(out)
+    return resolve_backslashes(text, lambda char: _ESCAPES.get(char, char))

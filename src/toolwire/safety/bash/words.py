@@ -18,7 +18,7 @@ produce, and whether an unquoted glob character is left (`Word.glob`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -37,6 +37,7 @@ __all__ = [
     "brace_words",
     "display",
     "expand_word",
+    "resolve_backslashes",
 ]
 
 UNKNOWN = "\x00"
@@ -251,38 +252,34 @@ def _expansion(node: Node, quoted: bool, subs: list[Node]) -> str:
     return kept[0] if len(kept) == 1 else _ALT_OPEN + _ALT_SEP.join(kept) + _ALT_CLOSE
 
 
-def _unquoted_word(text: str) -> str:
+def resolve_backslashes(text: str, escaped: Callable[[str], str], *, trailing: str = "") -> str:
+    """``text`` with each backslash and the character after it replaced by ``escaped(char)``;
+    a backslash that ends ``text`` becomes ``trailing``."""
     if "\\" not in text:
         return text
     out: list[str] = []
-    escaped = False
+    escaping = False
     for char in text:
-        if escaped:
-            out.append(_PROTECT.get(char, char))
-            escaped = False
+        if escaping:
+            out.append(escaped(char))
+            escaping = False
         elif char == "\\":
-            escaped = True
+            escaping = True
         else:
             out.append(char)
+    if escaping:
+        out.append(trailing)
     return "".join(out)
+
+
+def _unquoted_word(text: str) -> str:
+    return resolve_backslashes(text, lambda char: _PROTECT.get(char, char))
 
 
 def _double_quoted(text: str) -> str:
-    if "\\" not in text:
-        return text
-    out: list[str] = []
-    escaped = False
-    for char in text:
-        if escaped:
-            out.append(char if char in '$`"\\' else "\\" + char)
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        else:
-            out.append(char)
-    if escaped:
-        out.append("\\")
-    return "".join(out)
+    return resolve_backslashes(
+        text, lambda char: char if char in '$`"\\' else "\\" + char, trailing="\\"
+    )
 
 
 def decode_ansi_c(body: str) -> str:

@@ -154,6 +154,29 @@ class CheckRun:
     fixed: tuple[Diagnostic, ...] = field(default=())
     stopped: str = ""
 
+    @classmethod
+    def of_check(
+        cls,
+        tool: str,
+        ecosystem: str,
+        command: tuple[str, ...],
+        exit_code: int,
+        found: Iterable[Diagnostic],
+        notes: tuple[str, ...] = (),
+    ) -> CheckRun:
+        """A checker's run (a linter, a type checker): ``issues`` when it ``found`` anything,
+        ``clean`` otherwise."""
+        diagnostics = tuple(found)
+        return cls(
+            tool=tool,
+            ecosystem=ecosystem,
+            command=command,
+            exit_code=exit_code,
+            status="issues" if diagnostics else "clean",
+            diagnostics=diagnostics,
+            notes=notes,
+        )
+
     def as_dict(self) -> dict[str, Any]:
         """The run's summary for ``structured["runs"]`` (its diagnostics, tests and fixes are
         listed once, at the top of ``structured``, each naming its ``tool``)."""

@@ -134,15 +134,7 @@ async def go_lint(request: CheckRequest) -> CheckRun | Err:
     if result.exit_code != 0 and not found:
         return failures.crashed("go vet", result)
     notes = ("go vet has no automatic fixes: nothing was changed",) if request.fix else ()
-    return CheckRun(
-        tool="go vet",
-        ecosystem="go",
-        command=("go", *args),
-        exit_code=result.exit_code,
-        status="issues" if found else "clean",
-        diagnostics=tuple(found),
-        notes=notes,
-    )
+    return CheckRun.of_check("go vet", "go", ("go", *args), result.exit_code, found, notes)
 
 
 async def go_typecheck(request: CheckRequest) -> CheckRun | Err:
@@ -154,14 +146,7 @@ async def go_typecheck(request: CheckRequest) -> CheckRun | Err:
     found = parse_go_compile(result.stderr + "\n" + result.stdout, request.root, "go build")
     if result.exit_code != 0 and not found:
         return failures.crashed("go build", result)
-    return CheckRun(
-        tool="go build",
-        ecosystem="go",
-        command=("go", *args),
-        exit_code=result.exit_code,
-        status="issues" if found else "clean",
-        diagnostics=tuple(found),
-    )
+    return CheckRun.of_check("go build", "go", ("go", *args), result.exit_code, found)
 
 
 @dataclass(kw_only=True, slots=True)

@@ -150,12 +150,4 @@ async def javascript_typecheck(request: CheckRequest) -> CheckRun | Err:
         kept = [d for d in found if _under(d.file, request.target, request.target_is_dir)]
         notes = (f"tsc checked the whole project; {len(kept)} of {len(found)} are in the path",)
         found = kept
-    return CheckRun(
-        tool="tsc",
-        ecosystem="javascript",
-        command=("tsc", *args),
-        exit_code=result.exit_code,
-        status="issues" if found else "clean",
-        diagnostics=tuple(found),
-        notes=notes,
-    )
+    return CheckRun.of_check("tsc", "javascript", ("tsc", *args), result.exit_code, found, notes)

@@ -232,14 +232,8 @@ async def _mypy(request: CheckRequest) -> CheckRun | Err:
         notes += ("mypy stopped at a blocking error: fix it to see the rest",)
     elif result.exit_code not in (0, 1) or (result.exit_code == 1 and not found):
         return failures.crashed("mypy", result)
-    return CheckRun(
-        tool="mypy",
-        ecosystem="python",
-        command=("mypy", *args),
-        exit_code=result.exit_code,
-        status="issues" if found else "clean",
-        diagnostics=tuple(found),
-        notes=notes + _dropped(result),
+    return CheckRun.of_check(
+        "mypy", "python", ("mypy", *args), result.exit_code, found, notes + _dropped(result)
     )
 
 
@@ -270,11 +264,4 @@ async def _pyright(request: CheckRequest) -> CheckRun | Err:
         found = parse_pyright(result.stdout, request.root)
     except ValueError as exc:
         return failures.unreadable("pyright", str(exc))
-    return CheckRun(
-        tool="pyright",
-        ecosystem="python",
-        command=("pyright", *args),
-        exit_code=result.exit_code,
-        status="issues" if found else "clean",
-        diagnostics=tuple(found),
-    )
+    return CheckRun.of_check("pyright", "python", ("pyright", *args), result.exit_code, found)

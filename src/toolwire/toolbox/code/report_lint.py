@@ -67,13 +67,8 @@ class ReportLinter:
                 found = self.parse(raw.decode("utf-8", errors="replace") or "[]", request.root)
             except (ValueError, ReportTooLargeError) as exc:
                 return failures.unreadable(self.tool, str(exc))
-        run = CheckRun(
-            tool=self.tool,
-            ecosystem=self.ecosystem,
-            command=(self.tool, *argv),
-            exit_code=result.exit_code,
-            status="issues" if found else "clean",
-            diagnostics=tuple(found),
+        run = CheckRun.of_check(
+            self.tool, self.ecosystem, (self.tool, *argv), result.exit_code, found
         )
         return found, run
 

@@ -54,14 +54,7 @@ async def _compile_check(request: CheckRequest, subcommand: str, fix: bool) -> C
     found = parse_cargo_messages(result.stdout, request.root, label)
     if result.exit_code != 0 and not any(d.severity == "error" for d in found):
         return failures.crashed(label, result)
-    return CheckRun(
-        tool=label,
-        ecosystem="rust",
-        command=("cargo", *args),
-        exit_code=result.exit_code,
-        status="issues" if found else "clean",
-        diagnostics=tuple(found),
-    )
+    return CheckRun.of_check(label, "rust", ("cargo", *args), result.exit_code, found)
 
 
 async def rust_lint(request: CheckRequest) -> CheckRun | Err:

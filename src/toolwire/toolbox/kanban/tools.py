@@ -13,17 +13,15 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
-from toolwire.capabilities.kinds.shared_storage.kind import shared_storage
 from toolwire.context import ToolContext
-from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.tool_options import ToolOptions
+from toolwire.toolbox.common import shared_state_tool
 from toolwire.toolbox.kanban.board import Board
 from toolwire.toolbox.kanban.cards import Card, Column
 from toolwire.toolbox.memory.scopes import board_scope_id, shared_store, store_failed
 from toolwire.toolbox.memory.swaps import Refusal
-from toolwire.tools import Tool, ToolAnnotations
+from toolwire.tools import Tool
 
 __all__ = ["kanban_tool_list"]
 
@@ -92,22 +90,8 @@ def _matches(
     return text is None or text.casefold() in f"{card.title}\n{card.body}".casefold()
 
 
-def _kanban_options(title: str, *, reads: bool, max_result_chars: int) -> ToolOptions:
-    """A kanban tool's options: toolset ``kanban``, closed world; a tool that reads cards back
-    is read-only and its output untrusted (cards hold what other agents wrote)."""
-    return ToolOptions(
-        toolset="kanban",
-        output_is_untrusted=reads,
-        max_result_chars=max_result_chars,
-        annotations=ToolAnnotations(title=title, read_only=reads, open_world=False),
-    )
-
-
 def _kanban_create(max_cards: int) -> Tool:
-    @tool(
-        capabilities=[shared_storage(group="kanban")],
-        options=_kanban_options("Create a kanban card", reads=False, max_result_chars=2_000),
-    )
+    @shared_state_tool("kanban", "Create a kanban card", read_only=False, max_result_chars=2_000)
     async def kanban_create(
         ctx: ToolContext,
         title: Title,
@@ -148,9 +132,8 @@ def _kanban_create(max_cards: int) -> Tool:
 
 
 def _kanban_get(max_cards: int) -> Tool:
-    @tool(
-        capabilities=[shared_storage(group="kanban")],
-        options=_kanban_options("Show a kanban card", reads=True, max_result_chars=12_000),
+    @shared_state_tool(
+        "kanban", "Show a kanban card", read_only=True, max_result_chars=12_000, untrusted=True
     )
     async def kanban_get(ctx: ToolContext, card_id: str) -> ToolResult:
         """Show one card in full: title, column, assignee, labels, rev, recent moves, body.
@@ -171,10 +154,7 @@ def _kanban_get(max_cards: int) -> Tool:
 
 
 def _kanban_update(max_cards: int) -> Tool:
-    @tool(
-        capabilities=[shared_storage(group="kanban")],
-        options=_kanban_options("Edit a kanban card", reads=False, max_result_chars=2_000),
-    )
+    @shared_state_tool("kanban", "Edit a kanban card", read_only=False, max_result_chars=2_000)
     async def kanban_update(
         ctx: ToolContext,
         card_id: str,
@@ -223,10 +203,7 @@ def _kanban_update(max_cards: int) -> Tool:
 
 
 def _kanban_move(max_cards: int) -> Tool:
-    @tool(
-        capabilities=[shared_storage(group="kanban")],
-        options=_kanban_options("Move a kanban card", reads=False, max_result_chars=2_000),
-    )
+    @shared_state_tool("kanban", "Move a kanban card", read_only=False, max_result_chars=2_000)
     async def kanban_move(
         ctx: ToolContext, card_id: str, column: Column, expected_rev: int | None = None
     ) -> ToolResult:
@@ -251,9 +228,8 @@ def _kanban_move(max_cards: int) -> Tool:
 
 
 def _kanban_list(max_cards: int) -> Tool:
-    @tool(
-        capabilities=[shared_storage(group="kanban")],
-        options=_kanban_options("List kanban cards", reads=True, max_result_chars=20_000),
+    @shared_state_tool(
+        "kanban", "List kanban cards", read_only=True, max_result_chars=20_000, untrusted=True
     )
     async def kanban_list(
         ctx: ToolContext,

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from toolwire.capabilities.kinds.shared_storage.kind import shared_storage
 from toolwire.context import ToolContext
-from toolwire.decorator import tool
 from toolwire.errors import StoreError
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.tool_options import ToolOptions
+from toolwire.toolbox.common import shared_state_tool
 from toolwire.toolbox.memory.notes import (
     KEY_PATTERN,
     MEMORY_KEY,
@@ -31,7 +29,7 @@ from toolwire.toolbox.memory.notes import (
 )
 from toolwire.toolbox.memory.scopes import memory_scope_id, shared_store, store_failed
 from toolwire.toolbox.memory.swaps import Refusal, swap
-from toolwire.tools import Tool, ToolAnnotations
+from toolwire.tools import Tool
 
 __all__ = ["note_tools"]
 
@@ -149,16 +147,8 @@ def _listing(scope: str, notes: Notes, limits: MemoryLimits) -> Ok:
 
 
 def _memory_read(limits: MemoryLimits) -> Tool:
-    @tool(
-        capabilities=[shared_storage(group="memory")],
-        options=ToolOptions(
-            toolset="memory",
-            output_is_untrusted=True,
-            max_result_chars=20_000,
-            annotations=ToolAnnotations(
-                title="Read long-term memory", read_only=True, open_world=False
-            ),
-        ),
+    @shared_state_tool(
+        "memory", "Read long-term memory", read_only=True, max_result_chars=20_000, untrusted=True
     )
     async def memory_read(ctx: ToolContext, key: str | None = None) -> ToolResult:
         """Read your long-term memory notes, kept across sessions.
@@ -196,16 +186,7 @@ def _memory_read(limits: MemoryLimits) -> Tool:
 
 
 def _memory_write(limits: MemoryLimits) -> Tool:
-    @tool(
-        capabilities=[shared_storage(group="memory")],
-        options=ToolOptions(
-            toolset="memory",
-            max_result_chars=2_000,
-            annotations=ToolAnnotations(
-                title="Write long-term memory", read_only=False, open_world=False
-            ),
-        ),
-    )
+    @shared_state_tool("memory", "Write long-term memory", read_only=False, max_result_chars=2_000)
     async def memory_write(
         ctx: ToolContext,
         key: str,

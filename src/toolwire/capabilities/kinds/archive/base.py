@@ -8,11 +8,13 @@ takes them) and is cut to ``max_text_chars``; times become aware UTC datetimes.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from datetime import UTC, datetime
-from types import TracebackType
-from typing import NamedTuple, Self
+from typing import NamedTuple
 
+from anyio.abc import AsyncResource
+
+from toolwire.capabilities.kinds.archive.query import SearchQuery, parse_query
 from toolwire.capabilities.kinds.archive.seam import ArchiveHit, ArchiveScope
 from toolwire.errors import StoreError
 
@@ -131,14 +133,18 @@ def check_limit(limit: object) -> int:
     return max(1, min(MAX_HITS, limit))
 
 
-class SessionArchive(ABC):
+class SessionArchive(AsyncResource):
     """Every recorded message of every session, searchable by words.
 
     Give it to the backends as ``kind_backends={"archive": archive}``; tools declaring the
     ``archive`` kind search it within their scope. Close it with `aclose` or ``async with``.
+
+    A backend stores what `record` checked (`_insert`) and answers what `search` parsed
+    (`_search`), and sets ``_max_text_chars`` from its ``max_text_chars`` argument.
     """
 
-    @abstractmethod
+    _max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
+
     async def record(
         self,
         session: str,
@@ -163,14 +169,29 @@ class SessionArchive(ABC):
             StoreError: a session or role that is not a non-empty string, a bad ``at``, or
                 the store failed.
         """
+        message = checked_message(session, role, text, at, personality, user, self._max_text_chars)
+        await self._insert(message)
 
     @abstractmethod
+    async def _insert(self, message: ArchivedMessage) -> None:
+        """Store one message `record` checked."""
+
     async def search(self, query: str, scope: ArchiveScope, limit: int = 10) -> list[ArchiveHit]:
         """The best matches of ``query`` within ``scope``, best first, newest first on ties.
 
         ``query`` is the model's text (see `toolwire.capabilities.kinds.archive.query`); nothing in
         it can raise. ``limit`` is clamped to 1..50.
         """
+        parsed = parse_query(clean_text("query", query))
+        if parsed.empty:
+            return []
+        return await self._search(parsed, scope, check_limit(limit))
+
+    @abstractmethod
+    async def _search(
+        self, parsed: SearchQuery, scope: ArchiveScope, limit: int
+    ) -> list[ArchiveHit]:
+        """The best ``limit`` matches of a non-empty ``parsed`` query within ``scope``."""
 
     @abstractmethod
     async def user_of(self, session: str) -> str | None:
@@ -183,17 +204,6 @@ class SessionArchive(ABC):
     @abstractmethod
     async def aclose(self) -> None:
         """Release files and connections; the archive is unusable afterwards."""
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 def optional_name(what: str, value: object) -> str | None:

@@ -17,21 +17,19 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
 import anyio
 
 from toolwire.capabilities.kinds.archive.base import (
     DEFAULT_MAX_TEXT_CHARS,
+    ArchivedMessage,
     SessionArchive,
-    check_limit,
     check_max_text_chars,
-    checked_message,
-    clean_text,
     clip_snippet,
 )
-from toolwire.capabilities.kinds.archive.query import index_terms, parse_query
+from toolwire.capabilities.kinds.archive.query import SearchQuery, index_terms
 from toolwire.capabilities.kinds.archive.seam import ArchiveHit, ArchiveScope
 from toolwire.errors import ConfigurationError, StoreError
 from toolwire.stores.loops import require_asyncio
@@ -193,25 +191,13 @@ class PostgresSessionArchive(SessionArchive):
         except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
             raise StoreError(f"PostgreSQL failed ({name}): {error}") from error
 
-    async def record(
-        self,
-        session: str,
-        role: str,
-        text: str,
-        at: datetime | float | None = None,
-        *,
-        personality: str | None = None,
-        user: str | None = None,
-    ) -> None:
-        row = checked_message(session, role, text, at, personality, user, self._max_text_chars)
+    async def _insert(self, message: ArchivedMessage) -> None:
         async with self._operation("record") as pool:
-            await pool.execute(self._sql["insert"], *row, index_terms(row[2]))
+            await pool.execute(self._sql["insert"], *message, index_terms(message.text))
 
-    async def search(self, query: str, scope: ArchiveScope, limit: int = 10) -> list[ArchiveHit]:
-        parsed = parse_query(clean_text("query", query))
-        count = check_limit(limit)
-        if parsed.empty:
-            return []
+    async def _search(
+        self, parsed: SearchQuery, scope: ArchiveScope, limit: int
+    ) -> list[ArchiveHit]:
         async with self._operation("search") as pool:
             rows = await pool.fetch(
                 self._sql["search"],
@@ -219,7 +205,7 @@ class PostgresSessionArchive(SessionArchive):
                 scope.personality,
                 scope.user,
                 scope.session,
-                count,
+                limit,
                 _HEADLINE,
             )
         return [

@@ -12,22 +12,18 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 from toolwire.capabilities.kinds.archive.base import (
     DEFAULT_MAX_TEXT_CHARS,
+    ArchivedMessage,
     SessionArchive,
-    check_limit,
     check_max_text_chars,
-    checked_message,
-    clean_text,
     clip_snippet,
 )
-from toolwire.capabilities.kinds.archive.query import parse_query
+from toolwire.capabilities.kinds.archive.query import SearchQuery
 from toolwire.capabilities.kinds.archive.seam import ArchiveHit, ArchiveScope
-from toolwire.stores.sqlite_thread import ConnectionThread
+from toolwire.stores.sqlite_thread import ConnectionThread, open_wal
 
 __all__ = ["SqliteSessionArchive"]
 
@@ -72,6 +68,13 @@ def _scope_filter(scope: ArchiveScope) -> tuple[str, str]:
     raise AssertionError("ArchiveScope has exactly one field set")
 
 
+def _create(connection: sqlite3.Connection) -> None:
+    connection.execute("BEGIN IMMEDIATE")
+    for statement in _SCHEMA:
+        connection.execute(statement)
+    connection.execute("COMMIT")
+
+
 class SqliteSessionArchive(SessionArchive):
     """The archive in one SQLite file (WAL), beside the key-value store's table.
 
@@ -103,40 +106,9 @@ class SqliteSessionArchive(SessionArchive):
         return self._path
 
     def _connect(self) -> sqlite3.Connection:
-        if self._path != ":memory:":
-            Path(self._path).parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(self._path, timeout=self._busy_timeout_s, isolation_level=None)
-        deadline = time.monotonic() + self._busy_timeout_s
-        pause = 0.005
-        while True:  # a new file can answer SQLITE_BUSY without the busy handler: retry
-            try:
-                connection.execute("PRAGMA journal_mode = WAL")
-                connection.execute("PRAGMA synchronous = NORMAL")
-                connection.execute("BEGIN IMMEDIATE")
-                for statement in _SCHEMA:
-                    connection.execute(statement)
-                connection.execute("COMMIT")
-                return connection
-            except sqlite3.OperationalError as error:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                if "locked" not in str(error) or time.monotonic() + pause > deadline:
-                    connection.close()
-                    raise
-            time.sleep(pause)
-            pause = min(pause * 2, 0.1)
+        return open_wal(self._path, self._busy_timeout_s, _create)
 
-    async def record(
-        self,
-        session: str,
-        role: str,
-        text: str,
-        at: datetime | float | None = None,
-        *,
-        personality: str | None = None,
-        user: str | None = None,
-    ) -> None:
-        message = checked_message(session, role, text, at, personality, user, self._max_text_chars)
+    async def _insert(self, message: ArchivedMessage) -> None:
         row = (
             message.session,
             message.role,
@@ -151,14 +123,12 @@ class SqliteSessionArchive(SessionArchive):
 
         await self._thread.run(insert, writes=True)
 
-    async def search(self, query: str, scope: ArchiveScope, limit: int = 10) -> list[ArchiveHit]:
-        parsed = parse_query(clean_text("query", query))
-        count = check_limit(limit)
-        if parsed.empty:
-            return []
+    async def _search(
+        self, parsed: SearchQuery, scope: ArchiveScope, limit: int
+    ) -> list[ArchiveHit]:
         column, value = _scope_filter(scope)
         statement = _SEARCH.format(column=column)
-        params = (parsed.to_fts5(), value, count)
+        params = (parsed.to_fts5(), value, limit)
 
         def search(connection: sqlite3.Connection) -> list[ArchiveHit]:
             return [

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 from toolwire.capabilities.kinds.archive.base import SessionArchive
 from toolwire.errors import ConfigurationError
+from toolwire.stores.urls import sqlite_path
 
 __all__ = ["archive_url_for", "create_session_archive"]
 
@@ -26,13 +27,7 @@ def create_session_archive(url: str) -> SessionArchive:
     if scheme == "sqlite":
         from toolwire.capabilities.kinds.archive.sqlite import SqliteSessionArchive
 
-        rest = url.split("://", 1)[1]
-        if not rest.startswith("/") or rest == "/":
-            raise ConfigurationError(
-                f"archive URL {url!r} needs a path: sqlite:///relative/state.db or "
-                "sqlite:////absolute/state.db"
-            )
-        return SqliteSessionArchive(unquote(rest[1:]))
+        return SqliteSessionArchive(sqlite_path(url, "archive URL", "state.db"))
     if scheme in ("postgres", "postgresql"):
         from toolwire.capabilities.kinds.archive.postgres import PostgresSessionArchive
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 import importlib.util
 import ssl
 from collections.abc import Mapping
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 import anyio
+from anyio.abc import AsyncResource
 
 from toolwire.capabilities.kinds.network.policy import CheckedUrl, check_url
 from toolwire.capabilities.kinds.network.refusals import PolicyRefusal, refusal_code
@@ -55,7 +55,7 @@ def http_stack_missing() -> str | None:
     return None
 
 
-class SafeFetcher:
+class SafeFetcher(AsyncResource):
     """Fetches URLs under a `NetworkPolicy`, one validated and pinned hop at a time.
 
     Args:
@@ -112,17 +112,6 @@ class SafeFetcher:
         from toolwire.capabilities.kinds.network.exchange import HttpExchange
 
         return HttpExchange(self._ssl_context)
-
-    async def __aenter__(self) -> SafeFetcher:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         """Close pooled connections; the fetcher stays usable and reconnects on demand."""
