@@ -6,24 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
+from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.errors import RegistrationError
+from toolwire.execution.approvals import Approvals
 from toolwire.execution.cache import ResultCache
+from toolwire.execution.effects import Effects
 from toolwire.execution.gates import RegisteredTool
+from toolwire.execution.handles import ResultHandles
 from toolwire.execution.hooks import HookRegistry
 from toolwire.execution.pipeline import Pipeline
+from toolwire.execution.quotas import Quotas
 from toolwire.execution.settings import DEFAULT_TIMEOUT_S, PipelineSettings
 from toolwire.execution.tasks import Tasks
 from toolwire.execution.tracing import BatchRunner, PipelineTracer
-
-if TYPE_CHECKING:
-    from toolwire.capabilities.resolver import CapabilityBackends
-    from toolwire.execution.approvals import Approvals
-    from toolwire.execution.effects import Effects
-    from toolwire.execution.handles import ResultHandles
-    from toolwire.execution.quotas import Quotas
-    from toolwire.reducers.registry import ReducerRegistry
+from toolwire.reducers.registry import ReducerRegistry
 
 __all__ = [
     "DEFAULT",

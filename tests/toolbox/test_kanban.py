@@ -128,6 +128,23 @@ async def test_list_filters_and_orders_newest_change_first(registry: ToolRegistr
     assert set(first) == {"id", "title", "status", "assignee", "labels", "updated_at", "rev"}
 
 
+async def test_cards_changed_within_one_millisecond_list_in_the_order_they_changed(
+    registry: ToolRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fast store does a create and a move within one millisecond, the resolution of
+    # updated_at: the later change must still list first (it used to fall back to the number).
+    import toolwire.toolbox.kanban.board as board_module
+    import toolwire.toolbox.kanban.cards as cards_module
+
+    frozen = "2026-11-28T18:00:00.000+00:00"
+    monkeypatch.setattr(cards_module, "now_iso", lambda: frozen)
+    monkeypatch.setattr(board_module, "now_iso", lambda: frozen)
+    for title in ("First", "Second", "Third"):
+        await run(registry, ME, "kanban_create", title=title)
+    await run(registry, ME, "kanban_move", card_id="card-1", column="running")
+    assert [c["id"] for c in await listed(registry)] == ["card-1", "card-3", "card-2"]
+
+
 async def test_archived_cards_are_listed_only_on_request(registry: ToolRegistry) -> None:
     await run(registry, ME, "kanban_create", title="Old")
     await run(registry, ME, "kanban_move", card_id="card-1", column="archived")

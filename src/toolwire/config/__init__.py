@@ -91,6 +91,7 @@ from toolwire.config.env import env_overrides
 from toolwire.config.files import Located, check_keys, read_toml_file
 from toolwire.config.roots import check_sandbox
 from toolwire.config.tables import (
+    SECTION_KEYS,
     absolute_sqlite,
     cors_origins_value,
     mcp_server_table,
@@ -105,7 +106,7 @@ from toolwire.execution.quota_tables import quotas_from_tables
 from toolwire.execution.quotas import Quotas
 from toolwire.mcp.server.auth.env import auth_settings_from_config
 from toolwire.mcp.server.auth.settings import AuthSettings
-from toolwire.mcp.server.identity import IDENTITY_KEYS, ServerIdentity, identity_from_table
+from toolwire.mcp.server.identity import ServerIdentity, identity_from_table
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.tool_modules import ToolModule, tools_table
 
@@ -123,26 +124,6 @@ __all__ = [
 
 CONFIG_FILE_NAME = "toolwire.toml"
 DEFAULT_STORE_URL = "sqlite:///.toolwire/state.db"
-_SECTIONS = {
-    "sandbox": {"roots", "read_only", *TABLE_KEYS},
-    "network": {"allow", "deny", "allow_private_urls"},
-    "store": {"url"},
-    "tools": {"toolsets", "result_budget_chars", "modules", "builtin", "defer"},
-    "result_handles": {"ttl_s", "max_chars_per_session"},
-    "serve": {
-        "host",
-        "port",
-        "session_idle_timeout_s",
-        "max_sessions",
-        "max_sessions_per_principal",
-        "stateless_sessions",
-        "tools_list_ttl_s",
-        "cors_origins",
-        *IDENTITY_KEYS,
-    },  # title, description, website_url, icons: toolwire.mcp.server.identity
-    "auth": {"tokens", "token_cache_s", "oauth"},  # checked in toolwire.mcp.server.auth.settings
-    "mcp": {"servers"},
-}
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -296,7 +277,7 @@ def load_config(
 
 
 def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
-    tables = {*_SECTIONS, "agents", "web_search", "code", "quotas", "replicas", "secrets"}
+    tables = {*SECTION_KEYS, "agents", "web_search", "code", "quotas", "replicas", "secrets"}
     tables |= {"flow", "code_mode"}
     check_keys(data, tables, (), at)
     values: dict[str, Any] = {}
@@ -323,7 +304,7 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
         values["replicas"] = replicas
     if "secrets" in data:  # [secrets.env]: ref → environment variable
         values["secrets_env"] = secrets_env_table(data["secrets"], at.error)
-    for section, keys in _SECTIONS.items():
+    for section, keys in SECTION_KEYS.items():
         table = data.get(section, {})
         if not isinstance(table, dict):
             raise at.error((section,), "expected a table")

@@ -17,11 +17,13 @@ from toolwire.config.files import Located, check_keys, kind_of
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import ResultHandles
 from toolwire.mcp.server.cors import check_cors_origins
+from toolwire.mcp.server.identity import IDENTITY_KEYS
 from toolwire.mcp.settings import McpServerConfig
 from toolwire.safety.protected_paths import protected_paths
 
 __all__ = [
     "MCP_SERVER_KEYS",
+    "SECTION_KEYS",
     "absolute_sqlite",
     "cors_origins_value",
     "mcp_server_table",
@@ -35,6 +37,29 @@ MCP_SERVER_KEYS = {
     "connect_timeout_s", "ping_interval_s", "tools", "protocol", "pin", "defer_loading",
     "sink",
 }  # fmt: skip
+
+SECTION_KEYS: dict[str, set[str]] = {
+    "sandbox": {"roots", "read_only", *TABLE_KEYS},
+    "network": {"allow", "deny", "allow_private_urls"},
+    "store": {"url"},
+    "tools": {"toolsets", "result_budget_chars", "modules", "builtin", "defer"},
+    "result_handles": {"ttl_s", "max_chars_per_session"},
+    "serve": {
+        "host",
+        "port",
+        "session_idle_timeout_s",
+        "max_sessions",
+        "max_sessions_per_principal",
+        "stateless_sessions",
+        "tools_list_ttl_s",
+        "cors_origins",
+        *IDENTITY_KEYS,
+    },  # title, description, website_url, icons: toolwire.mcp.server.identity
+    "auth": {"tokens", "token_cache_s", "oauth"},  # checked in toolwire.mcp.server.auth.settings
+    "mcp": {"servers"},
+}
+"""The keys of the plain tables of ``toolwire.toml``; the tables with a reader of their own
+(``[agents]``, ``[code]``, ``[[quotas]]``, ...) check their keys there."""
 
 
 def sandbox_table(table: dict[str, Any], at: Located) -> SandboxSettings:

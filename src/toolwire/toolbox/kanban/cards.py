@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
@@ -51,6 +52,9 @@ class Card:
     created_at: str
     updated_at: str
     rev: int = 1
+    changed_ns: int = 0
+    """``time.time_ns()`` of the last change: orders cards changed within one millisecond
+    (``updated_at`` shows only milliseconds); 0 in cards stored before it existed."""
     history: tuple[str, ...] = field(default=())
     """The last moves, ``<when> <who>: <from> → <to>``, newest last (at most 20)."""
 
@@ -82,7 +86,14 @@ class Card:
         stamp = now_iso()
         if status != self.status:
             history = (*history, f"{stamp} {actor}: {self.status} → {status}")[-20:]
-        return replace(self, **changes, rev=self.rev + 1, updated_at=stamp, history=history)
+        return replace(
+            self,
+            **changes,
+            rev=self.rev + 1,
+            updated_at=stamp,
+            changed_ns=time.time_ns(),
+            history=history,
+        )
 
     def summary(self) -> dict[str, Any]:
         """What ``kanban_list`` shows of the card (the shape its reducer reads)."""

@@ -8,6 +8,7 @@ Cards are written by many agents, so ``kanban_get`` and ``kanban_list`` are untr
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
@@ -121,6 +122,7 @@ def _kanban_create(max_cards: int) -> Tool:
                 created_by=_actor(ctx),
                 created_at=now,
                 updated_at=now,
+                changed_ns=time.time_ns(),
             )
 
         async def create(board: Board) -> Card | Err:
@@ -257,7 +259,7 @@ def _kanban_list(max_cards: int) -> Tool:
         if isinstance(found, Err):
             return found
         chosen = [c for c in found if _matches(c, column, assignee, label, text)]
-        chosen.sort(key=lambda card: (card.updated_at, card.number), reverse=True)
+        chosen.sort(key=lambda card: (card.updated_at, card.changed_ns, card.number), reverse=True)
         summaries = [card.summary() for card in chosen[:limit]]
         return Ok(
             json.dumps(summaries, ensure_ascii=False),
