@@ -36,12 +36,12 @@ from typing import Any
 from toolwire.calls import ToolCall
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.code_mode import CodeModeSettings
-from toolwire.code_mode.run_code import CodeMode
+from toolwire.code_mode._run_code import CodeMode
 from toolwire.context import ToolContext
 from toolwire.decorator import tool
 from toolwire.presenting import present
 from toolwire.registry import ToolRegistry
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 
 N_CUSTOMERS = 20
 

@@ -22,7 +22,7 @@ from mcp_types.jsonrpc import JSONRPCResponse
 
 from toolwire.mcp.server.event_store import EVENTS_SCOPE, EVENTS_TOOL, KvEventStore
 from toolwire.stores import MemoryKeyValueBackend, SqliteKeyValueBackend
-from toolwire.stores.base import KeyValueBackend
+from toolwire.stores._base import KeyValueBackend
 
 EVENTS = 2000
 STREAM = 20

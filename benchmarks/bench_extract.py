@@ -18,7 +18,7 @@ the median milliseconds per page, and how much of the main text is kept:
 * **F1** of the two, and the pages where the candidate returned nothing.
 
 Candidates whose library is not installed are listed as skipped. ``toolwire`` is the converter
-``fetch_url`` ships (`toolwire.toolbox.web.html`), measured through its public function, alone
+``fetch_url`` ships (`toolwire.toolbox.web._html`), measured through its public function, alone
 and followed by the ``fetch_url`` reducer (`toolwire.reducers.fetch_url.reduce_page`).
 
 Run: ``python benchmarks/bench_extract.py`` (``--repeat N`` timings per page, ``--pages`` lists
@@ -187,14 +187,14 @@ def _markdownify(html: str) -> str:
 
 
 def _toolwire(html: str) -> str:
-    from toolwire.toolbox.web.html import html_to_markdown
+    from toolwire.toolbox.web._html import html_to_markdown
 
     return html_to_markdown(html).text
 
 
 def _toolwire_reduced(html: str) -> str:
     from toolwire.reducers.fetch_url import reduce_page
-    from toolwire.toolbox.web.html import html_to_markdown
+    from toolwire.toolbox.web._html import html_to_markdown
 
     return reduce_page(html_to_markdown(html).text)
 
@@ -207,8 +207,8 @@ CANDIDATES: dict[str, tuple[str, Callable[[str], str]]] = {
     "trafilatura → html-to-markdown": ("trafilatura", _trafilatura_then_h2m),
     "readability-lxml → html-to-markdown": ("readability", _readability_then_h2m),
     "markdownify (whole page)": ("markdownify", _markdownify),
-    "toolwire (fetch_url)": ("toolwire.toolbox.web.html", _toolwire),
-    "toolwire (fetch_url) + its reducer": ("toolwire.toolbox.web.html", _toolwire_reduced),
+    "toolwire (fetch_url)": ("toolwire.toolbox.web._html", _toolwire),
+    "toolwire (fetch_url) + its reducer": ("toolwire.toolbox.web._html", _toolwire_reduced),
 }
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from toolwire.safety.bash.syntax import parse  # noqa: E402
+from toolwire.safety.bash._syntax import parse  # noqa: E402
 from toolwire.safety.command_guard import check_command  # noqa: E402
 
 CORPUS = ROOT / "tests" / "safety" / "guard_corpus" / "corpus.json"

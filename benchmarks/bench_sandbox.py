@@ -33,12 +33,12 @@ import anyio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from toolwire.capabilities.kinds.process.backends import (  # noqa: E402
+from toolwire.capabilities.kinds.process._backends import (  # noqa: E402
     LocalProcessBackend,
     ProcessBackend,
     ProcessRequest,
 )
-from toolwire.capabilities.kinds.process.runner import scrubbed_env  # noqa: E402
+from toolwire.capabilities.kinds.process._runner import scrubbed_env  # noqa: E402
 from toolwire.capabilities.kinds.process.sandbox import Confinement, NetworkReach, probe_bubblewrap  # noqa: E402
 from toolwire.capabilities.seams import NetworkPolicy  # noqa: E402
 

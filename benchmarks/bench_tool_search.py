@@ -234,7 +234,7 @@ def cost(total: int, searches: int) -> None:
 
 async def _found_and_called(registry: ToolRegistry, search: ToolSearch) -> str:
     """tool_search in a session, then the session's snapshot offers and runs what it found."""
-    from toolwire.providers.base import ProviderContext
+    from toolwire.providers._base import ProviderContext
 
     ctx = ToolContext(session_id="bench")
     outcome = await registry.execute("tool_search", {"query": "open a Jira ticket"}, ctx)

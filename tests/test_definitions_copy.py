@@ -7,7 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from toolwire import ToolRegistry
-from toolwire.providers.snapshot import ToolSnapshot
+from toolwire.providers._snapshot import ToolSnapshot
 from toolwire.results import Ok
 from toolwire.tools import define_tool
 

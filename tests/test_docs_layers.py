@@ -89,8 +89,8 @@ def test_no_module_imports_a_higher_layer_unless_named_an_exception() -> None:
 def test_the_check_sees_an_upward_import() -> None:
     diagram = _generator()
     assert not diagram.allowed("toolwire.errors", "toolwire.registry")
-    assert not diagram.allowed("toolwire.stores.sqlite", "toolwire.toolbox.files")
-    assert diagram.allowed("toolwire.toolbox.files", "toolwire.stores.sqlite")
+    assert not diagram.allowed("toolwire.stores._sqlite", "toolwire.toolbox._files")
+    assert diagram.allowed("toolwire.toolbox._files", "toolwire.stores._sqlite")
 
 
 def test_every_exception_is_still_an_upward_edge_of_the_code() -> None:

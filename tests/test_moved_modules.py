@@ -35,9 +35,9 @@ def _real_spec(name: str) -> bool:
 
 
 def test_a_module_beneath_a_moved_package_follows_it() -> None:
-    assert new_path("toolwire.backends.kv.sqlite") == "toolwire.stores.sqlite"
+    assert new_path("toolwire.backends.kv.sqlite") == "toolwire.stores._sqlite"
     assert new_path("toolwire.sandbox.egress.proxy") == (
-        "toolwire.capabilities.kinds.process.sandbox.egress.proxy"
+        "toolwire.capabilities.kinds.process.sandbox.egress._proxy"
     )
     assert new_path("toolwire.registry") is None
     assert "toolwire.backends" in GONE_PACKAGES
@@ -80,7 +80,7 @@ def test_an_old_path_imports_the_same_module_and_warns_with_the_new_path() -> No
 def test_with_warnings_as_errors_an_old_path_fails_loudly() -> None:
     done = _run("import toolwire.config_code")
     assert done.returncode != 0
-    assert "toolwire.config_code moved to toolwire.config.code" in done.stderr
+    assert "toolwire.config_code moved to toolwire.config._code" in done.stderr
 
 
 def test_the_new_packages_keep_the_names_the_old_modules_of_their_name_exported() -> None:
@@ -93,6 +93,6 @@ def test_the_new_packages_keep_the_names_the_old_modules_of_their_name_exported(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [
-        "toolwire.mcp.client.provider",
+        "toolwire.mcp.client._provider",
         "toolwire.capabilities.kinds.process.kind",
     ]

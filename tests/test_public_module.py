@@ -97,7 +97,7 @@ def test_a_lazy_name_is_published_on_first_use() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["toolwire.providers.base", "toolwire"]
+    assert done.stdout.split() == ["toolwire.providers._base", "toolwire"]
 
 
 def test_publish_leaves_aliases_constants_and_foreign_objects_alone() -> None:

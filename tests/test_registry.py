@@ -524,10 +524,10 @@ def test_add_cleanup_refuses_a_non_callable() -> None:
 async def test_closing_the_registry_stops_the_background_processes_of_its_backends(
     tmp_path: Path,
 ) -> None:
-    from toolwire.capabilities.backends import CapabilityBackends
-    from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+    from toolwire.capabilities._backends import CapabilityBackends
+    from toolwire.capabilities.kinds.process._backends import LocalProcessBackend
     from toolwire.capabilities.kinds.process.background import ProcessManager
-    from toolwire.toolbox.processes import process_tools
+    from toolwire.toolbox._processes import process_tools
 
     manager = ProcessManager(str(tmp_path / "logs"))
     backends = CapabilityBackends(

@@ -43,7 +43,7 @@ from toolwire.execution.hooks import (
 from toolwire.lazy import lazy_exports as _lazy_exports
 from toolwire.lazy import publish as _publish
 from toolwire.principals import Principal
-from toolwire.reducers.registry import ReducerContext, ReducerRegistry, ToolResultReducer
+from toolwire.reducers._registry import ReducerContext, ReducerRegistry, ToolResultReducer
 from toolwire.registry import ToolDefinition, ToolRegistry
 from toolwire.registry_settings import RegistrySettings
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
@@ -53,8 +53,8 @@ from toolwire.version import __version__
 
 if TYPE_CHECKING:
     from toolwire.capabilities.defaults import create_backends
-    from toolwire.capabilities.kinds.network.refusals import PolicyRefusal
-    from toolwire.capabilities.kinds.process.backends import (
+    from toolwire.capabilities.kinds.network._refusals import PolicyRefusal
+    from toolwire.capabilities.kinds.process._backends import (
         BackgroundRequest,
         LocalProcessBackend,
         ProcessBackend,
@@ -88,17 +88,17 @@ _LAZY: dict[str, str] = {
     "CapabilityBackends": "toolwire.capabilities.resolver",
     "CapabilityScope": "toolwire.capabilities.resolver",
     "KeyValueBackend": "toolwire.stores",
-    "LocalProcessBackend": "toolwire.capabilities.kinds.process.backends",
-    "BackgroundRequest": "toolwire.capabilities.kinds.process.backends",
+    "LocalProcessBackend": "toolwire.capabilities.kinds.process._backends",
+    "BackgroundRequest": "toolwire.capabilities.kinds.process._backends",
     "McpProvider": "toolwire.mcp",
     "McpServerConfig": "toolwire.mcp",
     "PeerUnavailableError": "toolwire.mcp.server.peer",
-    "PolicyRefusal": "toolwire.capabilities.kinds.network.refusals",
+    "PolicyRefusal": "toolwire.capabilities.kinds.network._refusals",
     "Presenter": "toolwire.presenting",
     "PresenterOptions": "toolwire.presenting",
-    "ProcessBackend": "toolwire.capabilities.kinds.process.backends",
+    "ProcessBackend": "toolwire.capabilities.kinds.process._backends",
     "ProcessManager": "toolwire.capabilities.kinds.process.background",
-    "ProcessRequest": "toolwire.capabilities.kinds.process.backends",
+    "ProcessRequest": "toolwire.capabilities.kinds.process._backends",
     "ProviderContext": "toolwire.providers",
     "ServeOptions": "toolwire.mcp",
     "ToolProvider": "toolwire.providers",

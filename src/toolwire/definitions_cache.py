@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any, Literal, TypedDict
 
 from toolwire.execution.gates import FilterOptions, RegisteredTool, visible_in_definitions
-from toolwire.providers.snapshot import ToolSnapshot
+from toolwire.providers._snapshot import ToolSnapshot
 
 __all__ = ["DefinitionsCache", "GatedDefinitions", "ToolDefinition"]
 

@@ -30,12 +30,12 @@ from toolwire.calls import CallOutcome
 from toolwire.context import ProgressEmitter, ProgressEvent
 from toolwire.execution.budget import truncation_marker
 from toolwire.execution.handles import moved_handle_line, split_handle_line
-from toolwire.reducers.spill import attach_spill_pointer, split_spill_pointer
+from toolwire.reducers._spill import attach_spill_pointer, split_spill_pointer
 from toolwire.results import ErrorCode, Ok
+from toolwire.safety._redaction import redact_secrets
+from toolwire.safety._untrusted import source_label, strip_template_tokens, wrap_untrusted
 from toolwire.safety.injection import scan_for_injection
 from toolwire.safety.linear_regex import linear
-from toolwire.safety.redaction import redact_secrets
-from toolwire.safety.untrusted import source_label, strip_template_tokens, wrap_untrusted
 from toolwire.tools import Tool
 
 __all__ = [

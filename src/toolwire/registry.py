@@ -20,8 +20,8 @@ from toolwire.execution.approvals import PendingApproval, normalise_approvals
 from toolwire.execution.gates import FilterOptions, RegisteredTool, coerce_filter_options
 from toolwire.execution.handles import check_handles
 from toolwire.execution.settings import DEFAULT_TIMEOUT_S
-from toolwire.providers.base import ProviderContext
-from toolwire.providers.snapshot import ToolSnapshot
+from toolwire.providers._base import ProviderContext
+from toolwire.providers._snapshot import ToolSnapshot
 from toolwire.registry_settings import SettingsView
 from toolwire.tools import Tool
 
@@ -198,7 +198,7 @@ class ToolRegistry(SettingsView):
         return [entry.tool for entry in self._entries.values()]
 
     def _attach_default_search(self) -> object:
-        from toolwire.tool_search.searching import ToolSearch
+        from toolwire.tool_search._searching import ToolSearch
 
         return ToolSearch(self)
 

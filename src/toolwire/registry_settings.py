@@ -21,7 +21,7 @@ from toolwire.execution.quotas import Quotas
 from toolwire.execution.settings import DEFAULT_TIMEOUT_S, PipelineSettings
 from toolwire.execution.tasks import Tasks
 from toolwire.execution.tracing import BatchRunner, PipelineTracer
-from toolwire.reducers.registry import ReducerRegistry
+from toolwire.reducers._registry import ReducerRegistry
 
 __all__ = [
     "DEFAULT",
@@ -154,7 +154,7 @@ def resolve_settings(
     pipeline settings of that value over ``backends``."""
     reducers = settings.reducers
     if reducers is DEFAULT:
-        from toolwire.reducers.defaults import default_reducers
+        from toolwire.reducers._defaults import default_reducers
 
         reducers = default_reducers()
     redactor = settings.dry_run_redactor
@@ -193,7 +193,7 @@ def _pipeline_settings(
 
 def redact_known_secrets(text: str) -> str:
     """The default dry-run redactor: known key formats → ``[REDACTED:<kind>]``."""
-    from toolwire.safety.redaction import redact_secrets
+    from toolwire.safety._redaction import redact_secrets
 
     return redact_secrets(text).text
 

@@ -135,7 +135,7 @@ class Tool:
             (`toolwire.tool_search`).
         sink: The tool sends data out or makes outside changes: once a program has read
             untrusted output, a call to it needs approval or is refused, per the flow policy
-            (`toolwire.code_mode.flow`).
+            (`toolwire.code_mode._flow`).
         validator: Compiled argument validator; built from ``schema`` when not given.
     """
 

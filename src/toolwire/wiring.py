@@ -34,7 +34,7 @@ from toolwire.tools import Tool
 
 if TYPE_CHECKING:
     from toolwire.capabilities.resolver import CapabilityBackends
-    from toolwire.mcp.client.provider import McpProvider
+    from toolwire.mcp.client._provider import McpProvider
 
 __all__ = ["BUILTIN_TOOLSETS", "Wired", "builtin_tools", "create_registry", "open_registry"]
 
@@ -75,7 +75,7 @@ def create_backends_for(
         ConfigurationError: a bad ``[agents]`` table, or a tool module that cannot be imported.
     """
     from toolwire.capabilities.defaults import create_backends
-    from toolwire.capabilities.kinds.secrets.env import DEFAULT_ENV_SECRETS
+    from toolwire.capabilities.kinds.secrets._env import DEFAULT_ENV_SECRETS
 
     kind_backends = _browser_backend()
     if config.agents is not None:
@@ -218,7 +218,7 @@ async def open_registry(
     connect; one that does not is logged and keeps retrying in the background, and its tools
     appear in the registry once it connects.
     """
-    from toolwire.mcp.client.bridge import bridge_into
+    from toolwire.mcp.client._bridge import bridge_into
     from toolwire.mcp.client.pinning import DefinitionPins
 
     async with AsyncExitStack() as stack:
@@ -232,7 +232,7 @@ async def open_registry(
         if config.mcp_servers:
             _require_mcp_sdk()
         for server in config.mcp_servers:
-            from toolwire.mcp.client.provider import (
+            from toolwire.mcp.client._provider import (
                 McpProvider,  # the SDK: only with servers to bridge
             )
 

@@ -20,7 +20,7 @@ from agent_helpers import (
 )
 from model_server import ModelServer, running_model_server
 
-from toolwire.capabilities.kinds.secrets.resolvers import EnvSecretsResolver
+from toolwire.capabilities.kinds.secrets._resolvers import EnvSecretsResolver
 from toolwire.capabilities.kinds.subagent import Delegation
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ProgressEvent, ToolContext

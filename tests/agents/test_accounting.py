@@ -17,8 +17,8 @@ from toolwire.capabilities.kinds.subagent import (
     cost_of,
     price_table,
 )
-from toolwire.capabilities.kinds.subagent.chat_client import retry_after_seconds
-from toolwire.capabilities.kinds.subagent.chat_runner import chat_usage
+from toolwire.capabilities.kinds.subagent._chat_client import retry_after_seconds
+from toolwire.capabilities.kinds.subagent._chat_runner import chat_usage
 from toolwire.capabilities.kinds.subagent.seam import SubagentUsage, agent_depth, depth_agent_id
 from toolwire.errors import ConfigurationError
 

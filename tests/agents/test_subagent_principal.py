@@ -4,7 +4,7 @@ processes, handles and memory every unauthenticated caller shares)."""
 from __future__ import annotations
 
 from toolwire import Principal, ToolContext
-from toolwire.capabilities.kinds.subagent.child import child_context
+from toolwire.capabilities.kinds.subagent._child import child_context
 from toolwire.context import AbortSignal
 
 

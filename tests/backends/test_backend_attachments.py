@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.capabilities.kinds.attachments.filtered import (
+from toolwire.capabilities.kinds.attachments._filtered import (
     FilteredAttachments,
     attachment_path,
     attachment_read_dirs,

@@ -15,7 +15,7 @@ import pytest
 from process_helpers import alive, all_dead, read_pids
 
 from toolwire.capabilities import ToolCapabilities, process
-from toolwire.capabilities.kinds.process.backends import (
+from toolwire.capabilities.kinds.process._backends import (
     BackgroundRequest,
     LocalProcessBackend,
     ProcessBackend,

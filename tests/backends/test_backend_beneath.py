@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.capabilities.kinds.fs_reach.beneath import Located, walk_beneath
-from toolwire.capabilities.kinds.fs_reach.file_operations import (
+from toolwire.capabilities.kinds.fs_reach._file_operations import (
     list_at,
     remove_in,
     size_at,
     write_at,
 )
+from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach.beneath import Located, walk_beneath
 from toolwire.capabilities.kinds.fs_reach.regular_files import read_regular_file, stat_path
-from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
 from toolwire.errors import PathNotReachableError
 
 pytestmark = pytest.mark.anyio

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fifo_helpers import no_reader_holds, rescued
-from toolwire.capabilities.kinds.fs_reach.scoped import (
+from toolwire.capabilities.kinds.fs_reach._scoped import (
     MAX_SYMLINK_HOPS,
     ReachScopedFs,
     canonical_path,

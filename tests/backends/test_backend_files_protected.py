@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
 from toolwire.errors import PathNotReachableError
 from toolwire.safety.protected_paths import protected_paths
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from link_swaps import created_outside, swapping
-from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
 from toolwire.errors import PathNotReachableError
 
 pytestmark = pytest.mark.anyio

@@ -10,8 +10,8 @@ import anyio
 import pytest
 from process_helpers import all_dead, read_pids
 
-from toolwire.capabilities.kinds.process.runner import TIMEOUT_EXIT_CODE, run_process, scrubbed_env
-from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess
+from toolwire.capabilities.kinds.process._runner import TIMEOUT_EXIT_CODE, run_process, scrubbed_env
+from toolwire.capabilities.kinds.process._scoped import LocalScopedProcess
 from toolwire.capabilities.seams import ScopedProcess
 from toolwire.context import AbortSignal
 from toolwire.errors import AbortedError, BinaryNotAllowedError

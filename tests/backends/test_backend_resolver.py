@@ -18,13 +18,13 @@ from toolwire.capabilities import (
     storage,
 )
 from toolwire.capabilities.defaults import create_backends
-from toolwire.capabilities.kinds.attachments.filtered import FilteredAttachments
-from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.attachments._filtered import FilteredAttachments
+from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
 from toolwire.capabilities.kinds.network import HostScopedFetch, SafeFetcher
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process._backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process._scoped import LocalScopedProcess, OwnedBackgroundProcesses
 from toolwire.capabilities.kinds.process.background import ProcessManager
-from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess, OwnedBackgroundProcesses
-from toolwire.capabilities.kinds.secrets.resolvers import (
+from toolwire.capabilities.kinds.secrets._resolvers import (
     ChainSecretsResolver,
     DeclaredSecrets,
     EnvSecretsResolver,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.capabilities.kinds.secrets.resolvers import (
+from toolwire.capabilities.kinds.secrets._resolvers import (
     DEFAULT_ENV_SECRETS,
     ChainSecretsResolver,
     DeclaredSecrets,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.capabilities.backends import CapabilityBackends
+from toolwire.capabilities._backends import CapabilityBackends
 from toolwire.capabilities.defaults import create_backends
 
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from toolwire.capabilities.kinds.process.backends import (
+from toolwire.capabilities.kinds.process._backends import (
     BackgroundRequest,
     LocalProcessBackend,
     ProcessRequest,
     WrapperProcessBackend,
 )
+from toolwire.capabilities.kinds.process._scoped import LocalScopedProcess
 from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.capabilities.kinds.process.sandbox import Confinement
-from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess
 from toolwire.capabilities.seams import BackgroundProcess, ProcessResult
 from toolwire.context import AbortSignal
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from toolwire.capabilities.defaults import create_backends
-from toolwire.capabilities.kinds.secrets.env import (
+from toolwire.capabilities.kinds.secrets._env import (
     EnvSecretsResolver,
     check_env_name,
     secret_env_name,
 )
-from toolwire.capabilities.kinds.secrets.resolvers import (
+from toolwire.capabilities.kinds.secrets._resolvers import (
     ChainSecretsResolver,
     DeclaredSecrets,
     VaultSecretsResolver,

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from service_checks import IN_CI
-from toolwire.capabilities.kinds.process.sandbox.settings import SandboxSettings
+from toolwire.capabilities.kinds.process.sandbox._settings import SandboxSettings
 from toolwire.cli import doctor_checks
 from toolwire.cli.app import app
 from toolwire.cli.doctor_checks import (
@@ -28,7 +28,7 @@ from toolwire.cli.doctor_checks import (
     shown_url,
 )
 from toolwire.config import ToolwireConfig
-from toolwire.mcp.settings import McpServerConfig
+from toolwire.mcp._settings import McpServerConfig
 
 runner = CliRunner()
 

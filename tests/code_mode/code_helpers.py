@@ -14,7 +14,7 @@ from toolwire.code_mode import CodeModeSettings, run_code_tool
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 from toolwire.tools import Tool
 
 pytest.importorskip("pydantic_monty")

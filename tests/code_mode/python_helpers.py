@@ -9,13 +9,13 @@ from typing import Any
 
 from service_checks import missing_here
 from toolwire.calls import CallOutcome
-from toolwire.capabilities.kinds.process.backends import ProcessBackend
+from toolwire.capabilities.kinds.process._backends import ProcessBackend
 from toolwire.capabilities.kinds.process.sandbox import probe_bubblewrap
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.code_mode import CodeModeSettings, run_code_tool
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 from toolwire.tools import Tool
 
 

@@ -10,11 +10,11 @@ import anyio
 import pytest
 from code_helpers import ctx, error_of, registry_with, run, value_of
 
-from toolwire.code_mode.states import PROGRAMS_SCOPE, PROGRAMS_TOOL, program_key
+from toolwire.code_mode._states import PROGRAMS_SCOPE, PROGRAMS_TOOL, program_key
 from toolwire.decorator import tool
 from toolwire.execution.approvals import pending_approval
 from toolwire.results import ErrorCode
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 from toolwire.tool_options import ToolOptions
 
 pytestmark = pytest.mark.anyio

@@ -13,7 +13,7 @@ from code_helpers import error_of, registry_with, value_of
 from toolwire.calls import CallOutcome, ToolCall
 from toolwire.code_mode import CodeModeSettings
 from toolwire.context import ToolContext
-from toolwire.providers.base import ProviderContext
+from toolwire.providers._base import ProviderContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok, ToolResult, ok
 from toolwire.tool_search import DeferralRules, ToolSearch

@@ -22,7 +22,7 @@ from toolwire.execution.approvals import pending_approval
 from toolwire.execution.flow import clear_untrusted
 from toolwire.registry import ToolRegistry
 from toolwire.results import Ok
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 from toolwire.tool_options import ToolOptions
 
 pytestmark = pytest.mark.anyio

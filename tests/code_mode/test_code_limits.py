@@ -17,7 +17,7 @@ from toolwire.decorator import tool
 from toolwire.execution.handles import ResultHandles
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

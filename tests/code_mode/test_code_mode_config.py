@@ -1,4 +1,4 @@
-"""``[flow]`` and ``[code_mode]`` in ``toolwire.toml`` (`toolwire.config.code_mode`): parsed into
+"""``[flow]`` and ``[code_mode]`` in ``toolwire.toml`` (`toolwire.config._code_mode`): parsed into
 the config, every mistake named with its file and line, and wired into the registry."""
 
 from __future__ import annotations

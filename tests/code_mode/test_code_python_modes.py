@@ -8,8 +8,8 @@ import pytest
 from code_helpers import error_of, registry_with, value_of
 from python_helpers import ctx_in, python_registry, run_py
 
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
-from toolwire.capabilities.kinds.process.sandbox.modes import UnavailableProcessBackend
+from toolwire.capabilities.kinds.process._backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process.sandbox._modes import UnavailableProcessBackend
 from toolwire.decorator import tool
 from toolwire.results import ErrorCode
 

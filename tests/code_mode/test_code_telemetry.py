@@ -17,7 +17,7 @@ from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.code_mode import run_code_tool
 from toolwire.decorator import tool
 from toolwire.registry import ToolRegistry
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 from toolwire.telemetry import ToolTelemetry
 
 pytestmark = pytest.mark.anyio

@@ -22,7 +22,7 @@ from toolwire.execution.flow import clear_untrusted
 from toolwire.principals import Principal
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 from toolwire.tool_options import ToolOptions
 from toolwire.tools import Tool
 

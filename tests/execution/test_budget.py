@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from toolwire.context import ToolContext
 from toolwire.execution.budget import call_budget, split_budget, trim_result, truncation_marker
-from toolwire.reducers.registry import ReducerContext, ReducerRegistry
+from toolwire.reducers._registry import ReducerContext, ReducerRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 
 # -- the functions ----------------------------------------------------------------------------

@@ -24,11 +24,11 @@ from toolwire.execution.handles import (
     handle_line,
 )
 from toolwire.execution.hooks import AfterCall
-from toolwire.reducers.registry import ReducerContext, ReducerRegistry
+from toolwire.reducers._registry import ReducerContext, ReducerRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.stores import MemoryKeyValueBackend
-from toolwire.toolbox.kept_results import read_result
+from toolwire.toolbox._kept_results import read_result
 
 pytestmark = pytest.mark.anyio
 

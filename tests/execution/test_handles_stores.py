@@ -25,7 +25,7 @@ from toolwire.execution.handles import ResultHandles, find_handle
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok, ToolResult
 from toolwire.stores import KeyValueBackend
-from toolwire.toolbox.kept_results import read_result
+from toolwire.toolbox._kept_results import read_result
 from toolwire.tools import define_tool
 
 pytestmark = [

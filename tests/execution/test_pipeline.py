@@ -21,7 +21,7 @@ from toolwire.context import ProgressEvent, ToolContext
 from toolwire.errors import AbortedError
 from toolwire.execution.finish import REDUCE_OFF_LOOP_CHARS
 from toolwire.execution.hooks import replace_args
-from toolwire.reducers.registry import ReducerContext, ReducerRegistry
+from toolwire.reducers._registry import ReducerContext, ReducerRegistry
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.stores import MemoryKeyValueBackend

@@ -9,7 +9,7 @@ import pytest
 from integration_helpers import USER_TOOLS, RecordingRegistry
 
 from toolwire import create_backends
-from toolwire.toolbox.files import read_file, write_file
+from toolwire.toolbox._files import read_file, write_file
 
 
 @pytest.fixture

@@ -41,7 +41,7 @@ from toolwire.integrations.amplifier import mount
 from toolwire.integrations.langchain import langchain_tools
 from toolwire.integrations.openai_agents import function_tools
 from toolwire.integrations.pydantic_ai import ToolwireToolset
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 
 pytest.importorskip("pydantic_monty")
 pytestmark = pytest.mark.anyio

@@ -16,7 +16,7 @@ import httpx
 from mcp_helpers import WAIT_S
 
 from toolwire import ToolContext, ToolRegistry, define_tool, ok
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process._backends import LocalProcessBackend
 from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.handles import ResultHandles
@@ -28,7 +28,7 @@ from toolwire.mcp.server.auth.tokens import TokenStore
 from toolwire.results import ToolResult
 from toolwire.stores import create_kv_backend
 from toolwire.toolbox import memory_tools, process_tools, todo_tools
-from toolwire.toolbox.kept_results import read_result
+from toolwire.toolbox._kept_results import read_result
 
 MODERN = "2026-07-28"
 LEGACY = "2025-06-18"

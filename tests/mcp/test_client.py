@@ -25,7 +25,7 @@ from toolwire import Err, Ok, ToolContext, ToolRegistry
 from toolwire.context import AbortSignal, ProgressEvent
 from toolwire.errors import ConfigurationError, ProviderError
 from toolwire.mcp import McpProvider, McpServerConfig, bridge_into
-from toolwire.mcp.conversion import STRUCTURED_HEADER
+from toolwire.mcp._conversion import STRUCTURED_HEADER
 from toolwire.results import ErrorCode
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ from toolwire import Err, Ok, ToolContext
 from toolwire.calls import CallOutcome
 from toolwire.context import AbortSignal
 from toolwire.mcp import McpProvider, McpServerConfig
-from toolwire.mcp.conversion import STRUCTURED_HEADER
+from toolwire.mcp._conversion import STRUCTURED_HEADER
 from toolwire.presenting import present
 from toolwire.results import ErrorCode
 

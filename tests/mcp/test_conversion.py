@@ -9,7 +9,7 @@ import mcp_types as mt
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.mcp.conversion import (
+from toolwire.mcp._conversion import (
     NO_OUTPUT,
     STRUCTURED_HEADER,
     local_tool_name,

@@ -31,7 +31,7 @@ from toolwire import ToolRegistry, tool
 from toolwire.mcp import ServeOptions, serve_http
 from toolwire.mcp.server import wire_json
 from toolwire.mcp.server.fast_http import LEAN_ENV
-from toolwire.mcp.server.fast_stdio.messages import read_message
+from toolwire.mcp.server.fast_stdio._messages import read_message
 from toolwire.mcp.server.json_depth import MAX_DEPTH, too_deep
 
 MODERN = "2026-07-28"

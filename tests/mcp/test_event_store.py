@@ -19,7 +19,7 @@ from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.server.event_store import EVENTS_SCOPE, EVENTS_TOOL, KvEventStore
 from toolwire.stores import MemoryKeyValueBackend, SqliteKeyValueBackend
-from toolwire.stores.base import KeyValueBackend
+from toolwire.stores._base import KeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -424,9 +424,9 @@ async def test_a_session_tool_using_its_peer_is_learned(monkeypatch: pytest.Monk
 
 
 async def test_a_body_cut_short_goes_to_the_sdk_as_it_was_read() -> None:
+    from toolwire.mcp.server._server import build_mcp_server
     from toolwire.mcp.server.fast_http import LeanPath
     from toolwire.mcp.server.hangups import HangupWatcher
-    from toolwire.mcp.server.server import build_mcp_server
     from toolwire.mcp.server.sessions import BoundedSessionManager
 
     server = build_mcp_server(_registry())

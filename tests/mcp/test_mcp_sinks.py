@@ -18,7 +18,7 @@ from toolwire.config import load_config
 from toolwire.context import ToolContext
 from toolwire.errors import ConfigurationError
 from toolwire.execution.approvals import pending_approval
-from toolwire.mcp.settings import McpServerConfig
+from toolwire.mcp._settings import McpServerConfig
 from toolwire.results import Err, ErrorCode, Ok
 from toolwire.wiring import open_registry
 

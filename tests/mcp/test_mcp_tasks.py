@@ -27,8 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import SERVERS, HttpServer, start_http_server, stop
 
-from toolwire.mcp.client.tasks import TasksClientExtension
-from toolwire.mcp.task_extension import (
+from toolwire.mcp._task_extension import (
     TASKS_EXTENSION,
     CancelTaskRequest,
     CreateTaskResult,
@@ -38,6 +37,7 @@ from toolwire.mcp.task_extension import (
     UpdateTaskParams,
     UpdateTaskRequest,
 )
+from toolwire.mcp.client.tasks import TasksClientExtension
 
 pytestmark = pytest.mark.anyio
 

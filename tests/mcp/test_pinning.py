@@ -18,8 +18,8 @@ from mcp_helpers import SERVERS, stdio_config
 
 from toolwire.errors import ConfigurationError
 from toolwire.mcp import McpProvider
+from toolwire.mcp._settings import McpServerConfig
 from toolwire.mcp.client.pinning import DefinitionPins, definition_hash
-from toolwire.mcp.settings import McpServerConfig
 from toolwire.stores import MemoryKeyValueBackend, SqliteKeyValueBackend
 
 pytestmark = pytest.mark.anyio

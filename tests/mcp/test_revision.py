@@ -20,7 +20,7 @@ from revision_serving import sdk_client, served
 from toolwire import ToolContext, ToolRegistry, define_tool, ok
 from toolwire.errors import ConfigurationError
 from toolwire.mcp import McpProvider, ServeOptions
-from toolwire.mcp.client.bridge import bridge_into
+from toolwire.mcp.client._bridge import bridge_into
 from toolwire.mcp.server.auth.grants import Grant
 from toolwire.mcp.server.auth.server_auth import open_server_auth
 from toolwire.mcp.server.auth.settings import AuthSettings

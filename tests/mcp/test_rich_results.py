@@ -19,7 +19,7 @@ from toolwire import ToolContext, ToolRegistry, define_tool, ok
 from toolwire.config import load_config
 from toolwire.errors import ConfigurationError
 from toolwire.mcp import ServeOptions
-from toolwire.mcp.server.identity import ServerIcon, ServerIdentity
+from toolwire.mcp.server._identity import ServerIcon, ServerIdentity
 from toolwire.mcp.server.rich_results import MEDIA_KEYS, explicit_hints, structured_text_block
 from toolwire.results import ToolResult
 from toolwire.tools import ToolAnnotations

@@ -442,7 +442,7 @@ async def test_the_sdk_client_is_served_lean_then_handed_over(mode: str, tmp_pat
 def test_the_stdio_path_imports_no_sdk_and_no_http_stack() -> None:
     code = (
         "import sys, toolwire.cli.serve, toolwire.mcp.server.serving;"
-        "import toolwire.mcp.server.fast_stdio.loop;"
+        "import toolwire.mcp.server.fast_stdio._loop;"
         "print(sorted({m.split('.')[0] for m in sys.modules}"
         " & {'mcp', 'mcp_types', 'starlette', 'uvicorn', 'httpx', 'sse_starlette'}))"
     )

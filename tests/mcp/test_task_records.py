@@ -22,7 +22,7 @@ from toolwire.mcp.server.task_records import (
     request_owner,
 )
 from toolwire.principals import Principal
-from toolwire.safety.untrusted import source_label
+from toolwire.safety._untrusted import source_label
 from toolwire.stores import SqliteKeyValueBackend
 
 pytestmark = pytest.mark.anyio

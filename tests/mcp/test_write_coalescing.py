@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_helpers import WAIT_S
 
+from toolwire.mcp.server.fast_http._coalesce_protocol import CoalescingHttpToolsProtocol
 from toolwire.mcp.server.fast_http.coalesce import COALESCE_ENV, CoalescingTransport
-from toolwire.mcp.server.fast_http.coalesce_protocol import CoalescingHttpToolsProtocol
 from toolwire.mcp.server.serving import http_protocol
 
 pytestmark = pytest.mark.anyio

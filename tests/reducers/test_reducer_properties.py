@@ -15,8 +15,8 @@ from toolwire.reducers import (
     format_spill_pointer,
     split_spill_pointer,
 )
-from toolwire.reducers.git_status import is_git_status_command
-from toolwire.reducers.installs import is_install_command
+from toolwire.reducers._git_status import is_git_status_command
+from toolwire.reducers._installs import is_install_command
 from toolwire.results import Err, Ok, ToolResult, err, ok
 
 REDUCERS = (TerminalReducer(), ReadFileReducer(), KanbanListReducer())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolwire.reducers import ReducerContext, TerminalReducer, format_spill_pointer
-from toolwire.reducers.head_tail import SMALL_OUTPUT_CHARS
+from toolwire.reducers._head_tail import SMALL_OUTPUT_CHARS
 from toolwire.results import Err, ErrorCode, Ok, ToolResult, err, ok
 
 REDUCER = TerminalReducer()

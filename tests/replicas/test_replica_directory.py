@@ -12,10 +12,10 @@ from stores import STORES, store_backend, unique
 
 from toolwire.errors import ConfigurationError
 from toolwire.replicas import ReplicaSettings, ReplicaState
-from toolwire.replicas.directory import DIRECTORY_KEY, HEARTBEATS_TOOL
+from toolwire.replicas._directory import DIRECTORY_KEY, HEARTBEATS_TOOL
 from toolwire.stores import KeyValueBackend
-from toolwire.stores.memory import MemoryKeyValueBackend
-from toolwire.stores.redis import RedisKeyValueBackend
+from toolwire.stores._memory import MemoryKeyValueBackend
+from toolwire.stores._redis import RedisKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -31,10 +31,7 @@ from stores import shared_store_url, unique
 from two_replicas import Replica, two_replicas
 
 from toolwire import ToolContext, define_tool, ok
-from toolwire.mcp.client.tasks import TasksClientExtension
-from toolwire.mcp.server.auth.grants import Grant
-from toolwire.mcp.server.auth.tokens import TokenStore
-from toolwire.mcp.task_extension import (
+from toolwire.mcp._task_extension import (
     CancelTaskRequest,
     CreateTaskResult,
     GetTaskRequest,
@@ -43,6 +40,9 @@ from toolwire.mcp.task_extension import (
     UpdateTaskParams,
     UpdateTaskRequest,
 )
+from toolwire.mcp.client.tasks import TasksClientExtension
+from toolwire.mcp.server.auth.grants import Grant
+from toolwire.mcp.server.auth.tokens import TokenStore
 from toolwire.results import ToolResult
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ from stores import shared_store_url, unique
 from toolwire.errors import ConfigurationError
 from toolwire.replicas import ReplicaSettings, ReplicaState
 from toolwire.stores import create_kv_backend
-from toolwire.stores.redis import DEFAULT_KEY_PREFIX, RedisKeyValueBackend
+from toolwire.stores._redis import DEFAULT_KEY_PREFIX, RedisKeyValueBackend
 
 pytestmark = pytest.mark.anyio
 

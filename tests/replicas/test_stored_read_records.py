@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stores import STORES, store_backend, unique
 
-from toolwire.capabilities.backends import CapabilityBackends
+from toolwire.capabilities._backends import CapabilityBackends
 from toolwire.capabilities.seams import ReadRecord
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.replicas import StoredReadRecords
-from toolwire.replicas.read_records import LocalReadRecords, TrackedRecords
+from toolwire.replicas._read_records import LocalReadRecords, TrackedRecords
 from toolwire.results import Err, ErrorCode, Ok
 from toolwire.stores import KeyValueBackend, create_kv_backend
 from toolwire.toolbox import default_tools

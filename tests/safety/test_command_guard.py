@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from toolwire.safety import command_guard
-from toolwire.safety.bash.words import UNKNOWN
+from toolwire.safety._command_segments import MAX_NESTING, split_command
+from toolwire.safety.bash._words import UNKNOWN
 from toolwire.safety.command_guard import (
     MAX_COMMAND_CHARS,
     WORKER_THRESHOLD_CHARS,
     GuardVerdict,
     check_command,
 )
-from toolwire.safety.command_segments import MAX_NESTING, split_command
 
 
 @pytest.mark.parametrize(

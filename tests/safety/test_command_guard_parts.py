@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire.safety.bash.code_scan import scan_code
-from toolwire.safety.bash.commands import unwrap
-from toolwire.safety.bash.flows import emits
-from toolwire.safety.bash.model import NO_INPUT, Flow, Segment
-from toolwire.safety.bash.nested import nested_of
-from toolwire.safety.bash.syntax import join_continuations, parse
-from toolwire.safety.bash.words import (
+from toolwire.safety._command_paths import danger
+from toolwire.safety.bash._code_scan import scan_code
+from toolwire.safety.bash._commands import unwrap
+from toolwire.safety.bash._flows import emits
+from toolwire.safety.bash._model import NO_INPUT, Flow, Segment
+from toolwire.safety.bash._nested import nested_of
+from toolwire.safety.bash._syntax import join_continuations, parse
+from toolwire.safety.bash._words import (
     HOME,
     SOMETHING,
     UNKNOWN,
@@ -20,7 +21,6 @@ from toolwire.safety.bash.words import (
     expand_word,
     known_variables,
 )
-from toolwire.safety.command_paths import danger
 
 
 def _argument(command: str) -> list[str]:

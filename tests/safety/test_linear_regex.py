@@ -67,13 +67,13 @@ def test_every_registered_pattern_runs_on_re2() -> None:
     assert {pattern.engine for pattern in PATTERNS} == {"re2"}
     owners = {pattern.owner for pattern in PATTERNS}
     for module in (
-        "toolwire.reducers.git_status",
-        "toolwire.reducers.installs",
+        "toolwire.reducers._git_status",
+        "toolwire.reducers._installs",
         "toolwire.reducers.test_runs",
-        "toolwire.safety.redaction",
+        "toolwire.safety._redaction",
         "toolwire.safety.injection",
-        "toolwire.safety.untrusted",
-        "toolwire.safety.command_rules",
+        "toolwire.safety._untrusted",
+        "toolwire.safety._command_rules",
         "toolwire.presenting",
     ):
         assert module in owners

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire.safety.redaction import redact_secrets
+from toolwire.safety._redaction import redact_secrets
 
 # Built at run time so no scanner mistakes the fixtures for real credentials.
 OPENAI = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"

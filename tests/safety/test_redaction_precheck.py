@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.safety.redaction import _ANY_SECRET, SECRET_PATTERNS, redact_secrets
+from toolwire.safety._redaction import _ANY_SECRET, SECRET_PATTERNS, redact_secrets
 
 FRAGMENTS = [
     "sk-",

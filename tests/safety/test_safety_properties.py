@@ -5,10 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.safety.command_guard import check_command
-from toolwire.safety.injection import scan_for_injection
-from toolwire.safety.redaction import redact_secrets
-from toolwire.safety.untrusted import (
+from toolwire.safety._redaction import redact_secrets
+from toolwire.safety._untrusted import (
     STRIPPED_TEMPLATE_TOKEN,
     TEMPLATE_TOKENS,
     encode_attribute,
@@ -17,6 +15,8 @@ from toolwire.safety.untrusted import (
     strip_template_tokens,
     wrap_untrusted,
 )
+from toolwire.safety.command_guard import check_command
+from toolwire.safety.injection import scan_for_injection
 
 FRAGMENTS = [
     "<|im_start|>", "<|im_end|>", "system", "<<SYS>>", "<</SYS>>", "[INST]", "[/INST]", "<s>",

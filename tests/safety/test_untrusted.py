@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from toolwire.safety.untrusted import (
+from toolwire.safety._untrusted import (
     STRIPPED_TEMPLATE_TOKEN,
     TEMPLATE_TOKENS,
     encode_attribute,

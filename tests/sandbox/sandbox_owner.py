@@ -18,9 +18,9 @@ import sys
 
 import anyio
 
-from toolwire.capabilities.kinds.process.backends import BackgroundRequest, ProcessRequest
+from toolwire.capabilities.kinds.process._backends import BackgroundRequest, ProcessRequest
+from toolwire.capabilities.kinds.process._runner import scrubbed_env
 from toolwire.capabilities.kinds.process.background import ProcessManager
-from toolwire.capabilities.kinds.process.runner import scrubbed_env
 from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
 
 RACES = 30

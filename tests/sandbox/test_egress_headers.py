@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.capabilities.kinds.process.sandbox.egress.headers import (
+from toolwire.capabilities.kinds.process.sandbox.egress._headers import (
     ambiguous_framing,
     end_to_end,
     has_body,

@@ -10,14 +10,14 @@ import pytest
 from sandbox_helpers import ctx_for, ok, sandboxed_registry
 
 from toolwire.capabilities import ToolCapabilities, fs_reach, network, process
-from toolwire.capabilities.backends import CapabilityBackends, CapabilityScope, FsReach
-from toolwire.capabilities.kinds.process.backends import (
+from toolwire.capabilities._backends import CapabilityBackends, CapabilityScope, FsReach
+from toolwire.capabilities.kinds.process._backends import (
     LocalProcessBackend,
     ProcessRequest,
     WrapperProcessBackend,
 )
+from toolwire.capabilities.kinds.process._scoped import LocalScopedProcess
 from toolwire.capabilities.kinds.process.sandbox import Confinement, NetworkReach
-from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess
 from toolwire.capabilities.resolver import resolve_capabilities
 from toolwire.capabilities.seams import NetworkPolicy, ProcessResult
 from toolwire.registry import ToolRegistry

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolwire.capabilities.kinds.process.sandbox import Confinement
-from toolwire.capabilities.kinds.process.sandbox.layout import HostFiles, Layout, mount_arguments
+from toolwire.capabilities.kinds.process.sandbox._layout import HostFiles, Layout, mount_arguments
 from toolwire.safety.protected_paths import ProtectedPaths, protected_paths
 
 TREE = ("a", "a/b", "a/b/c", "a/d", "e", "e/f", "a/.toolwire", "e/.ssh", "e/.netrc")

@@ -26,9 +26,9 @@ from sandbox_helpers import (  # noqa: F401  (bwrap is a fixture)
 )
 
 from toolwire.capabilities.kinds.process.sandbox import SandboxLimits, probe_bubblewrap
-from toolwire.capabilities.kinds.process.sandbox.cgroups import PidsCgroups
-from toolwire.capabilities.kinds.process.sandbox.launch import nproc_launcher
-from toolwire.capabilities.kinds.process.sandbox.probe import bwrap_namespace_flags
+from toolwire.capabilities.kinds.process.sandbox._cgroups import PidsCgroups
+from toolwire.capabilities.kinds.process.sandbox._launch import nproc_launcher
+from toolwire.capabilities.kinds.process.sandbox._probe import bwrap_namespace_flags
 from toolwire.context import AbortSignal
 from toolwire.results import Ok
 

@@ -11,7 +11,7 @@ import pytest
 from sandbox_helpers import ctx_for, err, ok
 
 from toolwire.capabilities.defaults import create_backends
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process._backends import LocalProcessBackend
 from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.capabilities.kinds.process.sandbox import (
     BubblewrapProbe,
@@ -20,12 +20,12 @@ from toolwire.capabilities.kinds.process.sandbox import (
     probe_bubblewrap,
     sandbox_settings,
 )
-from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
-from toolwire.capabilities.kinds.process.sandbox.modes import (
+from toolwire.capabilities.kinds.process.sandbox._modes import (
     UnavailableProcessBackend,
     create_process_backend,
     sandbox_status,
 )
+from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.config import load_config
 from toolwire.context import ProgressEvent
@@ -43,7 +43,7 @@ NO_BWRAP = BubblewrapProbe(usable=False, reason="bwrap is not installed (a test 
 def without_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
     """This machine as one where bubblewrap cannot run (the probe's answer, not the binary)."""
     monkeypatch.setattr(
-        "toolwire.capabilities.kinds.process.sandbox.modes.probe_bubblewrap", lambda: NO_BWRAP
+        "toolwire.capabilities.kinds.process.sandbox._modes.probe_bubblewrap", lambda: NO_BWRAP
     )
 
 

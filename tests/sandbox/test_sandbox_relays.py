@@ -19,16 +19,16 @@ from egress_helpers import CANARY_HOST, require_command, running_canary
 from sandbox_helpers import marker
 
 from toolwire.capabilities.kinds.network import StaticResolver
-from toolwire.capabilities.kinds.process.backends import ProcessRequest
-from toolwire.capabilities.kinds.process.runner import scrubbed_env
+from toolwire.capabilities.kinds.process._backends import ProcessRequest
+from toolwire.capabilities.kinds.process._runner import scrubbed_env
 from toolwire.capabilities.kinds.process.sandbox import (
     BubblewrapProbe,
     Confinement,
     NetworkReach,
     SandboxLimits,
 )
+from toolwire.capabilities.kinds.process.sandbox._probe import bwrap_namespace_flags
 from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcessBackend
-from toolwire.capabilities.kinds.process.sandbox.probe import bwrap_namespace_flags
 from toolwire.capabilities.kinds.process.sandbox.relays import socat_relay
 from toolwire.capabilities.seams import NetworkPolicy, ProcessResult
 from toolwire.context import AbortSignal

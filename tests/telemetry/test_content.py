@@ -14,7 +14,7 @@ from toolwire import ToolContext, ToolRegistry, tool
 from toolwire.execution.budget import trim_result
 from toolwire.results import Err, Ok
 from toolwire.telemetry import CAPTURE_CONTENT_ENV
-from toolwire.telemetry.content import trimmed_chars
+from toolwire.telemetry._content import trimmed_chars
 
 pytestmark = pytest.mark.anyio
 

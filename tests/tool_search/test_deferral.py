@@ -12,7 +12,7 @@ from toolwire.errors import ConfigurationError
 from toolwire.registry import ToolRegistry
 from toolwire.tool_options import ToolOptions
 from toolwire.tool_search import DeferralRules, ToolSearch
-from toolwire.tool_search.deferral import definitions_chars
+from toolwire.tool_search._deferral import definitions_chars
 from toolwire.tools import define_tool
 
 

@@ -14,7 +14,7 @@ from toolwire.calls import ToolCall
 from toolwire.context import ToolContext
 from toolwire.errors import FormatError
 from toolwire.formats import anthropic, openai_responses
-from toolwire.providers.base import ProviderContext
+from toolwire.providers._base import ProviderContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok
 from toolwire.tool_search import ToolSearch

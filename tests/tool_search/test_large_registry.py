@@ -10,11 +10,11 @@ from ts_helpers import make
 
 from toolwire.calls import ToolCall
 from toolwire.context import ToolContext
-from toolwire.providers.base import ProviderContext
+from toolwire.providers._base import ProviderContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, Ok
 from toolwire.tool_search import DeferralRules, ToolSearch
-from toolwire.tool_search.deferral import definitions_chars
+from toolwire.tool_search._deferral import definitions_chars
 from toolwire.toolbox import default_tools
 
 pytestmark = pytest.mark.anyio

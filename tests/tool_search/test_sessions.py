@@ -12,11 +12,11 @@ from toolwire.calls import ToolCall
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.principals import Principal
-from toolwire.providers.base import ProviderContext
-from toolwire.providers.snapshot import NOT_OFFERED, take_snapshot
+from toolwire.providers._base import ProviderContext
+from toolwire.providers._snapshot import NOT_OFFERED, take_snapshot
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok
-from toolwire.stores.sqlite import SqliteKeyValueBackend
+from toolwire.stores._sqlite import SqliteKeyValueBackend
 from toolwire.tool_search import ToolSearch
 
 pytestmark = pytest.mark.anyio

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from toolwire.tool_search._tokens import identifier_words, stem, tokens
 from toolwire.tool_search.synonyms import EXPANSION_WEIGHT, expand
-from toolwire.tool_search.tokens import identifier_words, stem, tokens
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 from toolbox_helpers import error_of, run
 
 from toolwire.calls import ToolCall
-from toolwire.capabilities.kinds.secrets.resolvers import EnvSecretsResolver
+from toolwire.capabilities.kinds.secrets._resolvers import EnvSecretsResolver
 from toolwire.capabilities.kinds.subagent import Delegation, SubagentJob, SubagentStopped
 from toolwire.capabilities.kinds.subagent.kind import SUBAGENT
 from toolwire.capabilities.kinds.subagent.seam import SubagentReport, SubagentUsage
@@ -24,7 +24,7 @@ from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
 from toolwire.toolbox import default_tools, delegation_tools
-from toolwire.toolbox.delegation import task
+from toolwire.toolbox._delegation import task
 
 pytestmark = pytest.mark.anyio
 

@@ -133,8 +133,8 @@ async def test_cards_changed_within_one_millisecond_list_in_the_order_they_chang
 ) -> None:
     # A fast store does a create and a move within one millisecond, the resolution of
     # updated_at: the later change must still list first (it used to fall back to the number).
-    import toolwire.toolbox.kanban.board as board_module
-    import toolwire.toolbox.kanban.cards as cards_module
+    import toolwire.toolbox.kanban._board as board_module
+    import toolwire.toolbox.kanban._cards as cards_module
 
     frozen = "2026-11-28T18:00:00.000+00:00"
     monkeypatch.setattr(cards_module, "now_iso", lambda: frozen)

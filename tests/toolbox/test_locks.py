@@ -11,7 +11,7 @@ import anyio
 import pytest
 from anyio.abc import TaskGroup
 
-from toolwire.toolbox.locks import PathLocks
+from toolwire.toolbox._locks import PathLocks
 
 pytestmark = pytest.mark.anyio
 

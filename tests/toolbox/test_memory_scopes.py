@@ -9,7 +9,7 @@ from toolwire.capabilities.resolver import CapabilityBackends, CapabilityScope, 
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError, ToolDefinitionError
 from toolwire.stores import MemoryKeyValueBackend
-from toolwire.toolbox.memory.scopes import board_scope_id, memory_scope_id
+from toolwire.toolbox.memory._scopes import board_scope_id, memory_scope_id
 
 pytestmark = pytest.mark.anyio
 

@@ -12,8 +12,8 @@ from toolbox_helpers import error_of, ok_value, run
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
-from toolwire.toolbox.diagnosis import explain_no_match
-from toolwire.toolbox.patching import find_all, is_already_applied
+from toolwire.toolbox._diagnosis import explain_no_match
+from toolwire.toolbox._patching import find_all, is_already_applied
 
 pytestmark = pytest.mark.anyio
 

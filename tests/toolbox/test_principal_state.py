@@ -16,7 +16,7 @@ from toolbox_helpers import error_of, ok_value, run
 from toolwire import Principal, ToolContext, ToolRegistry, define_tool, ok
 from toolwire.capabilities.kinds.browser.backend import BrowserBackend
 from toolwire.capabilities.kinds.browser.kind import BROWSER, browser
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process._backends import LocalProcessBackend
 from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.execution.approvals import pending_approval
@@ -24,7 +24,7 @@ from toolwire.execution.handles import ResultHandles, find_handle
 from toolwire.results import Ok, ToolResult
 from toolwire.stores import KeyValueBackend, create_kv_backend
 from toolwire.toolbox import kanban_tools, memory_tools, process_tools
-from toolwire.toolbox.kept_results import read_result
+from toolwire.toolbox._kept_results import read_result
 from toolwire.tools import CachePolicy
 
 pytestmark = pytest.mark.anyio

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.capabilities.kinds.process.process_logs import RotatingLog, line_matcher, tail_lines
+from toolwire.capabilities.kinds.process._process_logs import RotatingLog, line_matcher, tail_lines
 
 chunks = st.lists(st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"")), max_size=30)
 

@@ -10,7 +10,7 @@ import pytest
 from toolbox_helpers import alive, error_of, ok_value, read_pid, run
 
 from toolwire.capabilities import process
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process._backends import LocalProcessBackend
 from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext

@@ -18,7 +18,7 @@ from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
 from toolwire.safety.protected_paths import ProtectedPaths, protected_paths
 from toolwire.toolbox import file_tools
-from toolwire.toolbox.protected import HOST_PROTECTED_REASON
+from toolwire.toolbox._protected import HOST_PROTECTED_REASON
 
 pytestmark = pytest.mark.anyio
 

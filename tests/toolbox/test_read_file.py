@@ -12,12 +12,12 @@ import pytest
 from toolbox_helpers import GatedFs, error_of, file_registry, ok_value, run, start_call
 
 from fifo_helpers import no_reader_holds, rescued
-from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
-from toolwire.toolbox.common import MAX_TEXT_FILE_BYTES
-from toolwire.toolbox.files import read_file, write_file
+from toolwire.toolbox._common import MAX_TEXT_FILE_BYTES
+from toolwire.toolbox._files import read_file, write_file
 
 pytestmark = pytest.mark.anyio
 
@@ -133,7 +133,7 @@ async def test_result_is_marked_untrusted_and_capped_at_40000(registry: ToolRegi
 
 
 def test_text_starting_with_a_printable_signature_is_still_text() -> None:
-    from toolwire.toolbox.filetypes import is_binary
+    from toolwire.toolbox._filetypes import is_binary
 
     assert not is_binary(b"MZ is the prefix of this note\n")
     assert not is_binary(b"ID3 tags explained\n")

@@ -15,7 +15,7 @@ from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok
 from toolwire.stores import MemoryKeyValueBackend
 from toolwire.toolbox import default_tools
-from toolwire.toolbox.kept_results import read_result, result_tools
+from toolwire.toolbox._kept_results import read_result, result_tools
 
 pytestmark = pytest.mark.anyio
 

@@ -38,18 +38,18 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     # The browser kind's seam hands a tool a Playwright page of its session's context (every
     # request through the egress proxy under the call's policy); the tools drive that page, so
     # they name Playwright's types and errors. They never start a browser or a context.
-    ("browser/common.py", "playwright.async_api"): "the browser seam's page type and errors",
-    ("browser/downloads.py", "playwright.async_api"): "the browser seam's download type",
-    ("browser/interaction.py", "playwright.async_api"): "the browser seam's errors",
-    ("browser/navigation.py", "playwright.async_api"): "the browser seam's response type",
+    ("browser/_common.py", "playwright.async_api"): "the browser seam's page type and errors",
+    ("browser/_downloads.py", "playwright.async_api"): "the browser seam's download type",
+    ("browser/_interaction.py", "playwright.async_api"): "the browser seam's errors",
+    ("browser/_navigation.py", "playwright.async_api"): "the browser seam's response type",
     # Whether Chromium and Playwright are installed decides if the browser tools are offered,
     # before any call exists; it starts nothing.
-    ("browser/availability.py", "toolwire.capabilities.kinds.browser"): "offer check",
+    ("browser/_availability.py", "toolwire.capabilities.kinds.browser"): "offer check",
     # Whether a search provider's key is set decides if the search tool is offered at all,
     # before any call (and so before any seam) exists: it reads the places the secrets
     # backend reads, and never the value.
-    ("web/search/keys.py", "toolwire.capabilities.kinds.secrets.resolvers"): "offer check",
-    ("web/search/tool.py", "toolwire.capabilities.kinds.secrets.resolvers"): "offer check",
+    ("web/search/keys.py", "toolwire.capabilities.kinds.secrets._resolvers"): "offer check",
+    ("web/search/_tool.py", "toolwire.capabilities.kinds.secrets._resolvers"): "offer check",
 }
 
 
@@ -109,7 +109,7 @@ def test_every_listed_exception_is_still_needed() -> None:
     ("module", "names", "reaches"),
     [
         ("toolwire.capabilities.kinds.fs_reach.seam", ("ScopedFs",), False),
-        ("toolwire.capabilities.kinds.fs_reach.scoped", ("ReachScopedFs",), True),
+        ("toolwire.capabilities.kinds.fs_reach._scoped", ("ReachScopedFs",), True),
         ("toolwire.capabilities.kinds.process", ("ScopedProcess",), False),
         ("toolwire.capabilities.kinds.browser", ("BrowserBackend",), True),
         ("toolwire.capabilities.kinds.network", ("SafeFetcher",), True),

@@ -14,7 +14,7 @@ from toolbox_helpers import error_of, file_registry, ok_value, run
 from fifo_helpers import no_reader_holds, rescued
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
-from toolwire.toolbox.search import MAX_FILE_BYTES
+from toolwire.toolbox._search import MAX_FILE_BYTES
 
 pytestmark = pytest.mark.anyio
 

@@ -13,8 +13,8 @@ from toolwire.calls import ToolCall
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
-from toolwire.toolbox.files import read_file
-from toolwire.toolbox.stale import format_time
+from toolwire.toolbox._files import read_file
+from toolwire.toolbox._stale import format_time
 
 pytestmark = pytest.mark.anyio
 

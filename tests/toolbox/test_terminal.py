@@ -11,11 +11,11 @@ import pytest
 from toolbox_helpers import error_of, ok_value, read_pid, run, running_with, unique_sleep
 
 from toolwire.context import AbortSignal, ToolContext
-from toolwire.reducers.spill import SPILL_POINTER_PATTERN, split_spill_pointer
+from toolwire.reducers._spill import SPILL_POINTER_PATTERN, split_spill_pointer
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
-from toolwire.toolbox.spill import SPILL_DIR, SPILL_MAX_AGE_S
-from toolwire.toolbox.terminal import clamp_timeout
+from toolwire.toolbox._spill import SPILL_DIR, SPILL_MAX_AGE_S
+from toolwire.toolbox._terminal import clamp_timeout
 
 pytestmark = pytest.mark.anyio
 

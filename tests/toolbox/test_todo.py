@@ -13,7 +13,7 @@ from toolbox_helpers import error_of, ok_value, run
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
-from toolwire.toolbox.todo import MAX_TODOS, todo_tools
+from toolwire.toolbox._todo import MAX_TODOS, todo_tools
 
 pytestmark = pytest.mark.anyio
 

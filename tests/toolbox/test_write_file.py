@@ -10,11 +10,11 @@ import anyio
 import pytest
 from toolbox_helpers import error_of, file_registry, ok_value, run
 
-from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode
-from toolwire.toolbox.files import write_file
+from toolwire.toolbox._files import write_file
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
-from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry

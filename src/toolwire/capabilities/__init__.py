@@ -21,15 +21,15 @@ Host patterns: an exact host, ``*.example.com`` (subdomains only, **not** ``exam
 itself), or ``*`` ("whatever the personality's network policy allows").
 
 Rooms: ``kinds/`` (one folder per kind: declaration, seam, backends), ``kind.py``
-(`CapabilityKind`, the record of a kind), ``declarations.py`` (`ToolCapabilities`, at most one
-declaration per kind), ``seams.py`` (the seams a `ToolContext` carries), ``backends.py``
+(`CapabilityKind`, the record of a kind), ``_declarations.py`` (`ToolCapabilities`, at most one
+declaration per kind), ``seams.py`` (the seams a `ToolContext` carries), ``_backends.py``
 (`CapabilityBackends`, `CapabilityScope`), ``resolver.py`` (declaration + backends → seams) and
 ``defaults.py`` (`create_backends`: a default set of backends for one machine).
 """
 
 from __future__ import annotations
 
-from toolwire.capabilities.declarations import ToolCapabilities
+from toolwire.capabilities._declarations import ToolCapabilities
 from toolwire.capabilities.kind import (
     SEAM_FIELDS,
     Capability,

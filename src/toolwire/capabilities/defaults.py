@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from toolwire.capabilities.kinds.process.backends import ProcessBackend
+from toolwire.capabilities.kinds.process._backends import ProcessBackend
 from toolwire.capabilities.kinds.process.background import ProcessManager
-from toolwire.capabilities.kinds.process.sandbox.modes import create_process_backend
-from toolwire.capabilities.kinds.process.sandbox.settings import SandboxSettings, sandbox_settings
-from toolwire.capabilities.kinds.secrets.resolvers import (
+from toolwire.capabilities.kinds.process.sandbox._modes import create_process_backend
+from toolwire.capabilities.kinds.process.sandbox._settings import SandboxSettings, sandbox_settings
+from toolwire.capabilities.kinds.secrets._resolvers import (
     DEFAULT_VAULT_DIR,
     ChainSecretsResolver,
     EnvSecretsResolver,
@@ -23,7 +23,7 @@ from toolwire.errors import ConfigurationError
 from toolwire.safety.protected_paths import protected_paths
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.kinds.network.fetcher import SafeFetcher
+    from toolwire.capabilities.kinds.network._fetcher import SafeFetcher
 
 __all__ = ["create_backends"]
 
@@ -63,7 +63,7 @@ def create_backends(
       (``{"allow": [...], "deny": [...], "allow_private_urls": False}``);
     - processes: with background processes, their logs in ``<working_dir>/.toolwire/processes``;
       under ``sandbox`` (a mode, ``"auto"`` by default, or ``{"mode": ..., "max_processes": ...,
-      ...}``, see `toolwire.capabilities.kinds.process.sandbox.settings`): each command in a
+      ...}``, see `toolwire.capabilities.kinds.process.sandbox._settings`): each command in a
       bubblewrap sandbox when it can run here, else unsandboxed and said loudly (``auto``), or
       refused (``required``); ``off`` runs them unsandboxed. ``<working_dir>/.toolwire`` is hidden
       in every sandbox;
@@ -97,7 +97,7 @@ def create_backends(
 
         backend = create_kv_backend(kv_url, isolate_tools=settings.pop("kv_isolate_tools", False))
         values.update(kv_backend=backend, kv_store_factory=backend.scoped)
-    from toolwire.capabilities.kinds.archive.urls import archive_url_for, create_session_archive
+    from toolwire.capabilities.kinds.archive._urls import archive_url_for, create_session_archive
 
     archive_url = settings.pop("archive_url", archive_url_for(kv_url))
     if archive_url is not None:
@@ -150,7 +150,7 @@ def _network_policy(value: Any) -> NetworkPolicy | None:
 
 
 def _default_fetcher() -> SafeFetcher | None:
-    from toolwire.capabilities.kinds.network.fetcher import SafeFetcher, http_stack_missing
+    from toolwire.capabilities.kinds.network._fetcher import SafeFetcher, http_stack_missing
 
     if http_stack_missing() is not None:  # httpx (toolwire[web]) is not installed
         return None

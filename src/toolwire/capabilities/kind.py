@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias, Ty
 from toolwire.errors import ToolDefinitionError
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.backends import CapabilityBackends, CapabilityScope
+    from toolwire.capabilities._backends import CapabilityBackends, CapabilityScope
 
 __all__ = [
     "EXTRA_SEAMS_FIELD",

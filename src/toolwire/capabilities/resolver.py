@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
-from toolwire.capabilities.backends import CapabilityBackends, CapabilityScope, FsReach
-from toolwire.capabilities.declarations import ToolCapabilities
+from toolwire.capabilities._backends import CapabilityBackends, CapabilityScope, FsReach
+from toolwire.capabilities._declarations import ToolCapabilities
 from toolwire.capabilities.kind import (
     EXTRA_SEAMS_FIELD,
     SPEC_SEAM_FIELDS,
@@ -38,7 +38,7 @@ from toolwire.capabilities.kind import (
     kind_of,
 )
 from toolwire.capabilities.kinds import KINDS
-from toolwire.capabilities.kinds.storage.default_ttl import DefaultTtlStore
+from toolwire.capabilities.kinds.storage._default_ttl import DefaultTtlStore
 from toolwire.capabilities.kinds.storage.kind import storage_scope_id
 from toolwire.capabilities.seams import (
     KeyValueStore,

@@ -21,7 +21,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import anyio
 
-from toolwire.capabilities.kinds.secrets.resolvers import DEFAULT_ENV_SECRETS, EnvSecretsResolver
+from toolwire.capabilities.kinds.secrets._resolvers import DEFAULT_ENV_SECRETS, EnvSecretsResolver
 from toolwire.config import ToolwireConfig
 
 __all__ = [
@@ -216,7 +216,7 @@ def _probe_bubblewrap() -> tuple[bool, str]:
 
 def check_web(config: ToolwireConfig) -> Check:
     """The ``web`` extra, without which ``fetch_url`` is unavailable."""
-    from toolwire.toolbox.web.fetch import web_extra_installed
+    from toolwire.toolbox.web._fetch import web_extra_installed
 
     if web_extra_installed():
         return Check(name="web", status="ok", detail="the web extra is installed (fetch_url)")
@@ -231,7 +231,7 @@ def check_web(config: ToolwireConfig) -> Check:
 def check_chromium(config: ToolwireConfig) -> Check:
     """The Chromium the browser tools drive (``$TOOLWIRE_CHROMIUM``, else ``chromium`` or
     ``chromium-browser`` on PATH, as the browser backend looks for it), and Playwright."""
-    from toolwire.capabilities.kinds.browser.settings import CHROMIUM_ENV, find_chromium
+    from toolwire.capabilities.kinds.browser._settings import CHROMIUM_ENV, find_chromium
 
     playwright = importlib.util.find_spec("playwright") is not None
     found = find_chromium()

@@ -1,7 +1,7 @@
 """``toolwire secret set|list|delete``: the secrets vault that tools' declared refs resolve from.
 
 The vault is the one `create_backends` reads first (``~/.toolwire/secrets``, one ``0600`` file per
-ref: `toolwire.capabilities.kinds.secrets.resolvers.VaultSecretsResolver`), so a secret set here
+ref: `toolwire.capabilities.kinds.secrets._resolvers.VaultSecretsResolver`), so a secret set here
 reaches ``toolwire serve`` and ``toolwire call`` run by the same user. A value is never an argument
 (it would sit in the shell history and in ``ps``): ``set`` reads it from stdin when stdin is not a
 terminal, else asks for it twice without echo. Nothing here prints a value.
@@ -17,8 +17,8 @@ from typing import Annotated
 import anyio
 import typer
 
-from toolwire.capabilities.kinds.secrets.env import secret_env_name
-from toolwire.capabilities.kinds.secrets.resolvers import (
+from toolwire.capabilities.kinds.secrets._env import secret_env_name
+from toolwire.capabilities.kinds.secrets._resolvers import (
     DEFAULT_VAULT_DIR,
     VaultSecretsResolver,
 )

@@ -27,7 +27,7 @@ from rich.markup import escape
 from toolwire.cli.common import ToolsOption, fail_usage, load, stderr
 from toolwire.cli.serving import banner_lines, serve_until_stopped
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.server.auth.exposure import check_exposure
+from toolwire.mcp.server.auth._exposure import check_exposure
 from toolwire.mcp.server.serving import event_loop_options
 
 if TYPE_CHECKING:

@@ -19,12 +19,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
-from toolwire.capabilities.kinds.process.sandbox.modes import sandbox_status
+from toolwire.capabilities.kinds.process.sandbox._modes import sandbox_status
 from toolwire.cli.tool_words import offered_and_withheld, tool_annotations
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.server.server import ServeOptions
+from toolwire.mcp.server._server import ServeOptions
 from toolwire.mcp.server.serving import serve_registry
-from toolwire.replicas.membership import replicas_for
+from toolwire.replicas._membership import replicas_for
 from toolwire.safety.protected_paths import default_protected_paths
 from toolwire.wiring import Wired, open_registry
 

@@ -48,7 +48,7 @@ def attach_catalogue(
     if search is None and not big:
         return False
     if search is None:
-        from toolwire.tool_search.searching import ToolSearch
+        from toolwire.tool_search._searching import ToolSearch
 
         search = ToolSearch(registry)
     rules = search.rules

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from toolwire.calls import CallOutcome, ToolCall, make_outcome
-from toolwire.code_mode.flow import FlowState, flow_verdict
-from toolwire.code_mode.settings import CodeModeSettings
+from toolwire.code_mode._flow import FlowState, flow_verdict
+from toolwire.code_mode._settings import CodeModeSettings
 from toolwire.context import ToolContext
 from toolwire.execution.admit import Admission
 from toolwire.execution.approvals import SpentApproval, pending_approval, take_approval

@@ -30,7 +30,7 @@ the caller's snapshot, filtered out) raises ``PermissionError``: none of them ru
 
 A call that needs approval cannot pause a CPython process: the bridge answers it with a
 ``PermissionError`` and tells the runtime (`on_approval`), which stops the program and
-answers ``run_code`` ``approval_required`` (`toolwire.code_mode.python_runtime`).
+answers ``run_code`` ``approval_required`` (`toolwire.code_mode._python_runtime`).
 """
 
 from __future__ import annotations
@@ -44,10 +44,10 @@ import anyio
 from anyio.abc import ByteStream, SocketListener
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from toolwire.code_mode._programs import bind_arguments
+from toolwire.code_mode._settings import CodeModeSettings
+from toolwire.code_mode._stubs import CallableTool
 from toolwire.code_mode.inner_calls import Approval, InnerCalls, PendingCall, Settled, raised
-from toolwire.code_mode.programs import bind_arguments
-from toolwire.code_mode.settings import CodeModeSettings
-from toolwire.code_mode.stubs import CallableTool
 
 __all__ = ["MAX_CONNECTIONS", "ProgramBridge"]
 

@@ -49,7 +49,7 @@ tokens = true                  # bearer tokens from `toolwire token create`
 [web_search]
 provider = "brave"             # or tavily, exa, searxng, duckduckgo; key: $BRAVE_API_KEY
 
-[code]                         # the code tools' checker timeouts (toolwire.config.code)
+[code]                         # the code tools' checker timeouts (toolwire.config._code)
 tests_timeout_s = 1800         # also lint_timeout_s (240), typecheck_timeout_s (300)
 
 [secrets.env]                  # a ref's variable (every ref also has TOOLWIRE_SECRET_<REF>)
@@ -66,14 +66,14 @@ config file, or the current directory when there is none. Environment variables 
 ``TOOLWIRE_NETWORK_ALLOW`` / ``TOOLWIRE_NETWORK_DENY`` (comma-separated), ``TOOLWIRE_STORE_URL``,
 ``TOOLWIRE_TOOLSETS`` (comma-separated), ``TOOLWIRE_RESULT_BUDGET_CHARS``, ``TOOLWIRE_HOST``,
 ``TOOLWIRE_PORT``, ``TOOLWIRE_SANDBOX_MODE``, and ``TOOLWIRE_AUTH_*`` for each ``[auth]`` key
-(`toolwire.mcp.server.auth.env`). A bad file or variable raises `ConfigurationError` naming the key
+(`toolwire.mcp.server.auth._env`). A bad file or variable raises `ConfigurationError` naming the key
 and the line (``toolwire.toml:7: store.url: expected a string``), never a traceback from deep
 inside.
 
-Rooms: ``files.py`` (a TOML file, errors by line), ``tables.py`` (``[sandbox]``,
-``[mcp.servers.*]``, ... read into values), ``env.py`` (the ``TOOLWIRE_*`` overrides), ``roots.py``
-(sandbox roots checked: never ``/``, never missing), ``code.py`` (``[code]``) and
-``code_mode.py`` (``[flow]`` and ``[code_mode]``).
+Rooms: ``files.py`` (a TOML file, errors by line), ``_tables.py`` (``[sandbox]``,
+``[mcp.servers.*]``, ... read into values), ``_env.py`` (the ``TOOLWIRE_*`` overrides),
+``_roots.py`` (sandbox roots checked: never ``/``, never missing), ``_code.py`` (``[code]``) and
+``_code_mode.py`` (``[flow]`` and ``[code_mode]``).
 """
 
 from __future__ import annotations
@@ -84,13 +84,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolwire.capabilities.kinds.process.sandbox.settings import TABLE_KEYS, SandboxSettings
-from toolwire.capabilities.kinds.secrets.resolvers import secrets_env_table
-from toolwire.config.code import CodeSettings, code_table
-from toolwire.config.env import env_overrides
-from toolwire.config.files import Located, check_keys, read_toml_file
-from toolwire.config.roots import check_sandbox
-from toolwire.config.tables import (
+from toolwire.capabilities.kinds.process.sandbox._settings import TABLE_KEYS, SandboxSettings
+from toolwire.capabilities.kinds.secrets._resolvers import secrets_env_table
+from toolwire.config._code import CodeSettings, code_table
+from toolwire.config._env import env_overrides
+from toolwire.config._roots import check_sandbox
+from toolwire.config._tables import (
     SECTION_KEYS,
     absolute_sqlite,
     cors_origins_value,
@@ -99,19 +98,20 @@ from toolwire.config.tables import (
     result_handles_table,
     sandbox_table,
 )
+from toolwire.config.files import Located, check_keys, read_toml_file
 from toolwire.context import DEFAULT_RESULT_BUDGET_CHARS
 from toolwire.errors import ConfigurationError
 from toolwire.execution.handles import ResultHandles
 from toolwire.execution.quota_tables import quotas_from_tables
 from toolwire.execution.quotas import Quotas
-from toolwire.mcp.server.auth.env import auth_settings_from_config
+from toolwire.mcp._settings import McpServerConfig
+from toolwire.mcp.server._identity import ServerIdentity, identity_from_table
+from toolwire.mcp.server.auth._env import auth_settings_from_config
 from toolwire.mcp.server.auth.settings import AuthSettings
-from toolwire.mcp.server.identity import ServerIdentity, identity_from_table
-from toolwire.mcp.settings import McpServerConfig
 from toolwire.tool_modules import ToolModule, tools_table
 
 if TYPE_CHECKING:
-    from toolwire.code_mode.settings import CodeModeSettings
+    from toolwire.code_mode._settings import CodeModeSettings
     from toolwire.execution.approvals import AfterUntrusted
 
 __all__ = [
@@ -171,9 +171,9 @@ class ToolwireConfig:
         web_search: The ``[web_search]`` table (``web_search``'s provider, see
             ``docs/toolbox.md``); ``None``: the environment's or DuckDuckGo.
         code: The ``[code]`` table: the code tools' checker timeouts
-            (`toolwire.config.code`); ``None``: the defaults.
+            (`toolwire.config._code`); ``None``: the defaults.
         after_untrusted: ``[flow] after_untrusted``: a ``sink`` call once untrusted output
-            reached its session (`toolwire.config.code_mode`).
+            reached its session (`toolwire.config._code_mode`).
         code_mode: ``[code_mode]``: ``run_code``'s limits when it is served (``enabled =
             true``); ``None``: not served.
         result_handles: Keep trimmed results whole behind handles (``[result_handles]``
@@ -186,7 +186,7 @@ class ToolwireConfig:
             ``docs/scaling.md``); ``None``: one server.
         secrets_env: ``[secrets.env]``: ref → environment variable, beside
             `DEFAULT_ENV_SECRETS` and each ref's own ``TOOLWIRE_SECRET_<REF>``
-            (`toolwire.capabilities.kinds.secrets.env`).
+            (`toolwire.capabilities.kinds.secrets._env`).
         warnings: What `load_config` found worth saying but not refusing (a sandbox that is
             the home directory only because toolwire was started there).
     """
@@ -294,7 +294,7 @@ def _from_file(data: dict[str, Any], at: Located, base: Path) -> dict[str, Any]:
     if "code" in data:  # [code]: the code tools' checker timeouts
         values["code"] = code_table(data["code"], at)
     if "flow" in data or "code_mode" in data:  # [flow], [code_mode]: run_code and sinks
-        from toolwire.config.code_mode import code_mode_tables
+        from toolwire.config._code_mode import code_mode_tables
 
         values.update(code_mode_tables(data, at))
     replicas = data.get("replicas")

@@ -24,7 +24,7 @@ from toolwire.calls import ToolCall
 from toolwire.errors import ConfigurationError
 from toolwire.execution.gates import FilterOptions, RegisteredTool, check_call
 from toolwire.execution.settings import ToolLookup
-from toolwire.providers.snapshot import NOT_OFFERED, ToolSnapshot
+from toolwire.providers._snapshot import NOT_OFFERED, ToolSnapshot
 from toolwire.results import Err, ErrorCode
 
 __all__ = ["OPEN", "Admission", "admit", "check_allowed_tools"]

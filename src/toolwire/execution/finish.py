@@ -22,7 +22,7 @@ from toolwire.execution.cache import CacheKey
 from toolwire.execution.handles import keep_trimmed
 from toolwire.execution.hooks import AfterCall, ToolEvent
 from toolwire.execution.settings import PipelineSettings
-from toolwire.reducers.registry import ReducerContext, ToolResultReducer, safe_reduce
+from toolwire.reducers._registry import ReducerContext, ToolResultReducer, safe_reduce
 from toolwire.results import Ok, ToolResult
 from toolwire.threads import run_in_worker
 from toolwire.tools import Tool

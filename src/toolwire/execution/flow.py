@@ -130,7 +130,7 @@ async def clear_untrusted(backends: CapabilityBackends | None, ctx: ToolContext)
 def judged_by_program(ctx: ToolContext, call_ids: frozenset[str]) -> Iterator[None]:
     """Within this block, the calls ``call_ids`` of a batch run with ``ctx`` (this very object:
     a call some tool of the batch makes in turn runs with another) were already judged by a
-    program's own flow policy (`toolwire.code_mode.flow`): the pipeline does not judge them
+    program's own flow policy (`toolwire.code_mode._flow`): the pipeline does not judge them
     again."""
     token = _JUDGED.set((ctx, call_ids))
     try:

@@ -7,7 +7,7 @@ value ends with one more line naming the handle::
 
     [result handle: h-0123456789abcdef — read_result(handle="h-0123456789abcdef", start=80000)]
 
-The built-in ``read_result(handle, start, length)`` tool (`toolwire.toolbox.kept_results`) pages
+The built-in ``read_result(handle, start, length)`` tool (`toolwire.toolbox._kept_results`) pages
 through it; over MCP the handle is also a ``resource_link``
 (`toolwire.mcp.server.result_resources`).
 

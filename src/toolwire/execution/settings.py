@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from toolwire.execution.handles import ResultHandles
     from toolwire.execution.quotas import Quotas
     from toolwire.execution.tasks import Tasks
-    from toolwire.reducers.registry import ReducerRegistry
+    from toolwire.reducers._registry import ReducerRegistry
 
 __all__ = ["DEFAULT_TIMEOUT_S", "PipelineSettings", "ToolLookup"]
 

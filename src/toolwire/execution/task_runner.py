@@ -105,7 +105,7 @@ class TaskRunner:
             if isinstance(made, AtomicKeyValueStore):
                 store = made
             else:
-                from toolwire.stores.memory import MemoryKeyValueBackend
+                from toolwire.stores._memory import MemoryKeyValueBackend
 
                 private = MemoryKeyValueBackend().scoped(TASKS_TOOL, TASKS_SCOPE)
                 assert isinstance(private, AtomicKeyValueStore)

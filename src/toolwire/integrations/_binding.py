@@ -33,8 +33,8 @@ from toolwire.formats._strict import strict_schema
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS, CallGatherer, SubmitOptions
 from toolwire.presenting import PresentedResult, Presenter, PresenterOptions
 from toolwire.principals import LOCAL, Principal
-from toolwire.providers.base import ProviderContext, ToolProvider
-from toolwire.providers.snapshot import ToolSnapshot, take_snapshot
+from toolwire.providers._base import ProviderContext, ToolProvider
+from toolwire.providers._snapshot import ToolSnapshot, take_snapshot
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
 from toolwire.tools import Tool

@@ -49,10 +49,10 @@ from toolwire.integrations._binding import BoundOutcome, ToolBinding
 from toolwire.integrations._extras import missing_extra
 from toolwire.integrations._gathering import DEFAULT_SETTLE_TICKS
 from toolwire.presenting import Presenter
-from toolwire.providers.base import ToolProvider
+from toolwire.providers._base import ToolProvider
 from toolwire.registry import ToolRegistry
 from toolwire.results import ErrorCode, Ok
-from toolwire.safety.redaction import redact_secrets
+from toolwire.safety._redaction import redact_secrets
 
 try:
     from pydantic_ai.exceptions import ApprovalRequired, ModelRetry, ToolFailed

@@ -9,14 +9,14 @@ snapshot = await take_snapshot(provider, ProviderContext(iteration=1, session_id
 
 See ``docs/providers.md`` for the contract and how a snapshot gates dispatch.
 
-Rooms: ``base.py`` (the `ToolProvider` contract, `list_tools`), ``static.py`` (`static_tools`),
-``gated.py`` (`gated_tools`), ``skill_scoped.py`` (`skill_scoped_tools`), ``combined.py``
-(`combined`), ``cached.py`` (`cached`: a TTL cache) and ``snapshot.py`` (`ToolSnapshot`).
+Rooms: ``_base.py`` (the `ToolProvider` contract, `list_tools`), ``_static.py`` (`static_tools`),
+``_gated.py`` (`gated_tools`), ``_skill_scoped.py`` (`skill_scoped_tools`), ``_combined.py``
+(`_combined`), ``_cached.py`` (`_cached`: a TTL cache) and ``_snapshot.py`` (`ToolSnapshot`).
 """
 
 from __future__ import annotations
 
-from toolwire.providers.base import (
+from toolwire.providers._base import (
     DISCOVERY_COMPLETED,
     DISCOVERY_FAILED,
     TOOL_SHADOWED,
@@ -31,16 +31,16 @@ from toolwire.providers.base import (
     list_tools_sync,
     provider_id,
 )
-from toolwire.providers.cached import CachedTools, cached, context_key
-from toolwire.providers.combined import CombinedTools, combined
-from toolwire.providers.gated import GatedTools, GatePredicate, gated_tools
-from toolwire.providers.skill_scoped import (
+from toolwire.providers._cached import CachedTools, cached, context_key
+from toolwire.providers._combined import CombinedTools, combined
+from toolwire.providers._gated import GatedTools, GatePredicate, gated_tools
+from toolwire.providers._skill_scoped import (
     SKILL_SCOPED_ID_PREFIX,
     SkillScopedTools,
     skill_scoped_tools,
 )
-from toolwire.providers.snapshot import NOT_OFFERED, ToolSnapshot, take_snapshot
-from toolwire.providers.static import StaticTools, static_tools
+from toolwire.providers._snapshot import NOT_OFFERED, ToolSnapshot, take_snapshot
+from toolwire.providers._static import StaticTools, static_tools
 
 __all__ = [
     "DISCOVERY_COMPLETED",

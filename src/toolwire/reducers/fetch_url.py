@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from toolwire.reducers.registry import GuardedReducer, ReducerContext
+from toolwire.reducers._registry import GuardedReducer, ReducerContext
 from toolwire.results import Ok, ToolResult
 from toolwire.safety.linear_regex import LinearMatch, linear
 

@@ -4,7 +4,7 @@ Recognised runners: pytest, unittest, jest, vitest, ``go test``, ``cargo test``,
 scripts (``npm``/``pnpm``/``yarn``/``bun`` ``test``) whose output is identified by its shape.
 The runner is taken from the output when it is recognisable (``npm test`` may run jest or
 vitest) and from the command otherwise. Failing runs are reduced the same way as passing ones:
-every failure line survives (see `toolwire.reducers.lines.is_failure_line`).
+every failure line survives (see `toolwire.reducers._lines.is_failure_line`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolwire.reducers.lines import TRACEBACK_REGION, Region, render_kept, select_lines
+from toolwire.reducers._lines import TRACEBACK_REGION, Region, render_kept, select_lines
 from toolwire.safety.linear_regex import LinearPattern, linear
 
 __all__ = ["detect_test_runner", "reduce_test_output"]

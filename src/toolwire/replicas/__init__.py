@@ -10,22 +10,22 @@
 
 See docs/scaling.md.
 
-Rooms: ``settings.py`` (`ReplicaSettings`), ``membership.py`` (`replicas_for`: joining and leaving
-the group), ``state.py`` (`ReplicaState` and its heartbeat), ``directory.py`` (`ReplicaDirectory`:
-who is alive), ``session_records.py`` and ``handshake_sessions.py`` (handshake-era sessions any
-replica answers), ``read_records.py`` and ``session_read_records.py`` (``STALE_WRITE`` records per
+Rooms: ``_settings.py`` (`ReplicaSettings`), ``_membership.py`` (`replicas_for`: joining and leaving
+the group), ``_state.py`` (`ReplicaState` and its heartbeat), ``_directory.py`` (`ReplicaDirectory`:
+who is alive), ``_session_records.py`` and ``handshake_sessions.py`` (handshake-era sessions any
+replica answers), ``_read_records.py`` and ``_session_read_records.py`` (``STALE_WRITE`` records per
 session), ``owners.py`` (ids that name their replica) and ``claims.py`` (who holds a browser).
 """
 
 from __future__ import annotations
 
 from toolwire.capabilities.seams import ElsewhereError
-from toolwire.replicas.directory import ReplicaDirectory, ReplicaInfo
+from toolwire.replicas._directory import ReplicaDirectory, ReplicaInfo
+from toolwire.replicas._read_records import LocalReadRecords, StoredReadRecords
+from toolwire.replicas._session_records import SessionRecord, SessionRecords
+from toolwire.replicas._settings import ReplicaSettings, default_replica_id
+from toolwire.replicas._state import ReplicaState
 from toolwire.replicas.owners import ResourceOwner, owner_of
-from toolwire.replicas.read_records import LocalReadRecords, StoredReadRecords
-from toolwire.replicas.session_records import SessionRecord, SessionRecords
-from toolwire.replicas.settings import ReplicaSettings, default_replica_id
-from toolwire.replicas.state import ReplicaState
 
 __all__ = [
     "ElsewhereError",

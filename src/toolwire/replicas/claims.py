@@ -19,7 +19,7 @@ from toolwire.capabilities.seams import ElsewhereError
 
 if TYPE_CHECKING:
     from toolwire.replicas.owners import ResourceOwner
-    from toolwire.stores.base import KeyValueBackend
+    from toolwire.stores._base import KeyValueBackend
 
 __all__ = ["CLAIMS_TOOL", "SessionClaims"]
 

@@ -30,7 +30,7 @@ from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.transport_context import TransportContext
 
 from toolwire.errors import StoreError
-from toolwire.replicas.session_records import SessionRecord, SessionRecords
+from toolwire.replicas._session_records import SessionRecord, SessionRecords
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.shared.message import SessionMessage
 
-    from toolwire.replicas.state import ReplicaState
+    from toolwire.replicas._state import ReplicaState
 
 __all__ = ["SharedSessions", "requestor_of", "serve_restored", "shared_sessions"]
 

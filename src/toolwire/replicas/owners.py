@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from toolwire.capabilities.seams import ElsewhereError
 
 if TYPE_CHECKING:
-    from toolwire.replicas.directory import ReplicaDirectory
+    from toolwire.replicas._directory import ReplicaDirectory
 
 __all__ = ["OWNED_SEPARATOR", "ResourceOwner", "owner_of"]
 
@@ -56,7 +56,7 @@ class ResourceOwner:
             return
         info = self.directory.lookup(owner) if self.directory is not None else None
         if self.directory is None:
-            from toolwire.replicas.directory import ReplicaInfo
+            from toolwire.replicas._directory import ReplicaInfo
 
             info = ReplicaInfo(replica_id=owner, address=None, started_at=0.0, seen_at=0.0)
         raise ElsewhereError(

@@ -3,11 +3,11 @@ and the sensitive-path manifest (the deny floor every file and process seam appl
 
 Rooms:
 
-- ``untrusted.py`` (the ``<untrusted ...>`` wrapper), ``template_tokens.py`` (chat-template
-  tokens), ``injection.py`` (prompt-injection patterns), ``redaction.py`` (secret redaction);
+- ``_untrusted.py`` (the ``<untrusted ...>`` wrapper), ``template_tokens.py`` (chat-template
+  tokens), ``injection.py`` (prompt-injection patterns), ``_redaction.py`` (secret redaction);
 - ``sensitive_paths.py`` (the deny floor), ``protected_paths.py`` (what the host runs or reads);
-- ``command_guard.py`` (the command guard) judging by ``command_rules.py``,
-  ``command_device_rules.py``, ``command_paths.py`` and ``command_globs.py``;
-  ``command_segments.py`` (every simple command of a line); ``bash/`` (reading the line);
-- ``linear_regex.py`` (linear-time regexes for untrusted text), ``linear_syntax.py`` (→ RE2).
+- ``command_guard.py`` (the command guard) judging by ``_command_rules.py``,
+  ``_command_device_rules.py``, ``_command_paths.py`` and ``_command_globs.py``;
+  ``_command_segments.py`` (every simple command of a line); ``bash/`` (reading the line);
+- ``linear_regex.py`` (linear-time regexes for untrusted text), ``_linear_syntax.py`` (→ RE2).
 """

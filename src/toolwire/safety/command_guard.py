@@ -38,9 +38,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from toolwire.safety.bash.walk import Refused, Walker
-from toolwire.safety.bash.words import TooComplexError
-from toolwire.safety.command_rules import judge
+from toolwire.safety._command_rules import judge
+from toolwire.safety.bash._walk import Refused, Walker
+from toolwire.safety.bash._words import TooComplexError
 from toolwire.threads import run_in_worker
 
 __all__ = [

@@ -15,7 +15,7 @@ _COMMAND = linear(r"\\bgit(?:\\s+--?[\\w-]+)*\\s+status\\b")
 _COMMAND.search("git " + "--x " * 10_000 + "log")  # None, in microseconds
 ```
 
-Patterns are written in Python's syntax (`toolwire.safety.linear_syntax` translates them) and
+Patterns are written in Python's syntax (`toolwire.safety._linear_syntax` translates them) and
 behave as in ``re``, except that:
 
 * lookarounds and backreferences do not exist in a linear engine and raise `ValueError`:
@@ -41,7 +41,7 @@ from typing import Any, Final, Protocol, final
 
 import re2  # type: ignore[import-untyped]
 
-from toolwire.safety.linear_syntax import escape, to_re2
+from toolwire.safety._linear_syntax import escape, to_re2
 
 __all__ = [
     "LinearMatch",

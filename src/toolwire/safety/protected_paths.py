@@ -6,8 +6,8 @@ not data but instructions the *host* follows later, outside every sandbox: toolw
 virtualenv and interpreter toolwire runs from, git's hooks and config (run by the user's next
 ``git`` command), shell start-up files, editors' and coding agents' project settings.
 `ProtectedPaths` lists them; inside a write root they stay read-only in every sandbox
-(`toolwire.capabilities.kinds.process.sandbox.layout`) and the write tools refuse them
-(`toolwire.toolbox.protected`).
+(`toolwire.capabilities.kinds.process.sandbox._layout`) and the write tools refuse them
+(`toolwire.toolbox._protected`).
 
 Three kinds of entry:
 

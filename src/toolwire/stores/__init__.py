@@ -17,10 +17,10 @@ await store.set("greeting", "hello")
 await backend.aclose()
 ```
 
-Rooms: ``base.py`` (the physical backend), ``namespace.py`` (`Namespace`, counters,
-`ValueStore`), ``scoped.py`` (`ScopedKeyValueStore`), ``ttls.py`` (the TTL rules); the backends
-``memory.py``, ``sqlite.py`` (with ``sqlite_thread.py``), ``redis.py`` and ``postgres.py``
-(``loops.py``: asyncio only); ``urls.py`` (`create_kv_backend`) and ``url_settings.py``.
+Rooms: ``_base.py`` (the physical backend), ``_namespace.py`` (`Namespace`, counters,
+`ValueStore`), ``_scoped.py`` (`ScopedKeyValueStore`), ``_ttls.py`` (the TTL rules); the backends
+``_memory.py``, ``_sqlite.py`` (with ``_sqlite_thread.py``), ``_redis.py`` and ``_postgres.py``
+(``_loops.py``: asyncio only); ``_urls.py`` (`create_kv_backend`) and ``_url_settings.py``.
 """
 
 from __future__ import annotations
@@ -30,27 +30,27 @@ from typing import TYPE_CHECKING
 from toolwire.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from toolwire.stores.base import KeyValueBackend, KeyValueStoreFactory, Namespace
-    from toolwire.stores.memory import MemoryKeyValueBackend
-    from toolwire.stores.postgres import PostgresKeyValueBackend
-    from toolwire.stores.redis import RedisKeyValueBackend
-    from toolwire.stores.scoped import ScopedKeyValueStore
-    from toolwire.stores.sqlite import SqliteKeyValueBackend
-    from toolwire.stores.ttls import MAX_TTL_SECONDS, MIN_TTL_SECONDS
-    from toolwire.stores.urls import create_kv_backend
+    from toolwire.stores._base import KeyValueBackend, KeyValueStoreFactory, Namespace
+    from toolwire.stores._memory import MemoryKeyValueBackend
+    from toolwire.stores._postgres import PostgresKeyValueBackend
+    from toolwire.stores._redis import RedisKeyValueBackend
+    from toolwire.stores._scoped import ScopedKeyValueStore
+    from toolwire.stores._sqlite import SqliteKeyValueBackend
+    from toolwire.stores._ttls import MAX_TTL_SECONDS, MIN_TTL_SECONDS
+    from toolwire.stores._urls import create_kv_backend
 
 _LAZY = {
-    "KeyValueBackend": "toolwire.stores.base",
-    "KeyValueStoreFactory": "toolwire.stores.base",
-    "MAX_TTL_SECONDS": "toolwire.stores.ttls",
-    "MIN_TTL_SECONDS": "toolwire.stores.ttls",
-    "MemoryKeyValueBackend": "toolwire.stores.memory",
-    "Namespace": "toolwire.stores.base",
-    "PostgresKeyValueBackend": "toolwire.stores.postgres",
-    "RedisKeyValueBackend": "toolwire.stores.redis",
-    "ScopedKeyValueStore": "toolwire.stores.scoped",
-    "SqliteKeyValueBackend": "toolwire.stores.sqlite",
-    "create_kv_backend": "toolwire.stores.urls",
+    "KeyValueBackend": "toolwire.stores._base",
+    "KeyValueStoreFactory": "toolwire.stores._base",
+    "MAX_TTL_SECONDS": "toolwire.stores._ttls",
+    "MIN_TTL_SECONDS": "toolwire.stores._ttls",
+    "MemoryKeyValueBackend": "toolwire.stores._memory",
+    "Namespace": "toolwire.stores._base",
+    "PostgresKeyValueBackend": "toolwire.stores._postgres",
+    "RedisKeyValueBackend": "toolwire.stores._redis",
+    "ScopedKeyValueStore": "toolwire.stores._scoped",
+    "SqliteKeyValueBackend": "toolwire.stores._sqlite",
+    "create_kv_backend": "toolwire.stores._urls",
 }
 
 

@@ -11,9 +11,9 @@ or ``ToolRegistry(telemetry=ToolTelemetry(...))``. Needs ``opentelemetry-api`` (
 extra: ``pip install 'toolwire[otel]'``); a registry without telemetry never imports it and
 pays nothing for it. See ``docs/telemetry.md`` for the spans, attributes and metrics.
 
-Rooms: ``tracer.py`` (`ToolTelemetry`), ``instrumenting.py`` (``instrument(registry)``),
-``instruments.py`` (the metrics), ``content.py`` (what a span may say of the content) and
-``names.py`` (the attribute, span and metric names).
+Rooms: ``_tracer.py`` (`ToolTelemetry`), ``_instrumenting.py`` (``instrument(registry)``),
+``_instruments.py`` (the metrics), ``_content.py`` (what a span may say of the content) and
+``_names.py`` (the attribute, span and metric names).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ except ImportError as exc:  # pragma: no cover - the extra is installed wherever
         "toolwire.telemetry needs opentelemetry-api: pip install 'toolwire[otel]'"
     ) from exc
 
-from toolwire.telemetry.content import CAPTURE_CONTENT_ENV
-from toolwire.telemetry.instrumenting import instrument, uninstrument
-from toolwire.telemetry.tracer import ToolTelemetry
+from toolwire.telemetry._content import CAPTURE_CONTENT_ENV
+from toolwire.telemetry._instrumenting import instrument, uninstrument
+from toolwire.telemetry._tracer import ToolTelemetry
 
 __all__ = ["CAPTURE_CONTENT_ENV", "ToolTelemetry", "instrument", "uninstrument"]

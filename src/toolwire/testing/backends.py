@@ -42,7 +42,7 @@ def create_test_backends(
     Close them with ``await backends.aclose()`` (`create_test_registry` does it for you).
     """
     from toolwire.capabilities.defaults import create_backends
-    from toolwire.capabilities.kinds.secrets.resolvers import EnvSecretsResolver
+    from toolwire.capabilities.kinds.secrets._resolvers import EnvSecretsResolver
 
     values = dict(secrets or {})
     resolver = EnvSecretsResolver({ref: ref for ref in values}, environ=values)

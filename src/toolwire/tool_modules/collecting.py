@@ -107,7 +107,7 @@ def _tools_of(loaded: ModuleType, module: ToolModule) -> list[Tool]:
 
 def _declared_tools(declared: object) -> list[Tool]:
     """The tools of a ``tools`` attribute; `TypeError` saying what it should be."""
-    from toolwire.providers.base import ProviderContext, ToolProvider, list_tools_sync
+    from toolwire.providers._base import ProviderContext, ToolProvider, list_tools_sync
     from toolwire.registry import ToolRegistry
 
     if isinstance(declared, list | tuple):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Mapping
 
-from toolwire.tool_search.tokens import stem, tokens
+from toolwire.tool_search._tokens import stem, tokens
 
 __all__ = [
     "EXPANSION_WEIGHT",

@@ -41,31 +41,31 @@ no reach for a path, the seam refuses (``PATH_NOT_REACHABLE: ...``, also ``not_a
 The process tools also answer ``not_available`` when the process backend has no background
 processes (``create_backends()`` gives them).
 
-Rooms: ``files.py``, ``patching.py``, ``search.py``, ``terminal.py``, ``processes.py``,
-``todo.py``, ``delegation.py``, ``kept_results.py`` (one toolset's tools each); ``browser/``,
+Rooms: ``_files.py``, ``_patching.py``, ``_search.py``, ``_terminal.py``, ``_processes.py``,
+``_todo.py``, ``_delegation.py``, ``_kept_results.py`` (one toolset's tools each); ``browser/``,
 ``code/``, ``kanban/``, ``memory/``, ``web/`` (toolsets of several modules); ``guard.py`` (the
-command guard as a hook). What the file tools share: ``common.py`` (paths, refusals),
-``file_stats.py`` (`look`), ``filetypes.py`` (text or binary), ``locks.py`` (path locks),
-``write_turns.py`` (`write_turn`), ``stale.py`` (STALE_WRITE), ``protected.py`` (paths no write
-tool touches), ``diagnosis.py`` (why ``old_text`` did not match), ``spill.py`` (spill files);
-``sandbox_notices.py`` (the command tools' once-only warning of an unsandboxed fallback).
+command guard as a hook). What the file tools share: ``_common.py`` (paths, refusals),
+``_file_stats.py`` (`look`), ``_filetypes.py`` (text or binary), ``_locks.py`` (path locks),
+``_write_turns.py`` (`write_turn`), ``_stale.py`` (STALE_WRITE), ``_protected.py`` (paths no write
+tool touches), ``_diagnosis.py`` (why ``old_text`` did not match), ``_spill.py`` (spill files);
+``_sandbox_notices.py`` (the command tools' once-only warning of an unsandboxed fallback).
 """
 
 from __future__ import annotations
 
+from toolwire.toolbox._delegation import task
+from toolwire.toolbox._files import read_file, write_file
+from toolwire.toolbox._kept_results import result_tools
+from toolwire.toolbox._patching import patch_file
+from toolwire.toolbox._processes import process_tools
+from toolwire.toolbox._search import search_files
+from toolwire.toolbox._terminal import terminal
+from toolwire.toolbox._todo import todo_tools
 from toolwire.toolbox.browser import browser_tools
 from toolwire.toolbox.code import code_tools
-from toolwire.toolbox.delegation import task
-from toolwire.toolbox.files import read_file, write_file
 from toolwire.toolbox.guard import command_guard_hook
 from toolwire.toolbox.kanban import kanban_tools
-from toolwire.toolbox.kept_results import result_tools
 from toolwire.toolbox.memory import memory_tools
-from toolwire.toolbox.patching import patch_file
-from toolwire.toolbox.processes import process_tools
-from toolwire.toolbox.search import search_files
-from toolwire.toolbox.terminal import terminal
-from toolwire.toolbox.todo import todo_tools
 from toolwire.toolbox.web import web_tools
 from toolwire.tools import Tool
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from toolwire.capabilities.kinds.archive import SessionArchive, parse_query
-from toolwire.capabilities.kinds.archive.query import MAX_TERMS, STOP_WORDS
+from toolwire.capabilities.kinds.archive._query import MAX_TERMS, STOP_WORDS
 from toolwire.capabilities.seams import ArchiveScope
 
 pytestmark = pytest.mark.anyio

@@ -197,7 +197,7 @@ async def test_a_connection_goes_back_without_asyncpg_s_reset_round_trip(table: 
 async def test_a_transaction_left_open_is_rolled_back_before_the_connection_is_reused() -> None:
     import asyncpg
 
-    from toolwire.stores.postgres import _rollback_if_open
+    from toolwire.stores._postgres import _rollback_if_open
 
     require_service("PostgreSQL", "127.0.0.1", 5432)
     connection = await asyncpg.connect(POSTGRES_DSN)

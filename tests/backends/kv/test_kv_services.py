@@ -9,8 +9,8 @@ from kv_targets import REDIS_URL
 from service_checks import require_service
 from toolwire.errors import ConfigurationError, StoreError
 from toolwire.stores import PostgresKeyValueBackend, RedisKeyValueBackend
-from toolwire.stores.postgres import escape_like
-from toolwire.stores.redis import escape_glob
+from toolwire.stores._postgres import escape_like
+from toolwire.stores._redis import escape_glob
 
 pytestmark = pytest.mark.anyio
 

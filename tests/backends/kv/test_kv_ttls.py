@@ -12,7 +12,7 @@ import pytest
 
 from toolwire.errors import StoreError
 from toolwire.stores import MAX_TTL_SECONDS, MIN_TTL_SECONDS
-from toolwire.stores.ttls import check_ttl, milliseconds
+from toolwire.stores._ttls import check_ttl, milliseconds
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from toolwire.capabilities.kinds.network import (
     pattern_matches,
     split_pattern,
 )
-from toolwire.capabilities.kinds.network.ports import port_allowed
+from toolwire.capabilities.kinds.network._ports import port_allowed
 from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolwire.capabilities.kinds.network import METADATA_ADDRESSES, StaticResolver, check_url
-from toolwire.capabilities.kinds.network.addresses import classify_address
+from toolwire.capabilities.kinds.network._addresses import classify_address
 from toolwire.capabilities.kinds.network.special_addresses import IPV4_SPECIAL_PURPOSE
 from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import HostNotAllowedError

@@ -9,7 +9,7 @@ import pytest
 from network_servers import RebindingResolver, RunningServer, closed_port
 
 from toolwire.capabilities.kinds.network import SafeFetcher, StaticResolver
-from toolwire.capabilities.kinds.network.transport import PINNED_ADDRESSES, PinnedTransport
+from toolwire.capabilities.kinds.network._transport import PINNED_ADDRESSES, PinnedTransport
 from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import ConfigurationError, HostNotAllowedError
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from toolwire.capabilities.kinds.network.fetcher import SafeFetcher
+from toolwire.capabilities.kinds.network._fetcher import SafeFetcher
 
 _PROBE = """
 import sys
 {prelude}
 from toolwire.capabilities.defaults import create_backends
-from toolwire.capabilities.kinds.network.fetcher import SafeFetcher
+from toolwire.capabilities.kinds.network._fetcher import SafeFetcher
 from toolwire.errors import ConfigurationError
 try:
     fetcher = SafeFetcher()

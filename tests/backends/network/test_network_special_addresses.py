@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolwire.capabilities.kinds.network import METADATA_ADDRESSES, StaticResolver, check_url
-from toolwire.capabilities.kinds.network.addresses import IpAddress
+from toolwire.capabilities.kinds.network._addresses import IpAddress
 from toolwire.capabilities.kinds.network.special_addresses import (
     IPV4_SPECIAL_PURPOSE,
     IPV6_SPECIAL_PURPOSE,

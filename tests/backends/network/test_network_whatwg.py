@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from spellings import LABEL, RAW_HOST, odd_url, whatwg_host
 
 from toolwire.capabilities.kinds.network import ParsedUrl, host_matches, parse_url
-from toolwire.capabilities.kinds.network.canonical_hosts import canonical_host
-from toolwire.capabilities.kinds.network.hosts import normalise_host
-from toolwire.capabilities.kinds.network.urls import resolve_location
+from toolwire.capabilities.kinds.network._canonical_hosts import canonical_host
+from toolwire.capabilities.kinds.network._hosts import normalise_host
+from toolwire.capabilities.kinds.network._urls import resolve_location
 from toolwire.errors import HostNotAllowedError
 
 BASE = "http://a.test:8080/dir/page?x=1"

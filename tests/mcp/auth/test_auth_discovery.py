@@ -29,9 +29,9 @@ from auth_fixtures import (
 )
 
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.server.auth.credentials import TokenRejected
-from toolwire.mcp.server.auth.discovery import metadata_urls
-from toolwire.mcp.server.auth.oauth import JwtVerifier
+from toolwire.mcp.server.auth._credentials import TokenRejected
+from toolwire.mcp.server.auth._discovery import metadata_urls
+from toolwire.mcp.server.auth._oauth import JwtVerifier
 from toolwire.mcp.server.auth.server_auth import open_server_auth, server_auth_for
 from toolwire.mcp.server.auth.settings import AuthSettings, OAuthSettings
 

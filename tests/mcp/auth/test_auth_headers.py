@@ -32,7 +32,7 @@ from toolwire.mcp.server.auth.settings import AuthSettings
 from toolwire.mcp.server.auth.tokens import TokenStore
 from toolwire.mcp.server.fast_http import LEAN_ENV
 from toolwire.results import ToolResult
-from toolwire.safety.redaction import redact_secrets
+from toolwire.safety._redaction import redact_secrets
 from toolwire.stores import create_kv_backend
 
 pytestmark = pytest.mark.anyio

@@ -31,9 +31,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from toolwire.mcp.server.auth.credentials import TokenRejected
+from toolwire.mcp.server.auth._credentials import TokenRejected
+from toolwire.mcp.server.auth._oauth import JwtVerifier
 from toolwire.mcp.server.auth.grants import Grant
-from toolwire.mcp.server.auth.oauth import JwtVerifier
 from toolwire.mcp.server.auth.server_auth import open_server_auth
 from toolwire.mcp.server.auth.settings import AuthSettings, OAuthSettings
 

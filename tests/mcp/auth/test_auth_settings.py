@@ -9,7 +9,7 @@ import pytest
 
 from toolwire.config import load_config
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.server.auth.exposure import check_exposure
+from toolwire.mcp.server.auth._exposure import check_exposure
 from toolwire.mcp.server.auth.settings import OAuthSettings, is_loopback_host
 
 OAUTH = """

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from service_checks import require_service
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.server.auth.credentials import TokenRejected
+from toolwire.mcp.server.auth._credentials import TokenRejected
+from toolwire.mcp.server.auth._verifier import CredentialVerifier
 from toolwire.mcp.server.auth.grants import Grant
 from toolwire.mcp.server.auth.tokens import TokenStore, token_hash
-from toolwire.mcp.server.auth.verifier import CredentialVerifier
 from toolwire.stores import (
     KeyValueBackend,
     MemoryKeyValueBackend,

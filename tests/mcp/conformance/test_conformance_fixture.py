@@ -19,13 +19,13 @@ from mcp.client.client import Client
 from mcp.shared.exceptions import MCPError
 
 from toolwire import ToolContext, ToolRegistry
-from toolwire.mcp.client.bridge import bridge_into
+from toolwire.mcp._settings import McpServerConfig
+from toolwire.mcp.client._bridge import bridge_into
+from toolwire.mcp.client._provider import McpProvider
 from toolwire.mcp.client.handlers import ClientHandlers, apply_schema_defaults
-from toolwire.mcp.client.provider import McpProvider
 from toolwire.mcp.server.media import media_blocks
 from toolwire.mcp.server.peer import LOG_LEVELS, LogLevels, current_peer
 from toolwire.mcp.server.result_resources import RESOURCE_NOT_FOUND
-from toolwire.mcp.settings import McpServerConfig
 from toolwire.results import ErrorCode
 
 pytestmark = pytest.mark.anyio

@@ -22,7 +22,7 @@ from toolwire.execution.handles import ResultHandles
 from toolwire.mcp import ServeOptions, serve_registry
 from toolwire.results import ToolResult
 from toolwire.stores import SqliteKeyValueBackend
-from toolwire.toolbox.kept_results import read_result
+from toolwire.toolbox._kept_results import read_result
 
 MARKERS = Path(os.environ.get("TOOLWIRE_TEST_MARKERS", "."))
 BUDGET = 2000

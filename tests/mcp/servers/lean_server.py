@@ -24,7 +24,7 @@ from shared_tools import fail, slow
 
 from toolwire import ToolAnnotations, ToolContext, ToolRegistry, define_tool, ok
 from toolwire.mcp import ServeOptions, serve_registry
-from toolwire.mcp.server.identity import ServerIcon, ServerIdentity
+from toolwire.mcp.server._identity import ServerIcon, ServerIdentity
 from toolwire.results import ToolResult
 
 OBJECT: dict[str, Any] = {"type": "object"}

@@ -11,7 +11,7 @@ from browser_site import Site, require_chromium
 
 from toolwire import Principal, ToolContext
 from toolwire.capabilities.kinds.browser import BrowserBackend
-from toolwire.capabilities.kinds.browser.settings import BrowserSettings
+from toolwire.capabilities.kinds.browser._settings import BrowserSettings
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.registry import ToolRegistry

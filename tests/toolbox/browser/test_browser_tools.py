@@ -19,7 +19,7 @@ from toolwire.context import AbortSignal, ToolContext
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode, Ok, ToolResult
 from toolwire.toolbox.browser import browser_tools
-from toolwire.toolbox.browser.common import ACTION_SNAPSHOT_CHARS
+from toolwire.toolbox.browser._common import ACTION_SNAPSHOT_CHARS
 
 pytestmark = pytest.mark.anyio
 

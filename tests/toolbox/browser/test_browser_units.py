@@ -28,8 +28,8 @@ from toolwire.errors import ConfigurationError
 from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode
 from toolwire.toolbox.browser import browser_tools
-from toolwire.toolbox.browser.downloads import safe_name
-from toolwire.toolbox.browser.snapshots import MAX_LINE_CHARS, reduce_snapshot
+from toolwire.toolbox.browser._downloads import safe_name
+from toolwire.toolbox.browser._snapshots import MAX_LINE_CHARS, reduce_snapshot
 
 SCHEMES = st.from_regex(r"[a-z][a-z0-9+.-]{0,12}", fullmatch=True)
 

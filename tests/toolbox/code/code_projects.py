@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from service_checks import missing_here
-from toolwire.capabilities.kinds.process.backends import LocalProcessBackend
+from toolwire.capabilities.kinds.process._backends import LocalProcessBackend
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.context import ToolContext
 from toolwire.registry import ToolRegistry

@@ -15,7 +15,7 @@ from toolwire.context import AbortSignal, ToolContext
 from toolwire.results import ErrorCode
 from toolwire.safety.sensitive_paths import is_sensitive
 from toolwire.toolbox.code import CodeSettings, Toolchains, code_tools
-from toolwire.toolbox.code.failures import (
+from toolwire.toolbox.code._failures import (
     ABORTED,
     NO_CHECKER,
     TIMEOUT,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from code_projects import call, code_registry, err_of, ok_of, write_tree
 
-from toolwire.toolbox.code.failures import NO_CHECKER
+from toolwire.toolbox.code._failures import NO_CHECKER
 
 pytestmark = pytest.mark.anyio
 

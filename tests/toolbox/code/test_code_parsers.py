@@ -11,13 +11,13 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.toolbox.code.cargo_messages import parse_cargo_messages, parse_libtest
-from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic, TestOutcome
-from toolwire.toolbox.code.go_checks import parse_go_test, parse_vet
-from toolwire.toolbox.code.javascript_checks import parse_tsc
-from toolwire.toolbox.code.parsing import fixed_diagnostics, relative_file, strip_ansi
-from toolwire.toolbox.code.python_checks import parse_mypy_json, parse_mypy_lines, parse_pyright
-from toolwire.toolbox.code.rendering import render_runs
+from toolwire.toolbox.code._cargo_messages import parse_cargo_messages, parse_libtest
+from toolwire.toolbox.code._diagnostics import CheckRun, Diagnostic, TestOutcome
+from toolwire.toolbox.code._go_checks import parse_go_test, parse_vet
+from toolwire.toolbox.code._javascript_checks import parse_tsc
+from toolwire.toolbox.code._parsing import fixed_diagnostics, relative_file, strip_ansi
+from toolwire.toolbox.code._python_checks import parse_mypy_json, parse_mypy_lines, parse_pyright
+from toolwire.toolbox.code._rendering import render_runs
 
 ROOT = "/p"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from code_projects import write_tree
 
-from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
 from toolwire.capabilities.kinds.process.kind import PROCESS
 from toolwire.context import ToolContext
 from toolwire.errors import CapabilityError
@@ -15,7 +15,7 @@ from toolwire.registry import ToolRegistry
 from toolwire.results import Err, ErrorCode
 from toolwire.toolbox import default_tools
 from toolwire.toolbox.code import code_tools, detect_project
-from toolwire.toolbox.code.ecosystems import BINARIES, CheckKind
+from toolwire.toolbox.code._ecosystems import BINARIES, CheckKind
 
 pytestmark = pytest.mark.anyio
 

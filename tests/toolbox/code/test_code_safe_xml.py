@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.toolbox.code.junit import parse_junit
-from toolwire.toolbox.code.safe_xml import MAX_DEPTH, UnsafeXmlError, parse_xml
+from toolwire.toolbox.code._junit import parse_junit
+from toolwire.toolbox.code._safe_xml import MAX_DEPTH, UnsafeXmlError, parse_xml
 
 BOMB = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [

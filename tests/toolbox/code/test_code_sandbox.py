@@ -18,7 +18,7 @@ from toolwire.capabilities.kinds.process.sandbox.backend import SandboxedProcess
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.registry import ToolRegistry
 from toolwire.toolbox.code import Toolchains, code_tools
-from toolwire.toolbox.code.failures import TOOL_NOT_INSTALLED
+from toolwire.toolbox.code._failures import TOOL_NOT_INSTALLED
 from toolwire.toolbox.code.sandbox_roots import checker_roots
 
 pytestmark = pytest.mark.anyio

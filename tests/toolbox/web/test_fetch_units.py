@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolwire.errors import ConfigurationError
-from toolwire.toolbox.web.charsets import declared_charset, decode_body, looks_binary
-from toolwire.toolbox.web.documents import UnsupportedContent, content_kind, convert_body
-from toolwire.toolbox.web.html import html_to_markdown
-from toolwire.toolbox.web.paging import page_text
-from toolwire.toolbox.web.settings import DEFAULT_USER_AGENT, FetchSettings
+from toolwire.toolbox.web._charsets import declared_charset, decode_body, looks_binary
+from toolwire.toolbox.web._documents import UnsupportedContent, content_kind, convert_body
+from toolwire.toolbox.web._html import html_to_markdown
+from toolwire.toolbox.web._paging import page_text
+from toolwire.toolbox.web._settings import DEFAULT_USER_AGENT, FetchSettings
 
 # --- paging ---------------------------------------------------------------------------------
 

@@ -21,9 +21,9 @@ from toolwire.toolbox.web.search import (
     key_configured,
     web_search_tool,
 )
-from toolwire.toolbox.web.search.failures import ProviderFailure, status_failure
-from toolwire.toolbox.web.search.hits import MAX_SNIPPET_CHARS, make_hit, plain
-from toolwire.toolbox.web.search.render import render_text
+from toolwire.toolbox.web.search._failures import ProviderFailure, status_failure
+from toolwire.toolbox.web.search._hits import MAX_SNIPPET_CHARS, make_hit, plain
+from toolwire.toolbox.web.search._render import render_text
 
 
 def response(status: int, body: bytes = b"", **headers: str) -> FetchResponse:
@@ -155,7 +155,7 @@ def test_key_configured_reads_the_environment_variable(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_key_configured_sees_the_vault_file(tmp_path: Path) -> None:
-    from toolwire.capabilities.kinds.secrets.resolvers import VaultSecretsResolver
+    from toolwire.capabilities.kinds.secrets._resolvers import VaultSecretsResolver
 
     ref = "providers/exa/apiKey"
     assert not key_configured(ref, environ={}, vault_dir=str(tmp_path))

@@ -1,8 +1,8 @@
 """Bringing an MCP server's tools in: `McpProvider` and what keeps it connected.
 
-``provider.py`` (`McpProvider`), ``connection.py`` and ``link.py`` (reconnecting links),
-``transports.py`` (stdio, streamable HTTP), ``handlers.py`` (what the server may ask the host),
-``bridge.py`` (a registry kept in step), ``pinning.py`` (definitions trusted as first seen),
+``_provider.py`` (`McpProvider`), ``connection.py`` and ``link.py`` (reconnecting links),
+``_transports.py`` (stdio, streamable HTTP), ``handlers.py`` (what the server may ask the host),
+``_bridge.py`` (a registry kept in step), ``pinning.py`` (definitions trusted as first seen),
 ``tasks.py`` (calling a tool that runs as a task).
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from toolwire.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from toolwire.mcp.client.provider import (
+    from toolwire.mcp.client._provider import (
         DEFAULT_MCP_RESULT_LIMIT_CHARS,
         McpProvider,
         McpServerConfig,
@@ -30,10 +30,10 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "DEFAULT_MCP_RESULT_LIMIT_CHARS": "toolwire.mcp.client.provider",
-        "McpProvider": "toolwire.mcp.client.provider",
-        "McpServerConfig": "toolwire.mcp.client.provider",
-        "ToolsListener": "toolwire.mcp.client.provider",
+        "DEFAULT_MCP_RESULT_LIMIT_CHARS": "toolwire.mcp.client._provider",
+        "McpProvider": "toolwire.mcp.client._provider",
+        "McpServerConfig": "toolwire.mcp.client._provider",
+        "ToolsListener": "toolwire.mcp.client._provider",
     },
     globals(),
 )

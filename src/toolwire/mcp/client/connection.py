@@ -29,10 +29,10 @@ import mcp_types as mt
 from mcp.client.client import Client
 
 from toolwire.errors import ProviderError
+from toolwire.mcp._settings import McpServerConfig
 from toolwire.mcp.client.handlers import ClientHandlers
 from toolwire.mcp.client.link import Link, hold_link
 from toolwire.mcp.client.tasks import supports_task_calls
-from toolwire.mcp.settings import McpServerConfig
 
 __all__ = ["McpConnection", "ToolsHandler", "describe_error"]
 

@@ -32,10 +32,10 @@ import anyio.abc
 import mcp_types as mt
 from mcp.client.client import Client
 
+from toolwire.mcp._settings import McpServerConfig
+from toolwire.mcp.client._transports import open_transport
 from toolwire.mcp.client.handlers import ClientHandlers
 from toolwire.mcp.client.tasks import TasksClientExtension, route_task_progress
-from toolwire.mcp.client.transports import open_transport
-from toolwire.mcp.settings import McpServerConfig
 from toolwire.version import __version__
 
 __all__ = ["Link", "ListingHandler", "hold_link", "list_all_tools"]

@@ -38,7 +38,7 @@ from toolwire.errors import ConfigurationError
 if TYPE_CHECKING:  # the SDK's types only annotate here (opening a registry needs no SDK)
     import mcp_types as mt
 
-    from toolwire.stores.base import KeyValueBackend
+    from toolwire.stores._base import KeyValueBackend
 
 __all__ = ["PIN_MODES", "DefinitionPins", "PinMode", "PinnedTool", "definition_hash"]
 

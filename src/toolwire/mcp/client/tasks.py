@@ -46,8 +46,7 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
-from toolwire.mcp.revision import supports_core_tasks
-from toolwire.mcp.task_extension import (
+from toolwire.mcp._task_extension import (
     EXTENSION_AD,
     TASKS_EXTENSION,
     CancelTaskRequest,
@@ -58,6 +57,7 @@ from toolwire.mcp.task_extension import (
     UpdateTaskParams,
     UpdateTaskRequest,
 )
+from toolwire.mcp.revision import supports_core_tasks
 
 __all__ = [
     "DEFAULT_POLL_S",

@@ -42,7 +42,7 @@ from toolwire.errors import ConfigurationError
 if TYPE_CHECKING:
     from toolwire.capabilities.kinds.storage.seam import KeyValueStore
     from toolwire.registry import ToolRegistry
-    from toolwire.stores.memory import MemoryKeyValueBackend
+    from toolwire.stores._memory import MemoryKeyValueBackend
 
 __all__ = [
     "DEFAULT_EVENT_TTL_S",
@@ -120,7 +120,7 @@ class KvEventStore:
         if factory is not None:
             store = factory(EVENTS_TOOL, EVENTS_SCOPE)
             return cls(store, ttl_s=ttl_s, max_events_per_stream=max_events_per_stream)
-        from toolwire.stores.memory import MemoryKeyValueBackend
+        from toolwire.stores._memory import MemoryKeyValueBackend
 
         private = MemoryKeyValueBackend()
         return cls(

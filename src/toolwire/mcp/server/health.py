@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
 
     from toolwire.capabilities.seams import KeyValueStore
-    from toolwire.stores.base import KeyValueBackend
+    from toolwire.stores._base import KeyValueBackend
 
 __all__ = ["DEFAULT_HEALTH_TIMEOUT_S", "HEALTH_PATH", "HEALTH_TOOL", "StoreHealth", "health_route"]
 

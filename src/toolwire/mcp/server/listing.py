@@ -1,7 +1,7 @@
 """A registry's tools as ``tools/list`` entries, built as plain JSON without the MCP SDK.
 
 `tool_entry` gives exactly what the SDK server's ``tools/list`` answers for one tool (the
-``mcp_types.Tool`` that `toolwire.mcp.server.server` builds, dumped by alias without ``None``s):
+``mcp_types.Tool`` that `toolwire.mcp.server._server` builds, dumped by alias without ``None``s):
 name, title, description, ``inputSchema``, ``outputSchema``, every annotation hint set explicitly
 (`toolwire.mcp.server.rich_results.explicit_hints`) and the icons. The lean stdio loop
 (`toolwire.mcp.server.fast_stdio`) lists with it, so a client's first ``tools/list`` needs no SDK.

@@ -5,7 +5,7 @@
   on, since each credential sees only the tools it was granted; ``"public"`` otherwise.
 - **discovery**: ``server/discover`` is the SDK's handler; what this module adds is that its
   capabilities say ``tools.listChanged: true`` (``subscriptions/listen`` is served) and that it is
-  cached like the listing. The server's title and icons (`toolwire.mcp.server.identity`) ride every
+  cached like the listing. The server's title and icons (`toolwire.mcp.server._identity`) ride every
   2026-07-28 answer's ``serverInfo`` stamp and the legacy ``initialize`` result.
 - **list changes**: `ToolListNotifier` watches the registry (a bridged MCP server connecting,
   its tools changing, anything registered or removed) and tells every client: a
@@ -34,7 +34,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 
 from toolwire.errors import ConfigurationError
 from toolwire.mcp.revision import is_stateless
-from toolwire.mcp.server.identity import ServerIdentity
+from toolwire.mcp.server._identity import ServerIdentity
 from toolwire.mcp.server.listing import DEFAULT_TOOLS_LIST_TTL_S
 
 if TYPE_CHECKING:

@@ -26,10 +26,10 @@ from toolwire.execution.handles import (
     load_record,
     session_handles,
 )
-from toolwire.mcp.server.auth.principals import request_principal
+from toolwire.mcp.server.auth._principals import request_principal
 from toolwire.results import Ok, ToolResult
-from toolwire.safety.redaction import redact_secrets
-from toolwire.safety.untrusted import strip_template_tokens, wrap_untrusted
+from toolwire.safety._redaction import redact_secrets
+from toolwire.safety._untrusted import strip_template_tokens, wrap_untrusted
 
 if TYPE_CHECKING:  # the SDK loads when the resources are served (result_link needs none)
     from mcp.server import Server

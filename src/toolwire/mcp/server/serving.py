@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import anyio
 
 from toolwire.errors import ConfigurationError
-from toolwire.mcp.server.server import (
+from toolwire.mcp.server._server import (
     DEFAULT_HTTP_HOST,
     DEFAULT_HTTP_PORT,
     ServeOptions,
@@ -59,7 +59,7 @@ def http_protocol() -> type[asyncio.Protocol] | str:
 
     if not coalesce_enabled() or importlib.util.find_spec("httptools") is None:
         return "auto"
-    from toolwire.mcp.server.fast_http.coalesce_protocol import CoalescingHttpToolsProtocol
+    from toolwire.mcp.server.fast_http._coalesce_protocol import CoalescingHttpToolsProtocol
 
     return CoalescingHttpToolsProtocol
 
@@ -133,7 +133,7 @@ def create_http_app(
     Sessions are bounded by ``options.session_idle_timeout_s`` and ``options.max_sessions``,
     and a client that disconnects aborts its calls.
     """
-    from toolwire.mcp.server.http_endpoint import create_http_endpoint
+    from toolwire.mcp.server._http_endpoint import create_http_endpoint
 
     return create_http_endpoint(registry, options, host=host).app
 
@@ -163,7 +163,7 @@ async def serve_http(
     """
     import uvicorn
 
-    from toolwire.mcp.server.http_endpoint import create_http_endpoint
+    from toolwire.mcp.server._http_endpoint import create_http_endpoint
 
     check_served_exposure(host, options)
     endpoint = create_http_endpoint(registry, options, host=host)
@@ -216,7 +216,7 @@ def check_served_exposure(host: str, options: ServeOptions | None) -> None:
         ConfigurationError: the address is reachable from other machines and nobody would be
             asked who they are.
     """
-    from toolwire.mcp.server.auth.exposure import check_exposure
+    from toolwire.mcp.server.auth._exposure import check_exposure
 
     opts = options or ServeOptions()
     warning = check_exposure(

@@ -21,16 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 from toolwire.mcp.revision import is_stateless
 from toolwire.mcp.server.listing import PER_SESSION_CACHE
-from toolwire.providers.base import ProviderContext
+from toolwire.providers._base import ProviderContext
 from toolwire.results import Ok
-from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
+from toolwire.tool_search._deferral import TOOL_SEARCH_NAME
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
     from toolwire.calls import CallOutcome
     from toolwire.principals import Principal
-    from toolwire.providers.snapshot import ToolSnapshot
+    from toolwire.providers._snapshot import ToolSnapshot
     from toolwire.registry import ToolRegistry
     from toolwire.tools import Tool
 

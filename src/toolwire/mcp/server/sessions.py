@@ -58,8 +58,8 @@ if TYPE_CHECKING:
     from starlette.types import Receive, Scope, Send
 
     from toolwire.mcp.server.event_store import KvEventStore
+    from toolwire.replicas._session_records import SessionRecord
     from toolwire.replicas.handshake_sessions import SharedSessions
-    from toolwire.replicas.session_records import SessionRecord
 
 __all__ = ["BoundedSessionManager"]
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.execution.tasks import Tasks
-from toolwire.mcp.server.auth.principals import request_principal
+from toolwire.mcp.server.auth._principals import request_principal
 
 __all__ = ["ARGUMENTS_KEPT_CHARS", "TaskRecord", "TaskRecords", "request_owner"]
 

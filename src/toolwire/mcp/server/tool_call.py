@@ -40,14 +40,14 @@ from toolwire.mcp.server.media import media_blocks
 from toolwire.mcp.server.result_resources import result_link
 from toolwire.mcp.server.rich_results import structured_text_block
 from toolwire.principals import LOCAL, Principal
-from toolwire.replicas.session_read_records import SessionReadRecords
+from toolwire.replicas._session_read_records import SessionReadRecords
 from toolwire.results import Ok
-from toolwire.tool_search.deferral import TOOL_SEARCH_NAME
+from toolwire.tool_search._deferral import TOOL_SEARCH_NAME
 
 if TYPE_CHECKING:
     from toolwire.calls import CallOutcome
     from toolwire.context import AbortSignal
-    from toolwire.mcp.server.options import ServeOptions
+    from toolwire.mcp.server._options import ServeOptions
     from toolwire.presenting import Presenter
     from toolwire.registry import ToolRegistry
     from toolwire.tools import Tool

@@ -23,33 +23,33 @@ ref |
 | ``browser_console_messages`` | the tab's console and uncaught errors |
 | ``browser_close`` | close the session's browser context |
 
-Each declares ``browser()``: the call's session's context in the shared Chromium, every request
-of which goes through the egress proxy under the call's network policy; and the personality's
-file reach, where downloads are saved (``downloads/`` under the working directory). Without a
+Each declares ``browser()``: the call's session's context in the shared Chromium, every request of
+which goes through the egress proxy under the call's network policy; and the personality's file
+reach, where downloads are saved (a ``downloads`` folder under the working directory). Without a
 `BrowserBackend` they answer ``not_available``; without Chromium or Playwright they are hidden
 (``is_available``). Everything they answer comes from the page: ``output_is_untrusted``.
 
-Rooms: ``availability.py`` (`browser_tool`; can the tools run here?), ``common.py`` (the session,
-an action, the answer's shape), ``navigation.py``, ``interaction.py``, ``observation.py``,
-``tabs.py``, ``downloads.py`` (the tools) and ``snapshots.py`` (reducing a snapshot).
+Rooms: ``_availability.py`` (`browser_tool`; can the tools run here?), ``_common.py`` (the session,
+an action, the answer's shape), ``_navigation.py``, ``_interaction.py``, ``_observation.py``,
+``_tabs.py``, ``_downloads.py`` (the tools) and ``_snapshots.py`` (reducing a snapshot).
 """
 
 from __future__ import annotations
 
-from toolwire.toolbox.browser.availability import browser_available
-from toolwire.toolbox.browser.interaction import (
+from toolwire.toolbox.browser._availability import browser_available
+from toolwire.toolbox.browser._interaction import (
     browser_click,
     browser_press_key,
     browser_select_option,
     browser_type,
 )
-from toolwire.toolbox.browser.navigation import browser_back, browser_navigate, browser_wait_for
-from toolwire.toolbox.browser.observation import (
+from toolwire.toolbox.browser._navigation import browser_back, browser_navigate, browser_wait_for
+from toolwire.toolbox.browser._observation import (
     browser_console_messages,
     browser_screenshot,
     browser_snapshot,
 )
-from toolwire.toolbox.browser.tabs import browser_close, browser_tabs
+from toolwire.toolbox.browser._tabs import browser_close, browser_tabs
 from toolwire.tools import Tool
 
 __all__ = ["browser_available", "browser_tools"]

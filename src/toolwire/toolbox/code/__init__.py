@@ -22,27 +22,27 @@ registry.register_all(code_tools(settings=CodeSettings(tests_timeout_s=1800)))  
 The result is ``Ok`` whenever the checker ran, findings or not: the text gives the counts,
 then every finding grouped by file; ``structured`` holds every diagnostic (file, line, column,
 code, severity, message, tool) and test (name, outcome, duration, message, details). Errors
-(`toolwire.toolbox.code.failures`) mean the checker could not run. Where checkers are looked
-for: `toolwire.toolbox.code.toolchains`.
+(`toolwire.toolbox.code._failures`) mean the checker could not run. Where checkers are looked
+for: `toolwire.toolbox.code._toolchains`.
 
 Rooms:
 
-- ``definitions.py`` (the three tools), ``checking.py`` (their shared flow), ``running.py``
-  (`CheckRequest`), ``toolchains.py``, ``sandbox_roots.py``, ``projects.py`` (marker files),
-  ``ecosystems.py`` (the table: which checker per ecosystem);
-- the checkers: ``python_checks.py``, ``pytest_checks.py``, ``javascript_checks.py``,
-  ``javascript_tests.py``, ``go_checks.py``, ``rust_checks.py``, ``report_lint.py``;
-- reading them: ``parsing.py``, ``reports.py``, ``junit.py``, ``safe_xml.py``,
-  ``cargo_messages.py``; answering: ``diagnostics.py``, ``failures.py``, ``rendering.py``.
+- ``_definitions.py`` (the three tools), ``_checking.py`` (their shared flow), ``_running.py``
+  (`CheckRequest`), ``_toolchains.py``, ``sandbox_roots.py``, ``_projects.py`` (marker files),
+  ``_ecosystems.py`` (the table: which checker per ecosystem);
+- the checkers: ``_python_checks.py``, ``_pytest_checks.py``, ``_javascript_checks.py``,
+  ``_javascript_tests.py``, ``_go_checks.py``, ``_rust_checks.py``, ``_report_lint.py``;
+- reading them: ``_parsing.py``, ``_reports.py``, ``_junit.py``, ``_safe_xml.py``,
+  ``_cargo_messages.py``; answering: ``_diagnostics.py``, ``_failures.py``, ``_rendering.py``.
 """
 
 from __future__ import annotations
 
-from toolwire.config.code import CodeSettings
-from toolwire.toolbox.code.definitions import make_lint, make_run_tests, make_typecheck
-from toolwire.toolbox.code.diagnostics import CheckRun, Diagnostic, TestOutcome
-from toolwire.toolbox.code.projects import Project, detect_project
-from toolwire.toolbox.code.toolchains import Toolchains
+from toolwire.config._code import CodeSettings
+from toolwire.toolbox.code._definitions import make_lint, make_run_tests, make_typecheck
+from toolwire.toolbox.code._diagnostics import CheckRun, Diagnostic, TestOutcome
+from toolwire.toolbox.code._projects import Project, detect_project
+from toolwire.toolbox.code._toolchains import Toolchains
 from toolwire.tools import Tool
 
 __all__ = [

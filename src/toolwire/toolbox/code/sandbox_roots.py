@@ -6,7 +6,7 @@ virtualenv, ``/work/x/.venv/bin``) would not be found inside it. Each code tool 
 ``process(binaries, read=checker_roots(...))``: its children may read, never write,
 
 - the Python toolwire runs on (``sys.prefix``, ``sys.base_prefix``);
-- for each of its checkers found on the search path (`toolwire.toolbox.code.toolchains`): its
+- for each of its checkers found on the search path (`toolwire.toolbox.code._toolchains`): its
   directory and, through a link, the real one; the virtualenv around it (``pyvenv.cfg``) and
   that environment's base interpreter (``home``); the interpreter a script's ``#!`` line names;
 - for ``cargo``, ``$RUSTUP_HOME`` (the toolchains rustup's ``cargo`` runs) and the crate caches
@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterable
 
 from toolwire.safety.sensitive_paths import is_sensitive
-from toolwire.toolbox.code.toolchains import SYSTEM_DIRS, default_search_dirs
+from toolwire.toolbox.code._toolchains import SYSTEM_DIRS, default_search_dirs
 
 __all__ = ["checker_roots", "hidden_needs", "needs_of"]
 

@@ -9,14 +9,14 @@ Passing ``expected_rev`` turns a concurrent change into a ``STALE_WRITE`` refusa
 
 Columns: ``todo``, ``ready``, ``running``, ``review``, ``blocked``, ``done``, ``archived``.
 
-Rooms: ``tools.py`` (the five tools), ``board.py`` (`Board`) and ``cards.py`` (`Card`).
+Rooms: ``_tools.py`` (the five tools), ``_board.py`` (`Board`) and ``_cards.py`` (`Card`).
 """
 
 from __future__ import annotations
 
-from toolwire.toolbox.kanban.board import DEFAULT_MAX_CARDS
-from toolwire.toolbox.kanban.cards import COLUMNS
-from toolwire.toolbox.kanban.tools import kanban_tool_list
+from toolwire.toolbox.kanban._board import DEFAULT_MAX_CARDS
+from toolwire.toolbox.kanban._cards import COLUMNS
+from toolwire.toolbox.kanban._tools import kanban_tool_list
 from toolwire.tools import Tool
 
 __all__ = ["COLUMNS", "DEFAULT_MAX_CARDS", "kanban_tools"]

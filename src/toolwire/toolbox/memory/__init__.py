@@ -2,7 +2,7 @@
 
 - ``memory_read`` / ``memory_write``: long-term notes in the key-value store, in the call's
   memory scope (``global``, ``personality:<id>``, ``team:<id>`` or the host's
-  ``memory_scope_id``; see `toolwire.toolbox.memory.scopes`), within `MemoryLimits`, every
+  ``memory_scope_id``; see `toolwire.toolbox.memory._scopes`), within `MemoryLimits`, every
   write a compare-and-set so concurrent agents lose nothing. They declare ``shared_storage()``.
 - ``session_search``: ranked full-text search over past sessions through the ``archive`` kind.
 
@@ -12,14 +12,16 @@ from toolwire.toolbox.memory import MemoryLimits, memory_tools
 registry.register_all(memory_tools(MemoryLimits(max_scope_chars=32_000)))
 ```
 
-Also here: ``swaps.py`` (`swap`: compare-and-set one key until no other writer got in between).
+Rooms: ``_tools.py`` (the three tools), ``_notes.py`` (a scope's notes), ``_scopes.py`` (which scope
+a call writes), ``_search.py`` (``session_search``). Also here: ``_swaps.py`` (`swap`:
+compare-and-set one key until no other writer got in between).
 """
 
 from __future__ import annotations
 
-from toolwire.toolbox.memory.notes import MemoryLimits
-from toolwire.toolbox.memory.search import session_search
-from toolwire.toolbox.memory.tools import note_tools
+from toolwire.toolbox.memory._notes import MemoryLimits
+from toolwire.toolbox.memory._search import session_search
+from toolwire.toolbox.memory._tools import note_tools
 from toolwire.tools import Tool
 
 __all__ = ["MemoryLimits", "memory_tools", "session_search"]

@@ -13,17 +13,17 @@ registry.register_all(web_tools(FetchSettings(respect_robots=False)))  # fetches
 ``web_search`` asks the provider of ``search`` (`WebSearchSettings`, by default from
 ``TOOLWIRE_WEB_SEARCH_*``: DuckDuckGo without a key) through the same backend.
 
-Rooms: ``fetch.py`` (``fetch_url``), ``settings.py`` (`FetchSettings`), ``robots.py``
-(robots.txt, RFC 9309), ``charsets.py`` (bytes → text), ``documents.py`` (a body → what the model
-reads), ``html.py`` (HTML → Markdown), ``paging.py`` (a window of a long text), ``search/``
+Rooms: ``_fetch.py`` (``fetch_url``), ``_settings.py`` (`FetchSettings`), ``_robots.py``
+(robots.txt, RFC 9309), ``_charsets.py`` (bytes → text), ``_documents.py`` (a body → what the model
+reads), ``_html.py`` (HTML → Markdown), ``_paging.py`` (a window of a long text), ``search/``
 (``web_search`` and its providers).
 """
 
 from __future__ import annotations
 
-from toolwire.toolbox.web.fetch import fetch_url_tool
+from toolwire.toolbox.web._fetch import fetch_url_tool
+from toolwire.toolbox.web._settings import FetchSettings
 from toolwire.toolbox.web.search import WebSearchSettings, web_search_tool
-from toolwire.toolbox.web.settings import FetchSettings
 from toolwire.tools import Tool
 
 __all__ = [

@@ -13,7 +13,7 @@ from typing import Any
 
 from fakes.providers import KEYS
 from toolwire.capabilities.kinds.network import SafeFetcher, StaticResolver
-from toolwire.capabilities.kinds.secrets.resolvers import EnvSecretsResolver
+from toolwire.capabilities.kinds.secrets._resolvers import EnvSecretsResolver
 from toolwire.capabilities.resolver import CapabilityBackends
 from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.context import ToolContext

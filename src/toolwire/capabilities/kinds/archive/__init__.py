@@ -12,10 +12,10 @@ async with SqliteSessionArchive(".toolwire/state.db") as archive:
 ```
 
 Rooms: ``kind.py`` (declaration and row), ``seam.py`` (`ScopedArchive`, `ArchiveHit`,
-`ArchiveScope`), ``base.py`` (`SessionArchive`: record and search), ``sqlite.py`` (FTS5) and
-``postgres.py`` (full-text search), ``query.py`` (the model's search text as a safe query),
-``stop_words.py`` (the words no archive searches), ``scoped.py`` (`ScopedSessionArchive`) and
-``urls.py`` (`create_session_archive` from a store URL).
+`ArchiveScope`), ``_base.py`` (`SessionArchive`: record and search), ``_sqlite.py`` (FTS5) and
+``_postgres.py`` (full-text search), ``_query.py`` (the model's search text as a safe query),
+``_stop_words.py`` (the words no archive searches), ``_scoped.py`` (`ScopedSessionArchive`) and
+``_urls.py`` (`create_session_archive` from a store URL).
 """
 
 from __future__ import annotations
@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING
 from toolwire.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.kinds.archive.base import MAX_HITS, SessionArchive
+    from toolwire.capabilities.kinds.archive._base import MAX_HITS, SessionArchive
+    from toolwire.capabilities.kinds.archive._postgres import PostgresSessionArchive
+    from toolwire.capabilities.kinds.archive._query import SearchQuery, parse_query
+    from toolwire.capabilities.kinds.archive._scoped import ScopedSessionArchive
+    from toolwire.capabilities.kinds.archive._sqlite import SqliteSessionArchive
+    from toolwire.capabilities.kinds.archive._urls import archive_url_for, create_session_archive
     from toolwire.capabilities.kinds.archive.kind import (
         ARCHIVE,
         ArchiveCapability,
@@ -34,11 +39,6 @@ if TYPE_CHECKING:
         ScopedArchive,
         archive,
     )
-    from toolwire.capabilities.kinds.archive.postgres import PostgresSessionArchive
-    from toolwire.capabilities.kinds.archive.query import SearchQuery, parse_query
-    from toolwire.capabilities.kinds.archive.scoped import ScopedSessionArchive
-    from toolwire.capabilities.kinds.archive.sqlite import SqliteSessionArchive
-    from toolwire.capabilities.kinds.archive.urls import archive_url_for, create_session_archive
 
 _LAZY = {
     "ARCHIVE": "toolwire.capabilities.kinds.archive.kind",
@@ -47,15 +47,15 @@ _LAZY = {
     "ArchiveScope": "toolwire.capabilities.kinds.archive.kind",
     "ScopedArchive": "toolwire.capabilities.kinds.archive.kind",
     "archive": "toolwire.capabilities.kinds.archive.kind",
-    "MAX_HITS": "toolwire.capabilities.kinds.archive.base",
-    "PostgresSessionArchive": "toolwire.capabilities.kinds.archive.postgres",
-    "ScopedSessionArchive": "toolwire.capabilities.kinds.archive.scoped",
-    "SearchQuery": "toolwire.capabilities.kinds.archive.query",
-    "SessionArchive": "toolwire.capabilities.kinds.archive.base",
-    "SqliteSessionArchive": "toolwire.capabilities.kinds.archive.sqlite",
-    "archive_url_for": "toolwire.capabilities.kinds.archive.urls",
-    "create_session_archive": "toolwire.capabilities.kinds.archive.urls",
-    "parse_query": "toolwire.capabilities.kinds.archive.query",
+    "MAX_HITS": "toolwire.capabilities.kinds.archive._base",
+    "PostgresSessionArchive": "toolwire.capabilities.kinds.archive._postgres",
+    "ScopedSessionArchive": "toolwire.capabilities.kinds.archive._scoped",
+    "SearchQuery": "toolwire.capabilities.kinds.archive._query",
+    "SessionArchive": "toolwire.capabilities.kinds.archive._base",
+    "SqliteSessionArchive": "toolwire.capabilities.kinds.archive._sqlite",
+    "archive_url_for": "toolwire.capabilities.kinds.archive._urls",
+    "create_session_archive": "toolwire.capabilities.kinds.archive._urls",
+    "parse_query": "toolwire.capabilities.kinds.archive._query",
 }
 
 

@@ -23,7 +23,7 @@ from toolwire.capabilities.kind import Capability, CapabilityKind, Resolution
 from toolwire.capabilities.kinds.archive.seam import ArchiveHit, ArchiveScope, ScopedArchive
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.backends import CapabilityBackends
+    from toolwire.capabilities._backends import CapabilityBackends
 
 __all__ = [
     "ARCHIVE",
@@ -50,8 +50,8 @@ def _backend(backends: CapabilityBackends) -> object | None:
 
 
 def _resolve(declared: ArchiveCapability, call: Resolution) -> ScopedArchive | None:
-    from toolwire.capabilities.kinds.archive.base import SessionArchive
-    from toolwire.capabilities.kinds.archive.scoped import ScopedSessionArchive
+    from toolwire.capabilities.kinds.archive._base import SessionArchive
+    from toolwire.capabilities.kinds.archive._scoped import ScopedSessionArchive
 
     backend = _backend(call.backends)
     if not isinstance(backend, SessionArchive):

@@ -1,7 +1,7 @@
 """The ``attachments`` kind: the turn's attachments of the declared kinds.
 
-``kind.py`` (declaration and row), ``seam.py`` (`ScopedAttachments` and its values), ``filtered.py``
-(`FilteredAttachments`, the seam limited to the declared kinds).
+``kind.py`` (declaration and row), ``seam.py`` (`ScopedAttachments` and its values),
+``_filtered.py`` (`FilteredAttachments`, the seam limited to the declared kinds).
 """
 
 from __future__ import annotations

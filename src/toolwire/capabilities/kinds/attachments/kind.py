@@ -67,14 +67,14 @@ def attachment_files(call: Resolution) -> tuple[str, ...]:
     declared = call.capabilities.get(ATTACHMENTS)
     if declared is None:
         return ()
-    from toolwire.capabilities.kinds.attachments.filtered import attachment_read_dirs
+    from toolwire.capabilities.kinds.attachments._filtered import attachment_read_dirs
 
     cache_dir = call.backends.attachment_cache_dir
     return attachment_read_dirs(_turn(call), declared.kinds, cache_dir=cache_dir)
 
 
 def _resolve(declared: AttachmentsCapability, call: Resolution) -> ScopedAttachments:
-    from toolwire.capabilities.kinds.attachments.filtered import FilteredAttachments
+    from toolwire.capabilities.kinds.attachments._filtered import FilteredAttachments
 
     cache_dir = call.backends.attachment_cache_dir
     return FilteredAttachments(_turn(call), declared.kinds, cache_dir=cache_dir)

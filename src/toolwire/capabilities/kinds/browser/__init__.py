@@ -15,9 +15,9 @@ only when Chromium starts (``pip install 'toolwire[browser]'``); no browser is d
 `find_chromium` finds the system's. See ``docs/toolbox.md`` ("browser").
 
 Rooms: ``kind.py`` (declaration and row), ``seam.py`` (`ScopedBrowser`, the session and tab
-protocols a tool sees, which URLs a page may open), ``settings.py`` (`BrowserSettings`),
-``runtime.py`` (the one Chromium and its egress proxy), ``backend.py`` (`BrowserBackend`),
-``session.py`` (`BrowserSession`: one context, its tabs, its proxy listener), ``tabs.py``
+protocols a tool sees, which URLs a page may open), ``_settings.py`` (`BrowserSettings`),
+``_runtime.py`` (the one Chromium and its egress proxy), ``backend.py`` (`BrowserBackend`),
+``_session.py`` (`BrowserSession`: one context, its tabs, its proxy listener), ``_tabs.py``
 (`Tab`: one page and what happened on it).
 """
 
@@ -28,6 +28,15 @@ from typing import TYPE_CHECKING
 from toolwire.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from toolwire.capabilities.kinds.browser._session import BrowserSession
+    from toolwire.capabilities.kinds.browser._settings import (
+        CHROMIUM_ENV,
+        CHROMIUM_NAMES,
+        BrowserSettings,
+        chromium_args,
+        find_chromium,
+    )
+    from toolwire.capabilities.kinds.browser._tabs import Tab
     from toolwire.capabilities.kinds.browser.backend import (
         BrowserBackend,
         SessionBrowser,
@@ -49,15 +58,6 @@ if TYPE_CHECKING:
         ScopedBrowser,
         navigation_refusal,
     )
-    from toolwire.capabilities.kinds.browser.session import BrowserSession
-    from toolwire.capabilities.kinds.browser.settings import (
-        CHROMIUM_ENV,
-        CHROMIUM_NAMES,
-        BrowserSettings,
-        chromium_args,
-        find_chromium,
-    )
-    from toolwire.capabilities.kinds.browser.tabs import Tab
 
 _LAZY = {
     "BROWSER": "toolwire.capabilities.kinds.browser.kind",
@@ -71,15 +71,15 @@ _LAZY = {
     "REFUSAL_HEADER_NAME": "toolwire.capabilities.kinds.browser.seam",
     "ScopedBrowser": "toolwire.capabilities.kinds.browser.seam",
     "BrowserBackend": "toolwire.capabilities.kinds.browser.backend",
-    "BrowserSession": "toolwire.capabilities.kinds.browser.session",
-    "BrowserSettings": "toolwire.capabilities.kinds.browser.settings",
-    "CHROMIUM_ENV": "toolwire.capabilities.kinds.browser.settings",
-    "CHROMIUM_NAMES": "toolwire.capabilities.kinds.browser.settings",
+    "BrowserSession": "toolwire.capabilities.kinds.browser._session",
+    "BrowserSettings": "toolwire.capabilities.kinds.browser._settings",
+    "CHROMIUM_ENV": "toolwire.capabilities.kinds.browser._settings",
+    "CHROMIUM_NAMES": "toolwire.capabilities.kinds.browser._settings",
     "ConsoleEntry": "toolwire.capabilities.kinds.browser.seam",
     "SessionBrowser": "toolwire.capabilities.kinds.browser.backend",
-    "Tab": "toolwire.capabilities.kinds.browser.tabs",
-    "chromium_args": "toolwire.capabilities.kinds.browser.settings",
-    "find_chromium": "toolwire.capabilities.kinds.browser.settings",
+    "Tab": "toolwire.capabilities.kinds.browser._tabs",
+    "chromium_args": "toolwire.capabilities.kinds.browser._settings",
+    "find_chromium": "toolwire.capabilities.kinds.browser._settings",
     "navigation_refusal": "toolwire.capabilities.kinds.browser.seam",
     "playwright_installed": "toolwire.capabilities.kinds.browser.backend",
 }

@@ -17,15 +17,15 @@ import logging
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from toolwire.capabilities.kinds.browser.session import BrowserSession
-from toolwire.capabilities.kinds.browser.settings import BrowserSettings
-from toolwire.capabilities.kinds.network.resolvers import Resolver
+from toolwire.capabilities.kinds.browser._session import BrowserSession
+from toolwire.capabilities.kinds.browser._settings import BrowserSettings
+from toolwire.capabilities.kinds.network._resolvers import Resolver
 from toolwire.capabilities.seams import NetworkPolicy
 from toolwire.errors import ConfigurationError, StoreError
 from toolwire.principals import PRINCIPAL_SEPARATOR
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.kinds.browser.runtime import BrowserRuntime
+    from toolwire.capabilities.kinds.browser._runtime import BrowserRuntime
     from toolwire.replicas.claims import SessionClaims
 
 __all__ = ["BrowserBackend", "SessionBrowser", "playwright_installed"]
@@ -155,7 +155,7 @@ class BrowserBackend:
                 await found.aclose()
             self._sessions.clear()
             await self._runtime.aclose()
-        from toolwire.capabilities.kinds.browser.runtime import (
+        from toolwire.capabilities.kinds.browser._runtime import (
             BrowserRuntime,  # httpx: on first use
         )
 

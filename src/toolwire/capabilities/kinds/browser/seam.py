@@ -6,8 +6,8 @@ shared Chromium (`ScopedBrowser`). Opening it gives the session (its tabs, setti
 each tab holds a Playwright page — the one thing of the driver a tool touches: every request the
 page makes goes through the session's egress-proxy listener under the call's network policy, and
 a navigation to anything but ``http(s)`` and ``about:blank`` is refused (`navigation_refusal`).
-The implementations (`toolwire.capabilities.kinds.browser.session.BrowserSession`,
-`toolwire.capabilities.kinds.browser.tabs.Tab`) start and close the driver; a tool never does.
+The implementations (`toolwire.capabilities.kinds.browser._session.BrowserSession`,
+`toolwire.capabilities.kinds.browser._tabs.Tab`) start and close the driver; a tool never does.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The ``fs_reach`` kind: file access within declared path prefixes.
 
-``kind.py`` (declaration and row), ``seam.py`` (`ScopedFs`, `DirEntry`), ``scoped.py``
+``kind.py`` (declaration and row), ``seam.py`` (`ScopedFs`, `DirEntry`), ``_scoped.py``
 (`ReachScopedFs`: the seam behind the deny floor), ``beneath.py`` (walking a path by directory
-descriptors, race-free), ``file_operations.py`` (what is done at a walked path),
-``regular_files.py`` (reads that never block), ``atomic.py`` (atomic replacement).
+descriptors, race-free), ``_file_operations.py`` (what is done at a walked path),
+``regular_files.py`` (reads that never block), ``_atomic.py`` (atomic replacement).
 """
 
 from __future__ import annotations

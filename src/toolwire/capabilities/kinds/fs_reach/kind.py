@@ -23,7 +23,7 @@ from toolwire.capabilities.kinds.attachments.kind import attachment_files
 from toolwire.capabilities.kinds.fs_reach.seam import DirEntry, ScopedFs
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.backends import FsReach
+    from toolwire.capabilities._backends import FsReach
 
 __all__ = [
     "FROM_PERSONALITY",
@@ -93,7 +93,7 @@ def call_reach(
 
 
 def _resolve(declared: FsReachCapability, call: Resolution) -> ScopedFs:
-    from toolwire.capabilities.kinds.fs_reach.scoped import ReachScopedFs
+    from toolwire.capabilities.kinds.fs_reach._scoped import ReachScopedFs
 
     base_dir = os.path.abspath(call.scope.working_dir or os.getcwd())
     read, write = call_reach(declared, call)
@@ -108,7 +108,7 @@ def _resolve(declared: FsReachCapability, call: Resolution) -> ScopedFs:
 
 
 def _personality_reach(call: Resolution) -> FsReach:
-    from toolwire.capabilities.backends import FsReach
+    from toolwire.capabilities._backends import FsReach
 
     backends, personality_id = call.backends, call.scope.personality_id
     if backends.personality_fs_reach is None:

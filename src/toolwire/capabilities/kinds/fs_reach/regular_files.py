@@ -13,7 +13,7 @@ saying what it is (``... it is a named pipe (FIFO), not a regular file ...``); a
 
 `stat_path` describes a path without opening it: its kind, its identity (device and inode, the same
 for every name of one file, hard links included), size and modification time. Both take a `Located`
-path that `toolwire.capabilities.kinds.fs_reach.scoped.ReachScopedFs` has already checked and
+path that `toolwire.capabilities.kinds.fs_reach._scoped.ReachScopedFs` has already checked and
 walked.
 """
 

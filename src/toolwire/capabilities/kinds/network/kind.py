@@ -45,7 +45,7 @@ def network(allowed_hosts: Iterable[str]) -> NetworkCapability:
         ToolDefinitionError: a pattern is not a host, ``*.suffix`` or ``*`` (each maybe with
             ``:port``).
     """
-    from toolwire.capabilities.kinds.network.ports import split_pattern
+    from toolwire.capabilities.kinds.network._ports import split_pattern
 
     hosts = non_empty_strings("network(allowed_hosts)", allowed_hosts)
     patterns = []
@@ -66,8 +66,8 @@ def _resolve(declared: NetworkCapability, call: Resolution) -> ScopedFetch | Non
     fetcher = call.backends.fetcher
     if fetcher is None:
         return None
-    from toolwire.capabilities.kinds.network.policy import resolve_allowed_hosts
-    from toolwire.capabilities.kinds.network.scoped import HostScopedFetch
+    from toolwire.capabilities.kinds.network._policy import resolve_allowed_hosts
+    from toolwire.capabilities.kinds.network._scoped import HostScopedFetch
 
     policy = call.scope.network_policy or call.backends.network_policy
     hosts = resolve_allowed_hosts(declared.allowed_hosts, policy)

@@ -2,10 +2,10 @@
 
 - ``kind.py``: the declaration (`ProcessCapability`, ``process(...)``) and its `CapabilityKind` row;
 - ``seam.py``: the `ScopedProcess` protocol a tool sees, and `BackgroundProcesses`;
-- ``scoped.py``: `LocalScopedProcess`, the seam bound to one call, holding the policy;
-- ``backends.py``: `ProcessBackend`, where children run (``LocalProcessBackend``: this machine);
-- ``runner.py``: running one child (`run_process`, `scrubbed_env`);
-- ``background.py``, ``background_process.py``, ``process_logs.py``, ``log_watch.py``: background
+- ``_scoped.py``: `LocalScopedProcess`, the seam bound to one call, holding the policy;
+- ``_backends.py``: `ProcessBackend`, where children run (``LocalProcessBackend``: this machine);
+- ``_runner.py``: running one child (`run_process`, `scrubbed_env`);
+- ``background.py``, ``_background_process.py``, ``_process_logs.py``, ``_log_watch.py``: background
   processes that outlive a call, their logs and their watchers;
 - ``sandbox/``: the bubblewrap process backend (`SandboxedProcessBackend`) and its egress proxy.
 """

@@ -1,9 +1,9 @@
 """`ProcessManager`: background processes that outlive one tool call, with logs on disk.
 
 Each process runs ``bash -c <command>`` with the same rules as
-`toolwire.capabilities.kinds.process.runner`: a scrubbed environment (`scrubbed_env`), stdin closed,
-its own session and process group. What differs is the lifetime: the process keeps running after the
-call that started it, until it exits, is stopped, or the manager closes.
+`toolwire.capabilities.kinds.process._runner`: a scrubbed environment (`scrubbed_env`), stdin
+closed, its own session and process group. What differs is the lifetime: the process keeps running
+after the call that started it, until it exits, is stopped, or the manager closes.
 
 - **Cap**: at most ``max_per_owner`` (8) *running* processes per owner (a personality id);
   one more raises `CapabilityError` (``PROCESS_CAP_EXCEEDED: ...``).
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
-from toolwire.capabilities.kinds.process.background_process import (
+from toolwire.capabilities.kinds.process._background_process import (
     STREAMS,
     BackgroundProcess,
     LogStream,
@@ -55,9 +55,9 @@ from toolwire.capabilities.kinds.process.background_process import (
     kill_live_groups,
     pump_output,
 )
-from toolwire.capabilities.kinds.process.log_watch import watch_logs
-from toolwire.capabilities.kinds.process.process_logs import RotatingLog, tail_generations
-from toolwire.capabilities.kinds.process.runner import GROUP_CONTROL, ProcessControl, scrubbed_env
+from toolwire.capabilities.kinds.process._log_watch import watch_logs
+from toolwire.capabilities.kinds.process._process_logs import RotatingLog, tail_generations
+from toolwire.capabilities.kinds.process._runner import GROUP_CONTROL, ProcessControl, scrubbed_env
 from toolwire.errors import CapabilityError, ConfigurationError
 
 if TYPE_CHECKING:
@@ -363,7 +363,7 @@ class ProcessManager:
         """``SIGKILL`` every group this manager started, at once, without waiting.
 
         At interpreter exit every group still tracked is killed this way, whether or not its manager
-        is still alive (`toolwire.capabilities.kinds.process.background_process.kill_live_groups`).
+        is still alive (`toolwire.capabilities.kinds.process._background_process.kill_live_groups`).
         """
         for entry in list(self._entries.values()):
             entry.stop_requested = True

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from toolwire.capabilities.kind import Capability, CapabilityKind, Resolution, non_empty_strings
 from toolwire.capabilities.kinds.fs_reach.kind import FS_REACH, call_reach
 from toolwire.capabilities.kinds.network.kind import NETWORK
-from toolwire.capabilities.kinds.process.sandbox.confinement import Confinement, NetworkReach
+from toolwire.capabilities.kinds.process.sandbox._confinement import Confinement, NetworkReach
 from toolwire.capabilities.kinds.process.seam import (
     DEFAULT_OWNER,
     STREAMS,
@@ -129,7 +129,7 @@ def _resolve(declared: ProcessCapability, call: Resolution) -> ScopedProcess | N
     backend = call.backends.processes
     if backend is None:
         return None
-    from toolwire.capabilities.kinds.process.scoped import LocalScopedProcess
+    from toolwire.capabilities.kinds.process._scoped import LocalScopedProcess
 
     return LocalScopedProcess(
         declared.allowed_binaries,

@@ -3,7 +3,7 @@
 A tool that declared write reach (``fs_reach(write=...)``) gets, as ``ctx.seam(PROTECTED_PATHS)``,
 the `ProtectedPaths` toolwire was started with (``CapabilityBackends.protected_paths``: the
 defaults, what it runs from, its config files, ``[sandbox] protected`` and ``unprotect``), so
-the write tools can refuse them saying why (`toolwire.toolbox.protected`). Nobody declares it:
+the write tools can refuse them saying why (`toolwire.toolbox._protected`). Nobody declares it:
 write reach implies it, and it needs no backend (the defaults apply without one).
 """
 

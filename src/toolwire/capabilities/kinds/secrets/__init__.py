@@ -1,7 +1,7 @@
 """The ``secrets`` kind: declared secret refs, resolved for the call.
 
-``kind.py`` (declaration and row), ``seam.py`` (`ScopedSecrets`), ``resolvers.py`` (where values
-come from, and `DeclaredSecrets`: what a tool may ask for), ``env.py`` (values from environment
+``kind.py`` (declaration and row), ``seam.py`` (`ScopedSecrets`), ``_resolvers.py`` (where values
+come from, and `DeclaredSecrets`: what a tool may ask for), ``_env.py`` (values from environment
 variables).
 """
 

@@ -32,7 +32,7 @@ def _resolve(declared: SecretsCapability, call: Resolution) -> ScopedSecrets | N
     resolver = call.backends.secrets_resolver
     if resolver is None:
         return None
-    from toolwire.capabilities.kinds.secrets.resolvers import DeclaredSecrets
+    from toolwire.capabilities.kinds.secrets._resolvers import DeclaredSecrets
 
     return DeclaredSecrets(declared.refs, resolver)
 

@@ -1,6 +1,6 @@
 """The ``shared_storage`` kind: key-value stores of scopes the tool picks from its context.
 
-``kind.py`` (declaration and row), ``seam.py`` (`SharedStores`), ``stores.py``
+``kind.py`` (declaration and row), ``seam.py`` (`SharedStores`), ``_stores.py``
 (`FactorySharedStores`, the seam over a ``kv_store_factory``).
 """
 

@@ -50,7 +50,7 @@ def _resolve(declared: SharedStorageCapability, call: Resolution) -> SharedStore
     factory = call.backends.kv_store_factory
     if factory is None:
         return None
-    from toolwire.capabilities.kinds.shared_storage.stores import FactorySharedStores
+    from toolwire.capabilities.kinds.shared_storage._stores import FactorySharedStores
 
     owner = declared.group or call.tool_name
     return FactorySharedStores(factory, tool_name=owner, session_id=call.scope.session_id)

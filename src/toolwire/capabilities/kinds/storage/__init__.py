@@ -1,7 +1,7 @@
 """The ``storage`` kind: a key-value store in one scope.
 
 ``kind.py`` (declaration and row), ``seam.py`` (`KeyValueStore`, `AtomicKeyValueStore`),
-``default_ttl.py`` (a declared default TTL over any store). The stores themselves (memory, SQLite,
+``_default_ttl.py`` (a declared default TTL over any store). The stores themselves (memory, SQLite,
 Redis, PostgreSQL) are `toolwire.stores`: the registry keeps its own state there too.
 """
 

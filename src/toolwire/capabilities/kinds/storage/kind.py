@@ -29,7 +29,7 @@ from toolwire.capabilities.kinds.storage.seam import KeyValueStore
 from toolwire.errors import ToolDefinitionError
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.backends import CapabilityScope
+    from toolwire.capabilities._backends import CapabilityScope
 
 __all__ = [
     "STORAGE",
@@ -94,7 +94,7 @@ def _resolve(declared: StorageCapability, call: Resolution) -> KeyValueStore | N
         return factory(tool, scope_id)
     if _takes_ttl_default(factory):  # KeyValueBackend.scoped does, so counters expire too
         return factory(tool, scope_id, ttl_seconds_default=ttl)
-    from toolwire.capabilities.kinds.storage.default_ttl import DefaultTtlStore
+    from toolwire.capabilities.kinds.storage._default_ttl import DefaultTtlStore
 
     return DefaultTtlStore(factory(tool, scope_id), ttl)
 

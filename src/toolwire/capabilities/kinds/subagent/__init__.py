@@ -9,10 +9,10 @@
 - `delegation_from_config` — a `Delegation` from the ``[agents]`` table of ``toolwire.toml``.
 
 Rooms: ``kind.py`` (declaration and row), ``seam.py`` (`ScopedSubagents` and a run's values),
-``delegation.py`` (`Delegation`), ``settings.py`` (`delegation_from_config`), ``runner.py`` (the
-runner protocol), ``runs.py`` (one run under its timeout and abort), ``child.py`` (a sub-agent's
-registry and context), ``tally.py`` (`SubagentTally`: progress as it happens), ``pricing.py``
-(`ModelPrice`, `cost_of`), ``chat_runner.py`` (`ChatCompletionsRunner`) and ``chat_client.py``
+``_delegation.py`` (`Delegation`), ``_settings.py`` (`delegation_from_config`), ``_runner.py`` (the
+runner protocol), ``_runs.py`` (one run under its timeout and abort), ``_child.py`` (a sub-agent's
+registry and context), ``_tally.py`` (`SubagentTally`: progress as it happens), ``_pricing.py``
+(`ModelPrice`, `cost_of`), ``_chat_runner.py`` (`ChatCompletionsRunner`) and ``_chat_client.py``
 (one Chat Completions request over httpx).
 """
 
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 from toolwire.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.kinds.subagent.chat_client import ChatEndpointError, RetryPolicy
-    from toolwire.capabilities.kinds.subagent.chat_runner import ChatCompletionsRunner
-    from toolwire.capabilities.kinds.subagent.delegation import (
+    from toolwire.capabilities.kinds.subagent._chat_client import ChatEndpointError, RetryPolicy
+    from toolwire.capabilities.kinds.subagent._chat_runner import ChatCompletionsRunner
+    from toolwire.capabilities.kinds.subagent._delegation import (
         DEFAULT_MAX_DEPTH,
         DEFAULT_MAX_TURNS,
         DEFAULT_TIMEOUT_S,
@@ -35,6 +35,23 @@ if TYPE_CHECKING:
         Delegation,
         ToolSource,
     )
+    from toolwire.capabilities.kinds.subagent._pricing import (
+        ModelPrice,
+        PriceTable,
+        cost_of,
+        price_table,
+    )
+    from toolwire.capabilities.kinds.subagent._runner import (
+        SubagentJob,
+        SubagentRunner,
+        SubagentStopped,
+    )
+    from toolwire.capabilities.kinds.subagent._runs import DEFAULT_SYSTEM_PROMPT
+    from toolwire.capabilities.kinds.subagent._settings import (
+        delegation_from_config,
+        runner_from_config,
+    )
+    from toolwire.capabilities.kinds.subagent._tally import SubagentTally
     from toolwire.capabilities.kinds.subagent.kind import (
         SUBAGENT,
         ScopedSubagents,
@@ -42,23 +59,6 @@ if TYPE_CHECKING:
         SubagentHost,
         subagent,
     )
-    from toolwire.capabilities.kinds.subagent.pricing import (
-        ModelPrice,
-        PriceTable,
-        cost_of,
-        price_table,
-    )
-    from toolwire.capabilities.kinds.subagent.runner import (
-        SubagentJob,
-        SubagentRunner,
-        SubagentStopped,
-    )
-    from toolwire.capabilities.kinds.subagent.runs import DEFAULT_SYSTEM_PROMPT
-    from toolwire.capabilities.kinds.subagent.settings import (
-        delegation_from_config,
-        runner_from_config,
-    )
-    from toolwire.capabilities.kinds.subagent.tally import SubagentTally
 
 _LAZY = {
     "SUBAGENT": "toolwire.capabilities.kinds.subagent.kind",
@@ -66,28 +66,28 @@ _LAZY = {
     "SubagentCapability": "toolwire.capabilities.kinds.subagent.kind",
     "SubagentHost": "toolwire.capabilities.kinds.subagent.kind",
     "subagent": "toolwire.capabilities.kinds.subagent.kind",
-    "BoundSubagents": "toolwire.capabilities.kinds.subagent.delegation",
-    "ChatCompletionsRunner": "toolwire.capabilities.kinds.subagent.chat_runner",
-    "ChatEndpointError": "toolwire.capabilities.kinds.subagent.chat_client",
-    "DEFAULT_MAX_DEPTH": "toolwire.capabilities.kinds.subagent.delegation",
-    "DEFAULT_MAX_TURNS": "toolwire.capabilities.kinds.subagent.delegation",
-    "DEFAULT_SYSTEM_PROMPT": "toolwire.capabilities.kinds.subagent.runs",
-    "DEFAULT_TIMEOUT_S": "toolwire.capabilities.kinds.subagent.delegation",
-    "DEFAULT_TURN_BUDGET_CHARS": "toolwire.capabilities.kinds.subagent.delegation",
-    "Delegation": "toolwire.capabilities.kinds.subagent.delegation",
-    "MAX_TIMEOUT_S": "toolwire.capabilities.kinds.subagent.delegation",
-    "ModelPrice": "toolwire.capabilities.kinds.subagent.pricing",
-    "PriceTable": "toolwire.capabilities.kinds.subagent.pricing",
-    "RetryPolicy": "toolwire.capabilities.kinds.subagent.chat_client",
-    "SubagentJob": "toolwire.capabilities.kinds.subagent.runner",
-    "SubagentRunner": "toolwire.capabilities.kinds.subagent.runner",
-    "SubagentStopped": "toolwire.capabilities.kinds.subagent.runner",
-    "SubagentTally": "toolwire.capabilities.kinds.subagent.tally",
-    "ToolSource": "toolwire.capabilities.kinds.subagent.delegation",
-    "cost_of": "toolwire.capabilities.kinds.subagent.pricing",
-    "delegation_from_config": "toolwire.capabilities.kinds.subagent.settings",
-    "price_table": "toolwire.capabilities.kinds.subagent.pricing",
-    "runner_from_config": "toolwire.capabilities.kinds.subagent.settings",
+    "BoundSubagents": "toolwire.capabilities.kinds.subagent._delegation",
+    "ChatCompletionsRunner": "toolwire.capabilities.kinds.subagent._chat_runner",
+    "ChatEndpointError": "toolwire.capabilities.kinds.subagent._chat_client",
+    "DEFAULT_MAX_DEPTH": "toolwire.capabilities.kinds.subagent._delegation",
+    "DEFAULT_MAX_TURNS": "toolwire.capabilities.kinds.subagent._delegation",
+    "DEFAULT_SYSTEM_PROMPT": "toolwire.capabilities.kinds.subagent._runs",
+    "DEFAULT_TIMEOUT_S": "toolwire.capabilities.kinds.subagent._delegation",
+    "DEFAULT_TURN_BUDGET_CHARS": "toolwire.capabilities.kinds.subagent._delegation",
+    "Delegation": "toolwire.capabilities.kinds.subagent._delegation",
+    "MAX_TIMEOUT_S": "toolwire.capabilities.kinds.subagent._delegation",
+    "ModelPrice": "toolwire.capabilities.kinds.subagent._pricing",
+    "PriceTable": "toolwire.capabilities.kinds.subagent._pricing",
+    "RetryPolicy": "toolwire.capabilities.kinds.subagent._chat_client",
+    "SubagentJob": "toolwire.capabilities.kinds.subagent._runner",
+    "SubagentRunner": "toolwire.capabilities.kinds.subagent._runner",
+    "SubagentStopped": "toolwire.capabilities.kinds.subagent._runner",
+    "SubagentTally": "toolwire.capabilities.kinds.subagent._tally",
+    "ToolSource": "toolwire.capabilities.kinds.subagent._delegation",
+    "cost_of": "toolwire.capabilities.kinds.subagent._pricing",
+    "delegation_from_config": "toolwire.capabilities.kinds.subagent._settings",
+    "price_table": "toolwire.capabilities.kinds.subagent._pricing",
+    "runner_from_config": "toolwire.capabilities.kinds.subagent._settings",
 }
 
 

@@ -36,7 +36,7 @@ def visible(registry: ToolRegistry, grant: Grant, name: str) -> bool:
 
 def caller_allows(tool: Tool) -> bool:
     """Whether the credential of the request being served opens ``tool`` (read from the SDK's auth
-    context, which `toolwire.mcp.server.auth.guard.BearerGuard` sets); ``True`` when there is none
+    context, which `toolwire.mcp.server.auth._guard.BearerGuard` sets); ``True`` when there is none
     (stdio, a server without authentication).
 
     For code that runs before `ToolAccess` sees the request, such as the SDK's check of

@@ -24,11 +24,11 @@ from mcp.shared.auth import ProtectedResourceMetadata
 from starlette.routing import Route
 
 from toolwire.errors import ConfigurationError
+from toolwire.mcp.server.auth._guard import BearerGuard
+from toolwire.mcp.server.auth._oauth import JwtVerifier
+from toolwire.mcp.server.auth._verifier import CredentialVerifier
 from toolwire.mcp.server.auth.access import ToolAccess
-from toolwire.mcp.server.auth.guard import BearerGuard
-from toolwire.mcp.server.auth.oauth import JwtVerifier
 from toolwire.mcp.server.auth.tokens import TokenStore
-from toolwire.mcp.server.auth.verifier import CredentialVerifier
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp

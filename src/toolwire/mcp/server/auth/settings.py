@@ -20,7 +20,7 @@ jwks_cache_s = 600
 ```
 
 Every key can also come from the environment, which wins over the file: ``TOOLWIRE_AUTH_<KEY>`` and
-``TOOLWIRE_AUTH_OAUTH_<KEY>`` (`toolwire.mcp.server.auth.env`).
+``TOOLWIRE_AUTH_OAUTH_<KEY>`` (`toolwire.mcp.server.auth._env`).
 """
 
 from __future__ import annotations

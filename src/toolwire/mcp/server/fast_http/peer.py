@@ -39,7 +39,7 @@ from pydantic import ValidationError
 from toolwire.mcp.server.peer import _PEER, LogLevels, McpPeer
 
 if TYPE_CHECKING:
-    from toolwire.mcp.server.fast_http.envelope import LeanRequest
+    from toolwire.mcp.server.fast_http._envelope import LeanRequest
     from toolwire.tools import Tool
 
 __all__ = ["LeanBinding", "PeerRoute"]

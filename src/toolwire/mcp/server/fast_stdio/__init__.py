@@ -11,9 +11,9 @@ answered before it returns (`toolwire.mcp.server.fast_stdio.grace`).
 ``TOOLWIRE_MCP_LEAN=0`` turns it off (the SDK serves from the first byte), as it does the HTTP fast
 path (`toolwire.mcp.server.fast_http`).
 
-Rooms: ``loop.py`` (`LeanStdio`), ``messages.py`` (which messages it answers), ``answers.py``
-(the results, shaped per revision), ``wire.py`` (stdout, one writer), ``peers.py`` (tools left to
-the SDK), ``handover.py`` (the hand-over to the SDK server), ``sdk_streams.py`` (the SDK's
+Rooms: ``_loop.py`` (`LeanStdio`), ``_messages.py`` (which messages it answers), ``_answers.py``
+(the results, shaped per revision), ``_wire.py`` (stdout, one writer), ``_peers.py`` (tools left to
+the SDK), ``_handover.py`` (the hand-over to the SDK server), ``sdk_streams.py`` (the SDK's
 streams) and ``grace.py`` (stdin's end, answered within a grace).
 """
 
@@ -31,8 +31,8 @@ import anyio.abc
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream
 
-    from toolwire.mcp.server.fast_stdio.loop import LeanStdio
-    from toolwire.mcp.server.server import ServeOptions
+    from toolwire.mcp.server._server import ServeOptions
+    from toolwire.mcp.server.fast_stdio._loop import LeanStdio
     from toolwire.registry import ToolRegistry
 
 __all__ = ["LEAN_ENV", "lean_stdio_applies", "serve_lean_stdio"]
@@ -72,10 +72,10 @@ async def serve_lean_stdio(
     Returns ``False``, having read nothing, when stdout is not fd 1 (the caller serves with
     the SDK then).
     """
+    from toolwire.mcp.server.fast_stdio._handover import hand_over
+    from toolwire.mcp.server.fast_stdio._loop import LeanStdio
+    from toolwire.mcp.server.fast_stdio._wire import LineWriter, claimed_stdout
     from toolwire.mcp.server.fast_stdio.grace import StdinEnd, eof_grace_s
-    from toolwire.mcp.server.fast_stdio.handover import hand_over
-    from toolwire.mcp.server.fast_stdio.loop import LeanStdio
-    from toolwire.mcp.server.fast_stdio.wire import LineWriter, claimed_stdout
 
     with claimed_stdout() as wire:
         if wire is None:

@@ -5,7 +5,7 @@ requests, then closes it). Every request read before that end is still answered:
 for the calls in flight up to `eof_grace_s` (``TOOLWIRE_STDIO_EOF_GRACE_S``, 30 s by default), then
 aborts those still running (their abort signal fires) and answers each with the SDK's
 `CONNECTION_CLOSED` error, and only then exits. `StdinEnd` is that one deadline, shared by the lean
-loop's calls (`toolwire.mcp.server.fast_stdio.loop`) and the SDK server's
+loop's calls (`toolwire.mcp.server.fast_stdio._loop`) and the SDK server's
 (`toolwire.mcp.server.fast_stdio.sdk_streams`) after a handover.
 
 A client that has gone altogether (killed: nobody reads stdout any more) gets no grace: its calls

@@ -6,7 +6,7 @@ wraps the stream pair `mcp.server.stdio.stdio_server` gives: the read side count
 server receives (less those the client cancels, which are never answered) and the write side counts
 the answers it sends; at stdin's end the read side passes the end on only once every request has its
 answer or the grace of `StdinEnd` is over (the dispatcher then aborts what is left and answers it
-``Connection closed``). Used after a handover (`toolwire.mcp.server.fast_stdio.handover`) and when
+``Connection closed``). Used after a handover (`toolwire.mcp.server.fast_stdio._handover`) and when
 the SDK serves stdio from the start (`toolwire.mcp.server.serving.serve_stdio`). The SDK is imported
 by the caller, not here.
 
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
-from toolwire.mcp.read_streams import ForwardingReadStream
+from toolwire.mcp._read_streams import ForwardingReadStream
 
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream

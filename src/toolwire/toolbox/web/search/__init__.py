@@ -11,20 +11,20 @@ One provider protocol (`SearchProvider`: build the request, parse the answer) an
 that sends the request through the network seam with the key from the secrets seam. See
 ``docs/toolbox.md`` (``web: web_search``) for the providers' APIs, prices and error codes.
 
-Rooms: ``tool.py`` (``web_search``), ``settings.py`` (`WebSearchSettings`), ``protocol.py`` and
-``providers.py``; one file per provider: ``brave.py``, ``tavily.py``, ``exa.py``, ``searxng.py``,
-``duckduckgo.py``; ``keys.py`` (is the key there?), ``hits.py`` (`SearchHit` values),
-``render.py`` (the answer) and ``failures.py`` (a failed provider's stable codes).
+Rooms: ``_tool.py`` (``web_search``), ``_settings.py`` (`WebSearchSettings`), ``_protocol.py`` and
+``_providers.py``; one file per provider: ``_brave.py``, ``_tavily.py``, ``_exa.py``,
+``_searxng.py``, ``_duckduckgo.py``; ``keys.py`` (is the key there?), ``_hits.py`` (`SearchHit`
+values), ``_render.py`` (the answer) and ``_failures.py`` (a failed provider's stable codes).
 """
 
 from __future__ import annotations
 
-from toolwire.toolbox.web.search.failures import ProviderFailure
+from toolwire.toolbox.web.search._failures import ProviderFailure
+from toolwire.toolbox.web.search._protocol import HttpCall, SearchHit, SearchPage, SearchProvider
+from toolwire.toolbox.web.search._providers import create_provider
+from toolwire.toolbox.web.search._settings import PROVIDERS, WebSearchSettings
+from toolwire.toolbox.web.search._tool import web_search_tool
 from toolwire.toolbox.web.search.keys import key_configured
-from toolwire.toolbox.web.search.protocol import HttpCall, SearchHit, SearchPage, SearchProvider
-from toolwire.toolbox.web.search.providers import create_provider
-from toolwire.toolbox.web.search.settings import PROVIDERS, WebSearchSettings
-from toolwire.toolbox.web.search.tool import web_search_tool
 
 __all__ = [
     "PROVIDERS",

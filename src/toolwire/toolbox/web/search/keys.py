@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from urllib.parse import quote
 
-from toolwire.capabilities.kinds.secrets.resolvers import (
+from toolwire.capabilities.kinds.secrets._resolvers import (
     DEFAULT_ENV_SECRETS,
     DEFAULT_VAULT_DIR,
     EnvSecretsResolver,

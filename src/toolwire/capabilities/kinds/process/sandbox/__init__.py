@@ -12,7 +12,7 @@ registry = ToolRegistry(backends=create_backends(sandbox="required"))
   every tool in its own bubblewrap sandbox, confined to its call's `Confinement` (the tool's file
   roots, the deny floor and toolwire's state hidden, its network reach through the egress proxy
   only), with the `SandboxLimits`.
-- the modes (`toolwire.capabilities.kinds.process.sandbox.modes`): ``auto``, ``required``, ``off``.
+- the modes (`toolwire.capabilities.kinds.process.sandbox._modes`): ``auto``, ``required``, ``off``.
 - the egress proxy (`toolwire.capabilities.kinds.process.sandbox.egress`) and the relay
   (`toolwire.capabilities.kinds.process.sandbox.relay`).
 
@@ -21,13 +21,13 @@ build on `toolwire.backends`, which imports this package's `Confinement`).
 
 Rooms:
 
-- ``modes.py`` (which backend a mode gives), ``settings.py`` (`SandboxMode`, `SandboxLimits`),
-  ``probe.py`` (can bubblewrap run here?);
-- ``backend.py`` (`SandboxedProcessBackend`), ``confinement.py`` (what one call's children may
-  reach), ``layout.py`` (bubblewrap's mounts), ``launch.py`` (the command line of one sandbox),
-  ``cgroups.py`` (a pids cgroup per sandbox), ``lifelines.py`` (how a sandbox is ended),
-  ``host_dir.py`` (the backend's private directory on the host);
-- ``egress/`` (the egress proxy), ``egress_gateway.py`` (the proxy in an event loop of its own),
+- ``_modes.py`` (which backend a mode gives), ``_settings.py`` (`SandboxMode`, `SandboxLimits`),
+  ``_probe.py`` (can bubblewrap run here?);
+- ``backend.py`` (`SandboxedProcessBackend`), ``_confinement.py`` (what one call's children may
+  reach), ``_layout.py`` (bubblewrap's mounts), ``_launch.py`` (the command line of one sandbox),
+  ``_cgroups.py`` (a pids cgroup per sandbox), ``_lifelines.py`` (how a sandbox is ended),
+  ``_host_dir.py`` (the backend's private directory on the host);
+- ``egress/`` (the egress proxy), ``_egress_gateway.py`` (the proxy in an event loop of its own),
   ``relays.py`` (the egress relay and its launcher), ``relay.py`` (the relay in Python) and
   ``inside.py`` (the stdlib-only launcher that runs first inside a sandbox).
 """
@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING
 from toolwire.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.kinds.process.sandbox.confinement import Confinement, NetworkReach
-    from toolwire.capabilities.kinds.process.sandbox.probe import BubblewrapProbe, probe_bubblewrap
-    from toolwire.capabilities.kinds.process.sandbox.settings import (
+    from toolwire.capabilities.kinds.process.sandbox._confinement import Confinement, NetworkReach
+    from toolwire.capabilities.kinds.process.sandbox._probe import BubblewrapProbe, probe_bubblewrap
+    from toolwire.capabilities.kinds.process.sandbox._settings import (
         DEFAULT_LIMITS,
         SANDBOX_MODES,
         SandboxLimits,
@@ -51,16 +51,16 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "BubblewrapProbe": "toolwire.capabilities.kinds.process.sandbox.probe",
-    "Confinement": "toolwire.capabilities.kinds.process.sandbox.confinement",
-    "DEFAULT_LIMITS": "toolwire.capabilities.kinds.process.sandbox.settings",
-    "NetworkReach": "toolwire.capabilities.kinds.process.sandbox.confinement",
-    "SANDBOX_MODES": "toolwire.capabilities.kinds.process.sandbox.settings",
-    "SandboxLimits": "toolwire.capabilities.kinds.process.sandbox.settings",
-    "SandboxMode": "toolwire.capabilities.kinds.process.sandbox.settings",
-    "SandboxSettings": "toolwire.capabilities.kinds.process.sandbox.settings",
-    "probe_bubblewrap": "toolwire.capabilities.kinds.process.sandbox.probe",
-    "sandbox_settings": "toolwire.capabilities.kinds.process.sandbox.settings",
+    "BubblewrapProbe": "toolwire.capabilities.kinds.process.sandbox._probe",
+    "Confinement": "toolwire.capabilities.kinds.process.sandbox._confinement",
+    "DEFAULT_LIMITS": "toolwire.capabilities.kinds.process.sandbox._settings",
+    "NetworkReach": "toolwire.capabilities.kinds.process.sandbox._confinement",
+    "SANDBOX_MODES": "toolwire.capabilities.kinds.process.sandbox._settings",
+    "SandboxLimits": "toolwire.capabilities.kinds.process.sandbox._settings",
+    "SandboxMode": "toolwire.capabilities.kinds.process.sandbox._settings",
+    "SandboxSettings": "toolwire.capabilities.kinds.process.sandbox._settings",
+    "probe_bubblewrap": "toolwire.capabilities.kinds.process.sandbox._probe",
+    "sandbox_settings": "toolwire.capabilities.kinds.process.sandbox._settings",
 }
 
 

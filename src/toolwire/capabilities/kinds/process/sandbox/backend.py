@@ -1,9 +1,9 @@
 """`SandboxedProcessBackend`: every child of every tool in its own bubblewrap sandbox.
 
 One sandbox per one-shot run and per background process: its own mount, pid, network, ipc and uts
-namespaces (`toolwire.capabilities.kinds.process.sandbox.layout` says what it sees), its own pids
-cgroup where toolwire may make one (`toolwire.capabilities.kinds.process.sandbox.cgroups`), and the
-per-process limits of `SandboxLimits` (`toolwire.capabilities.kinds.process.sandbox.launch`). The
+namespaces (`toolwire.capabilities.kinds.process.sandbox._layout` says what it sees), its own pids
+cgroup where toolwire may make one (`toolwire.capabilities.kinds.process.sandbox._cgroups`), and the
+per-process limits of `SandboxLimits` (`toolwire.capabilities.kinds.process.sandbox._launch`). The
 seam hands each call's `Confinement` (its roots, deny prefixes and network reach) to `run` and
 `start`.
 
@@ -12,7 +12,7 @@ child of the sandbox's pid 1. A stop or a timeout sends ``SIGTERM`` to every pro
 then, after the grace, ends the sandbox through its `Lifeline`: the launcher's watcher kills the
 sandbox's pid 1, and the kernel kills whatever is left in its pid namespace (processes that called
 ``setsid``, double-forked or ignore signals included). The watcher does the same when toolwire dies,
-however it dies (`toolwire.capabilities.kinds.process.sandbox.lifelines`). Inside, the exit code of
+however it dies (`toolwire.capabilities.kinds.process.sandbox._lifelines`). Inside, the exit code of
 a command killed by signal ``N`` is ``128 + N`` (the sandbox's pid 1 reports it as a shell does).
 
 **Network.** Without a `NetworkReach` the sandbox has a network namespace of its own with only a
@@ -37,33 +37,38 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 
-from toolwire.capabilities.kinds.process.backends import (
+from toolwire.capabilities.kinds.process._backends import (
     BackgroundRequest,
     LocalProcessBackend,
     ProcessRequest,
 )
-from toolwire.capabilities.kinds.process.background import Launch, ProcessManager
-from toolwire.capabilities.kinds.process.runner import (
+from toolwire.capabilities.kinds.process._runner import (
     check_startable,
     run_process,
 )
-from toolwire.capabilities.kinds.process.sandbox.cgroups import PidsCgroup, PidsCgroups
-from toolwire.capabilities.kinds.process.sandbox.confinement import NOTHING, Confinement
-from toolwire.capabilities.kinds.process.sandbox.egress_gateway import EgressGateway, EgressLink
-from toolwire.capabilities.kinds.process.sandbox.host_dir import HostDir
-from toolwire.capabilities.kinds.process.sandbox.launch import (
+from toolwire.capabilities.kinds.process.background import Launch, ProcessManager
+from toolwire.capabilities.kinds.process.sandbox._cgroups import PidsCgroup, PidsCgroups
+from toolwire.capabilities.kinds.process.sandbox._confinement import NOTHING, Confinement
+from toolwire.capabilities.kinds.process.sandbox._egress_gateway import EgressGateway, EgressLink
+from toolwire.capabilities.kinds.process.sandbox._host_dir import HostDir
+from toolwire.capabilities.kinds.process.sandbox._launch import (
     EGRESS_SOCKET,
     needs_nproc_inside,
     nproc_launcher,
     outer_command,
     proxy_env,
 )
-from toolwire.capabilities.kinds.process.sandbox.layout import SYSTEM_PATHS, Layout, mount_arguments
-from toolwire.capabilities.kinds.process.sandbox.lifelines import Lifeline
-from toolwire.capabilities.kinds.process.sandbox.probe import (
+from toolwire.capabilities.kinds.process.sandbox._layout import (
+    SYSTEM_PATHS,
+    Layout,
+    mount_arguments,
+)
+from toolwire.capabilities.kinds.process.sandbox._lifelines import Lifeline
+from toolwire.capabilities.kinds.process.sandbox._probe import (
     bwrap_namespace_flags,
     probe_bubblewrap,
 )
+from toolwire.capabilities.kinds.process.sandbox._settings import DEFAULT_LIMITS, SandboxLimits
 from toolwire.capabilities.kinds.process.sandbox.relays import (
     EgressRelay,
     InsideRelay,
@@ -72,13 +77,12 @@ from toolwire.capabilities.kinds.process.sandbox.relays import (
     socat_relay,
     system_python,
 )
-from toolwire.capabilities.kinds.process.sandbox.settings import DEFAULT_LIMITS, SandboxLimits
 from toolwire.capabilities.seams import BackgroundProcess, ProcessResult
 from toolwire.context import AbortSignal
 from toolwire.errors import CapabilityError, ConfigurationError
 
 if TYPE_CHECKING:
-    from toolwire.capabilities.kinds.network.resolvers import Resolver
+    from toolwire.capabilities.kinds.network._resolvers import Resolver
 
 __all__ = ["SandboxedProcessBackend"]
 

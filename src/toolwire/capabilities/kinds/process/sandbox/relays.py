@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from toolwire.capabilities.kinds.process.sandbox.launch import (
+from toolwire.capabilities.kinds.process.sandbox._launch import (
     EGRESS_SOCKET,
     INSIDE_DIR,
     PROXY_LISTEN,

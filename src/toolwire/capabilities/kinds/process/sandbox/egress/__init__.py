@@ -13,12 +13,12 @@ answered ``403`` with ``X-Toolwire-Refusal: <code>``; decisions are logged on ``
 See ``docs/sandbox.md`` ("The egress proxy"). It needs the ``web`` extra (httpx, h11, ada-url):
 ``pip install 'toolwire[web]'``.
 
-Rooms: ``proxy.py`` (`EgressProxy`), ``listeners.py`` (a Unix or loopback TCP socket with its own
-policy), ``context.py`` (what a listener's connections share), ``connection.py`` (one client
-connection), ``client.py`` (h11 parsing of the client side), ``forward.py`` (one absolute-form
-request), ``tunnel.py`` (a checked, pinned ``CONNECT`` tunnel), ``splice.py`` (two streams joined
-both ways), ``headers.py`` (hop-by-hop headers stop here), ``answers.py`` (the proxy's own answers
-and their log line) and ``limits.py`` (what one client may hold, and for how long).
+Rooms: ``_proxy.py`` (`EgressProxy`), ``_listeners.py`` (a Unix or loopback TCP socket with its own
+policy), ``_context.py`` (what a listener's connections share), ``_connection.py`` (one client
+connection), ``_client.py`` (h11 parsing of the client side), ``_forward.py`` (one absolute-form
+request), ``_tunnel.py`` (a checked, pinned ``CONNECT`` tunnel), ``_splice.py`` (two streams joined
+both ways), ``_headers.py`` (hop-by-hop headers stop here), ``_answers.py`` (the proxy's own answers
+and their log line) and ``_limits.py`` (what one client may hold, and for how long).
 """
 
 from __future__ import annotations
@@ -26,11 +26,14 @@ from __future__ import annotations
 from toolwire.errors import ConfigurationError
 
 try:
-    from toolwire.capabilities.kinds.network.ports import DEFAULT_PORTS
-    from toolwire.capabilities.kinds.process.sandbox.egress.answers import REFUSAL_HEADER, ProxyCode
-    from toolwire.capabilities.kinds.process.sandbox.egress.limits import EgressLimits
-    from toolwire.capabilities.kinds.process.sandbox.egress.listeners import EgressListener
-    from toolwire.capabilities.kinds.process.sandbox.egress.proxy import EgressProxy
+    from toolwire.capabilities.kinds.network._ports import DEFAULT_PORTS
+    from toolwire.capabilities.kinds.process.sandbox.egress._answers import (
+        REFUSAL_HEADER,
+        ProxyCode,
+    )
+    from toolwire.capabilities.kinds.process.sandbox.egress._limits import EgressLimits
+    from toolwire.capabilities.kinds.process.sandbox.egress._listeners import EgressListener
+    from toolwire.capabilities.kinds.process.sandbox.egress._proxy import EgressProxy
 except ModuleNotFoundError as exc:  # httpx, h11 or ada-url
     raise ConfigurationError(
         f"the egress proxy needs {exc.name}: pip install 'toolwire[web]'"
