@@ -15,6 +15,7 @@ from toolwire.calls import ToolCall
 from toolwire.decorator import tool
 from toolwire.execution.approvals import pending_approval
 from toolwire.results import ErrorCode, Ok
+from toolwire.tool_options import ToolOptions
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +35,7 @@ async def lookup(key: str) -> dict[str, str]:
     return {"key": key, "value": key.upper()}
 
 
-@tool(requires_approval=True)
+@tool(options=ToolOptions(requires_approval=True))
 async def send(to: str) -> str:
     """Send a message."""
     RAN.append(f"send:{to}")

@@ -42,6 +42,7 @@ from toolwire.integrations.langchain import langchain_tools
 from toolwire.integrations.openai_agents import function_tools
 from toolwire.integrations.pydantic_ai import ToolwireToolset
 from toolwire.stores._sqlite import SqliteKeyValueBackend
+from toolwire.tool_options import ToolOptions
 
 pytest.importorskip("pydantic_monty")
 pytestmark = pytest.mark.anyio
@@ -166,7 +167,7 @@ async def test_amplifier_mounts_and_runs_run_code(registry: RecordingRegistry) -
 SENT: list[str] = []
 
 
-@tool(requires_approval=True)
+@tool(options=ToolOptions(requires_approval=True))
 async def send_report(to: str, text: str) -> str:
     """Send a report by mail."""
     SENT.append(to)

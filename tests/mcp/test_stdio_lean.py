@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_helpers import SERVERS, WAIT_S
 
 from toolwire.mcp import revision
-from toolwire.mcp.server.fast_stdio import messages
+from toolwire.mcp.server.fast_stdio import _messages as messages
 
 LEAN_SERVER = SERVERS / "lean_server.py"
 MODERN = "2026-07-28"

@@ -29,7 +29,11 @@ PACKAGE = SRC / "toolwire"
 UNTRUSTED_TEXT_MODULES = sorted(
     [
         *(PACKAGE / "reducers").glob("*.py"),
-        *(p for p in (PACKAGE / "safety").glob("*.py") if not p.name.startswith("linear_")),
+        *(
+            p
+            for p in (PACKAGE / "safety").glob("*.py")
+            if not p.name.lstrip("_").startswith("linear_")
+        ),
         PACKAGE / "presenting.py",
     ]
 )
