@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -65,21 +64,3 @@ async def run_py(registry: ToolRegistry, tmp_path: Path, code: str, **options: A
     """One ``run_code(code, runtime="python")`` call."""
     args = {"code": code, "runtime": "python"}
     return await registry.execute("run_code", args, ctx_in(tmp_path), **options)
-
-
-def alive_with(text: str) -> list[int]:
-    """Host pids of live processes whose command line holds ``text``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/stat") as handle:
-                state = handle.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if text in cmdline and state != "Z":
-            found.append(int(entry))
-    return found

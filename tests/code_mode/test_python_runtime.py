@@ -9,8 +9,9 @@ from pathlib import Path
 import anyio
 import pytest
 from code_helpers import error_of, value_of
-from python_helpers import alive_with, ctx_in, python_registry, require_bwrap, run_py
+from python_helpers import ctx_in, python_registry, require_bwrap, run_py
 
+from subprocesses import running_with
 from toolwire.calls import ToolCall
 from toolwire.decorator import tool
 from toolwire.execution.approvals import pending_approval
@@ -240,7 +241,7 @@ time.sleep(60)
     err = error_of(await run_py(registry, tmp_path, code))
     assert err.code is ErrorCode.EXECUTION_FAILED
     assert err.cause == "limit"
-    assert alive_with(f"sleep {marker}") == []
+    assert running_with(f"sleep {marker}") == []
     await registry.aclose()
 
 

@@ -26,6 +26,7 @@ import anyio
 import pytest
 
 from service_checks import missing_here
+from subprocesses import running_with
 from toolwire.capabilities.kinds.network import StaticResolver
 from toolwire.capabilities.kinds.process.background import ProcessManager
 from toolwire.capabilities.kinds.process.sandbox import (
@@ -131,24 +132,6 @@ def host_has(path: str) -> bool:
 def marker() -> str:
     """A ``sleep`` duration no other process uses, to find a sandboxed process from outside."""
     return f"300.{uuid.uuid4().int % 10**12:012d}"
-
-
-def running_with(text: str) -> list[int]:
-    """Host pids of the live (not zombie) processes whose command line holds ``text``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/stat") as handle:
-                state = handle.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if text in cmdline and state not in ("Z", "X"):
-            found.append(int(entry))
-    return found
 
 
 async def gone(text: str, within_s: float = 10.0) -> bool:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from sandbox_helpers import bwrap, marker, running_with  # noqa: F401  (a fixture)
+from sandbox_helpers import bwrap, marker  # noqa: F401  (a fixture)
 
-from subprocesses import stop_process
+from subprocesses import running_with, stop_process
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("bwrap")]
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from toolbox_helpers import error_of, ok_value, read_pid, run, running_with, unique_sleep
+from toolbox_helpers import error_of, ok_value, read_pid, run, unique_sleep
 
+from subprocesses import running_with
 from toolwire.context import AbortSignal, ToolContext
 from toolwire.reducers._spill import SPILL_POINTER_PATTERN, split_spill_pointer
 from toolwire.registry import ToolRegistry

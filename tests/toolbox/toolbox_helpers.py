@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,26 +44,6 @@ def alive(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
-
-
-def running_with(marker: str) -> list[int]:
-    """Host pids of the live processes whose command line holds ``marker``.
-
-    A sandboxed command runs in its own pid namespace, so the pids it reports (``$!``) are
-    not the host's: a unique marker in its command line finds it from outside either way.
-    """
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker in cmdline and alive(int(entry)):
-            found.append(int(entry))
-    return found
 
 
 def unique_sleep() -> str:
