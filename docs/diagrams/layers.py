@@ -16,6 +16,9 @@ from itertools import pairwise
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers beside it
+from svg_document import MUTED, TEXT, document, write_or_check
+
 __all__ = ["EXCEPTIONS", "LAYERS", "OUTPUT", "kinds", "layer_of", "render", "rooms"]
 
 OUTPUT = Path(__file__).resolve().parents[1] / "layers.svg"
@@ -130,7 +133,6 @@ COLOURS = {
     "surfaces": ("#fdf3e7", "#c2741a"),
     "not placed": ("#fdecec", "#c0392b"),
 }
-TEXT, MUTED = "#18181b", "#52525b"
 
 
 def rooms(package: Path = PACKAGE) -> list[str]:
@@ -312,33 +314,18 @@ def render(package: Path = PACKAGE) -> str:
         )
     )
     height = top + 6
-    head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:g}" '
-        f'viewBox="0 0 {WIDTH} {height:g}" role="img" aria-label="The layers of toolwire">'
+    return document(
+        width=WIDTH,
+        height=height,
+        label="The layers of toolwire",
+        title="The layers of toolwire: each imports only the layers below it",
+        parts=parts,
     )
-    defs = (
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-        'markerHeight="7" orient="auto-start-reverse">'
-        f'<path d="M0,0 L10,5 L0,10 z" fill="{MUTED}"/>'
-        "</marker></defs>"
-    )
-    background = f'<rect width="{WIDTH}" height="{height:g}" rx="12" fill="#ffffff"/>'
-    title = "<title>The layers of toolwire: each imports only the layers below it</title>"
-    return "\n".join([head, title, defs, background, *parts, "</svg>"]) + "\n"
 
 
 def main(argv: list[str]) -> int:
     """Write the SVG, or with ``--check`` say whether the committed one is up to date."""
-    drawn = render()
-    if "--check" in argv:
-        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
-        if current != drawn:
-            print(f"{OUTPUT} is out of date: run python {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    OUTPUT.write_text(drawn, encoding="utf-8")
-    print(f"wrote {OUTPUT}")
-    return 0
+    return write_or_check(render, OUTPUT, __file__, argv)
 
 
 if __name__ == "__main__":

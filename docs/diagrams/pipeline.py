@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers beside it
+from svg_document import MUTED, TEXT, document, write_or_check
+
 __all__ = ["HELPERS", "OUTPUT", "STAGES", "render"]
 
 OUTPUT = Path(__file__).resolve().parents[1] / "pipeline.svg"
@@ -92,7 +95,6 @@ STAGE_FILL, STAGE_LINE = "#eef3fd", "#3a64c8"
 IO_FILL, IO_LINE = "#f4f4f5", "#52525b"
 SEAM_FILL, SEAM_LINE = "#ecf8ef", "#2f8a4c"
 OUT_FILL, OUT_LINE = "#fdf3e7", "#c2741a"
-TEXT, MUTED = "#18181b", "#52525b"
 
 
 def _text(x: float, y: float, text: str, *, size: int, font: str = SANS, **extra: str) -> str:
@@ -321,34 +323,18 @@ def render() -> str:
     parts.append(_arrow([(_column_x(1) - 2, out_y + 30), (_column_x(0) + BOX_W + 3, out_y + 30)]))
 
     height = out_y + 60 + 16
-    head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-        f'viewBox="0 0 {WIDTH} {height}" role="img" '
-        'aria-label="One batch of tool calls through the toolwire pipeline">'
+    return document(
+        width=WIDTH,
+        height=height,
+        label="One batch of tool calls through the toolwire pipeline",
+        title="One batch of tool calls through the toolwire pipeline",
+        parts=parts,
     )
-    defs = (
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-        'markerHeight="7" orient="auto-start-reverse">'
-        f'<path d="M0,0 L10,5 L0,10 z" fill="{MUTED}"/>'
-        "</marker></defs>"
-    )
-    background = f'<rect width="{WIDTH}" height="{height}" rx="12" fill="#ffffff"/>'
-    title = "<title>One batch of tool calls through the toolwire pipeline</title>"
-    return "\n".join([head, title, defs, background, *parts, "</svg>"]) + "\n"
 
 
 def main(argv: list[str]) -> int:
     """Write the SVG, or with ``--check`` say whether the committed one is up to date."""
-    drawn = render()
-    if "--check" in argv:
-        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
-        if current != drawn:
-            print(f"{OUTPUT} is out of date: run python {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    OUTPUT.write_text(drawn, encoding="utf-8")
-    print(f"wrote {OUTPUT}")
-    return 0
+    return write_or_check(render, OUTPUT, __file__, argv)
 
 
 if __name__ == "__main__":
